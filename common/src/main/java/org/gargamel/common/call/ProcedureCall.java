@@ -1,0 +1,116 @@
+package org.gargamel.common.call;
+
+import java.math.BigDecimal;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One non-interactive transaction: a stored procedure and its typed arguments (DESIGN.md §2).
+ *
+ * <p>Arguments are {@code null}, {@link Integer}, {@link Long}, {@link BigDecimal}, {@link String},
+ * {@link LocalDateTime}, or a {@link List} of those scalars (a SQL array). Everything non-deterministic
+ * (timestamps, random choices) is decided by the caller, so replaying a call gives the same effect.
+ */
+public final class ProcedureCall {
+    private static final DateTimeFormatter TIMESTAMP = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
+
+    private final String procedure;
+    private final List<Object> arguments;
+
+    public ProcedureCall(String procedure, List<?> arguments) {
+        this.procedure = Objects.requireNonNull(procedure, "procedure");
+        List<Object> copy = new ArrayList<>(arguments.size());
+        for (int i = 0; i < arguments.size(); i++) {
+            Object argument = arguments.get(i);
+            if (argument instanceof List<?> list) {
+                for (Object element : list) {
+                    requireScalar(element, i);
+                }
+                copy.add(Collections.unmodifiableList(new ArrayList<>(list)));
+            } else {
+                requireScalar(argument, i);
+                copy.add(argument);
+            }
+        }
+        this.arguments = Collections.unmodifiableList(copy);
+    }
+
+    public static ProcedureCall of(String procedure, Object... arguments) {
+        return new ProcedureCall(procedure, java.util.Arrays.asList(arguments));
+    }
+
+    private void requireScalar(Object value, int index) {
+        if (value == null || value instanceof Integer || value instanceof Long || value instanceof BigDecimal
+                || value instanceof String || value instanceof LocalDateTime) {
+            return;
+        }
+        throw new IllegalArgumentException("argument " + (index + 1) + " of " + procedure + " has unsupported type "
+                + value.getClass().getName() + " (expected integer, bigint, numeric, text, timestamp or an array of them)");
+    }
+
+    public String procedure() {
+        return procedure;
+    }
+
+    public List<Object> arguments() {
+        return arguments;
+    }
+
+    /** The call as psql would accept it, e.g. {@code payment(1, 2, 1, 2, NULL, 'BARBARABLE', 10.00, '2026-01-01 10:00:00')}. */
+    public String toSql() {
+        StringBuilder sql = new StringBuilder(procedure).append('(');
+        for (int i = 0; i < arguments.size(); i++) {
+            if (i > 0) {
+                sql.append(", ");
+            }
+            appendValue(sql, arguments.get(i));
+        }
+        return sql.append(')').toString();
+    }
+
+    private static void appendValue(StringBuilder sql, Object value) {
+        if (value == null) {
+            sql.append("NULL");
+        } else if (value instanceof List<?> list) {
+            sql.append("ARRAY[");
+            for (int i = 0; i < list.size(); i++) {
+                if (i > 0) {
+                    sql.append(',');
+                }
+                appendValue(sql, list.get(i));
+            }
+            sql.append(']');
+        } else if (value instanceof String text) {
+            sql.append('\'').append(text.replace("'", "''")).append('\'');
+        } else if (value instanceof LocalDateTime timestamp) {
+            sql.append('\'').append(TIMESTAMP.format(timestamp));
+            if (timestamp.getNano() != 0) {
+                sql.append(String.format(".%06d", timestamp.getNano() / 1000));
+            }
+            sql.append('\'');
+        } else if (value instanceof BigDecimal decimal) {
+            sql.append(decimal.toPlainString());
+        } else {
+            sql.append(value);
+        }
+    }
+
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof ProcedureCall call && procedure.equals(call.procedure) && arguments.equals(call.arguments);
+    }
+
+    @Override
+    public int hashCode() {
+        return procedure.hashCode() * 31 + arguments.hashCode();
+    }
+
+    @Override
+    public String toString() {
+        return toSql();
+    }
+}
