@@ -1,7 +1,74 @@
 package org.gargamel.tpcc.cli;
 
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.gargamel.common.cli.UsageException;
+import org.gargamel.common.postgres.PostgresProvisioningException;
+
+/**
+ * Entry point of {@code scripts/gargamel}: dispatches to the subcommands. Errors reach the user as one
+ * line naming the problem; exit code 2 for bad input, 1 for a failed run or check, 0 otherwise.
+ */
 public final class GargamelMain {
+    public static final int EXIT_OK = 0;
+    public static final int EXIT_FAILED = 1;
+    public static final int EXIT_USAGE = 2;
+
+    private GargamelMain() {
+    }
+
     public static void main(String[] args) {
-        System.out.println("gargamel");
+        int code = run(args, System.out, System.err);
+        System.out.flush();
+        System.exit(code);
+    }
+
+    /** Runs one command line; never exits the JVM, so tests can call it. */
+    public static int run(String[] args, PrintStream out, PrintStream err) {
+        if (args.length == 0 || args[0].equals("help") || args[0].equals("--help") || args[0].equals("-h")) {
+            out.print(usage());
+            return args.length == 0 ? EXIT_USAGE : EXIT_OK;
+        }
+        List<String> rest = new ArrayList<>(Arrays.asList(args).subList(1, args.length));
+        boolean debug = rest.remove("--debug");
+        try {
+            return switch (args[0]) {
+                case "tpcc" -> new TpccCommand(out, err).run(rest);
+                case "demo" -> new DemoCommand(out, err).run(rest);
+                default -> throw new UsageException("unknown command '" + args[0] + "' (run 'gargamel help')");
+            };
+        } catch (UsageException | IllegalArgumentException e) {
+            err.println("gargamel: error: " + e.getMessage());
+            return EXIT_USAGE;
+        } catch (PostgresProvisioningException | CommandFailedException e) {
+            err.println("gargamel: error: " + e.getMessage());
+            if (debug && e.getCause() != null) {
+                e.getCause().printStackTrace(err);
+            }
+            return EXIT_FAILED;
+        } catch (RuntimeException e) {
+            err.println("gargamel: error: " + e + (debug ? "" : " (run with --debug for the stack trace)"));
+            if (debug) {
+                e.printStackTrace(err);
+            }
+            return EXIT_FAILED;
+        }
+    }
+
+    static String usage() {
+        return """
+                Usage: scripts/gargamel COMMAND [OPTIONS]
+
+                Commands:
+                  demo                 the main job: TPC-C on embedded PostgreSQL, checked, with a summary
+                  tpcc load            load the TPC-C database into one or more PostgreSQL servers
+                  tpcc run             run the TPC-C terminal emulator and write DIR/result.json
+                  tpcc check           check the TPC-C consistency conditions and compare databases
+                  help                 this text
+
+                Run 'scripts/gargamel COMMAND --help' for the options of a command.
+                """;
     }
 }
