@@ -1,0 +1,207 @@
+package org.gargamel.tpcc.cli;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.gargamel.common.cli.CommandOptions;
+import org.gargamel.common.cli.UsageException;
+import org.gargamel.common.postgres.PostgresCluster;
+import org.gargamel.tpcc.check.CheckReport;
+import org.gargamel.tpcc.check.CheckRunner;
+import org.gargamel.tpcc.loader.LoadOptions;
+import org.gargamel.tpcc.loader.LoadProgress;
+import org.gargamel.tpcc.loader.TpccLoader;
+import org.gargamel.tpcc.random.NURandConstants;
+import org.gargamel.tpcc.result.RunDescription;
+import org.gargamel.tpcc.result.RunResult;
+import org.gargamel.tpcc.result.RunStatistics;
+import org.gargamel.tpcc.result.RunSummary;
+import org.gargamel.tpcc.schema.DatabaseState;
+import org.gargamel.tpcc.schema.LoadInfo;
+import org.gargamel.tpcc.schema.TpccSchema;
+import org.gargamel.tpcc.terminal.RunSettings;
+import org.gargamel.tpcc.terminal.TerminalEmulator;
+import org.gargamel.tpcc.workload.DirectExecutor;
+import org.gargamel.tpcc.workload.DirectIsolation;
+
+/**
+ * {@code gargamel tpcc run}: loads the database if it is empty, drives the terminals, checks consistency,
+ * prints a summary and writes {@code DIR/result.json}. Every option is validated before anything is
+ * started or written.
+ */
+final class TpccRunCommand {
+    static final String DEFAULT_DURATION = "60s";
+
+    private final PrintStream out;
+    private final PrintStream err;
+
+    TpccRunCommand(PrintStream out, PrintStream err) {
+        this.out = out;
+        this.err = err;
+    }
+
+    static CommandOptions options(String command) {
+        return new CommandOptions(command)
+                .value("--mode", "MODE", "direct (gargamel, round-robin and centralized arrive with the middleware)")
+                .repeatable("--jdbc-url", "URL", "an existing PostgreSQL server (default: one embedded server)")
+                .value("--warehouses", "W", "number of warehouses (default 1)")
+                .value("--terminals", "T", "closed-loop terminals, or open-loop connections with --rate (default 10 per warehouse)")
+                .value("--duration", "D", "measurement interval, e.g. 30s, 2m (default " + DEFAULT_DURATION + ")")
+                .value("--rate", "R", "open loop: R calls per second in total instead of closed-loop terminals")
+                .value("--isolation", "LEVEL", "read-committed (default), repeatable-read or serializable")
+                .flag("--keying", "keying and think times of clause 5.2.5.7 (off for throughput runs)")
+                .value("--seed", "S", "seed of the terminals' random streams (default: from the clock)")
+                .value("--load-seed", "S", "seed of the load when the database is empty (default 1)")
+                .value("--max-retries", "N", "retries of a call after a serialization failure or deadlock (default 10)")
+                .value("--out", "DIR", "where result.json goes (default out/tpcc-<time>)")
+                .flag("--help", "this text");
+    }
+
+    int run(List<String> arguments) {
+        CommandOptions spec = options("tpcc run");
+        CommandOptions.Parsed options = spec.parse(arguments);
+        if (options.flag("--help")) {
+            out.print("Usage: scripts/gargamel tpcc run --mode direct [--jdbc-url URL] --warehouses W --terminals T "
+                    + "--duration D [--rate R] [--out DIR]\n" + spec.usage());
+            return GargamelMain.EXIT_OK;
+        }
+        return execute(parse(options), out, err);
+    }
+
+    /** A validated run request: everything the run needs, nothing started yet. */
+    record Request(List<String> jdbcUrls, int warehouses, int terminals, Duration duration, Double rate,
+            DirectIsolation isolation, boolean keying, long seed, long loadSeed, int maxRetries, Path out) {
+    }
+
+    static Request parse(CommandOptions.Parsed options) {
+        TpccCommand.requireNoPositional(options);
+        String mode = options.string("--mode", "direct");
+        if (!mode.equals("direct")) {
+            if (List.of("gargamel", "round-robin", "centralized").contains(mode)) {
+                throw new UsageException("mode '" + mode + "' needs the Gargamel scheduler and nodes, which are not "
+                        + "built yet; only --mode direct runs today");
+            }
+            throw new UsageException("unknown mode '" + mode + "' (expected direct)");
+        }
+        List<String> urls = options.all("--jdbc-url");
+        if (urls.size() > 1) {
+            throw new UsageException("direct mode runs against one server; got " + urls.size() + " --jdbc-url");
+        }
+        int warehouses = options.integer("--warehouses", 1, 1, TpccCommand.MAX_WAREHOUSES);
+        int terminals = options.integer("--terminals", 10 * warehouses, 1, 2_000);
+        Duration duration = options.duration("--duration", CommandOptions.parseDuration(DEFAULT_DURATION));
+        Double rate = options.has("--rate") ? options.decimal("--rate", 0, 0.001, 1_000_000) : null;
+        DirectIsolation isolation;
+        try {
+            isolation = DirectIsolation.parse(options.string("--isolation", "read-committed"));
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(e.getMessage());
+        }
+        long seed = options.longValue("--seed", System.nanoTime());
+        long loadSeed = options.longValue("--load-seed", 1L);
+        int maxRetries = options.integer("--max-retries", 10, 0, 1_000);
+        Path outDirectory = Path.of(options.string("--out",
+                "out/tpcc-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))));
+        if (Files.exists(outDirectory) && !Files.isDirectory(outDirectory)) {
+            throw new UsageException("--out " + outDirectory + " exists and is not a directory");
+        }
+        return new Request(urls, warehouses, terminals, duration, rate, isolation, options.flag("--keying"), seed,
+                loadSeed, maxRetries, outDirectory);
+    }
+
+    static int execute(Request request, PrintStream out, PrintStream err) {
+        try (PostgresCluster cluster = request.jdbcUrls().isEmpty() ? startEmbedded(err)
+                : PostgresCluster.external(request.jdbcUrls())) {
+            String url = cluster.jdbcUrl(0);
+            LoadInfo load = prepare(url, request, err);
+            NURandConstants runConstants = NURandConstants.forRun(load.loadConstants(), new SplittableRandom(request.seed()));
+            RunSettings settings = new RunSettings(request.warehouses(), request.terminals(), request.duration(),
+                    request.rate(), request.keying(), request.seed(), runConstants, Clock.systemDefaultZone());
+            TerminalEmulator emulator = new TerminalEmulator(settings, terminal -> {
+                try {
+                    return new DirectExecutor(url, request.isolation(), request.maxRetries());
+                } catch (SQLException e) {
+                    throw new CommandFailedException("terminal " + (terminal + 1) + " cannot connect to " + url + ": "
+                            + e.getMessage(), e);
+                }
+            });
+            Thread stopOnInterrupt = new Thread(emulator::stop, "tpcc-run-interrupt");
+            Runtime.getRuntime().addShutdownHook(stopOnInterrupt);
+            String startedAt = LocalDateTime.now().toString();
+            err.printf("running TPC-C direct on %s: %d warehouse(s), %s, %s%n", url, request.warehouses(),
+                    request.rate() == null ? request.terminals() + " terminal(s)"
+                            : request.rate() + " calls/s over " + request.terminals() + " connection(s)",
+                    request.duration());
+            RunStatistics statistics = emulator.run();
+            try {
+                Runtime.getRuntime().removeShutdownHook(stopOnInterrupt);
+            } catch (IllegalStateException e) {
+                // Shutting down already (Ctrl-C): the hook has run.
+            }
+            RunDescription description = new RunDescription("direct", request.isolation().cliName(), 1,
+                    request.warehouses(), request.terminals(), request.rate(), request.seed(), startedAt);
+            RunResult result = RunResult.of(description, statistics, emulator.measuredSeconds());
+
+            err.println("checking consistency ...");
+            CheckReport check = new CheckRunner().run(List.of(url));
+            java.util.Map<String, Object> checks = check.toResultMap();
+            result = result.withChecks(checks.get("consistency"), checks.get("convergence"));
+            Path resultFile = request.out().resolve("result.json");
+            result.write(resultFile);
+
+            out.print(RunSummary.render(result));
+            out.print(check.render());
+            out.println("result: " + resultFile);
+            if (!check.passed()) {
+                err.println("gargamel: error: the TPC-C consistency check failed after the run");
+                return GargamelMain.EXIT_FAILED;
+            }
+            if (result.errors() > 0) {
+                err.println("gargamel: error: " + result.errors() + " call(s) failed unexpectedly; first: "
+                        + result.firstError());
+                return GargamelMain.EXIT_FAILED;
+            }
+            return GargamelMain.EXIT_OK;
+        } catch (IOException e) {
+            throw new CommandFailedException("cannot write result.json under " + request.out() + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static PostgresCluster startEmbedded(PrintStream err) {
+        err.println("starting an embedded PostgreSQL server ...");
+        return PostgresCluster.embedded(1);
+    }
+
+    /** Loads an empty database; accepts a loaded one of the same scale; refuses anything else. */
+    private static LoadInfo prepare(String url, Request request, PrintStream err) {
+        DatabaseState state = TpccCommand.inspect(url);
+        if (state.isEmpty()) {
+            return new TpccLoader(new LoadOptions(request.warehouses(), request.loadSeed(), LoadOptions.defaultThreads()),
+                    LoadProgress.toStandardError()).load(url);
+        }
+        if (!state.isLoaded()) {
+            throw new CommandFailedException("refusing to run on " + url + ": " + state.description());
+        }
+        try (Connection connection = PostgresCluster.connect(url)) {
+            LoadInfo load = TpccSchema.readLoadInfo(connection);
+            if (load.warehouses() != request.warehouses()) {
+                throw new UsageException("the database at " + url + " holds " + load.warehouses()
+                        + " warehouse(s) but --warehouses is " + request.warehouses());
+            }
+            err.printf("using the TPC-C database at %s (%d warehouse(s), loaded with seed %d)%n", url,
+                    load.warehouses(), load.seed());
+            return load;
+        } catch (SQLException e) {
+            throw new CommandFailedException("cannot read tpcc_load_info at " + url + ": " + e.getMessage(), e);
+        }
+    }
+}

@@ -1,0 +1,68 @@
+package org.gargamel.tpcc.result;
+
+/**
+ * Response times in logarithmic buckets 1% wide, from 1 µs to about 20 minutes: bounded memory however
+ * long the run, percentiles within 1% of the exact value, the maximum exact. Not thread-safe: one per
+ * terminal and type, merged at the end.
+ */
+public final class LatencyHistogram {
+    private static final double BUCKET_GROWTH = 1.01;
+    private static final double LOG_GROWTH = Math.log(BUCKET_GROWTH);
+    static final int BUCKETS = 2100;
+
+    private final long[] counts = new long[BUCKETS];
+    private long total;
+    private long maxMicros;
+
+    public void recordMicros(long micros) {
+        long value = Math.max(1, micros);
+        counts[bucket(value)]++;
+        total++;
+        maxMicros = Math.max(maxMicros, value);
+    }
+
+    public void recordNanos(long nanos) {
+        recordMicros((nanos + 500) / 1000);
+    }
+
+    public void add(LatencyHistogram other) {
+        for (int i = 0; i < BUCKETS; i++) {
+            counts[i] += other.counts[i];
+        }
+        total += other.total;
+        maxMicros = Math.max(maxMicros, other.maxMicros);
+    }
+
+    public long count() {
+        return total;
+    }
+
+    public double maxMillis() {
+        return maxMicros / 1000.0;
+    }
+
+    /** The smallest bucket upper bound below which {@code percentile}% of the values lie, in ms. */
+    public double percentileMillis(double percentile) {
+        if (total == 0) {
+            return 0;
+        }
+        long rank = (long) Math.ceil(percentile / 100.0 * total);
+        long seen = 0;
+        for (int i = 0; i < BUCKETS; i++) {
+            seen += counts[i];
+            if (seen >= Math.max(1, rank)) {
+                return Math.min(upperBoundMicros(i), maxMicros) / 1000.0;
+            }
+        }
+        return maxMillis();
+    }
+
+    static int bucket(long micros) {
+        int index = (int) (Math.log(micros) / LOG_GROWTH);
+        return Math.min(index, BUCKETS - 1);
+    }
+
+    static double upperBoundMicros(int bucket) {
+        return Math.pow(BUCKET_GROWTH, bucket + 1);
+    }
+}

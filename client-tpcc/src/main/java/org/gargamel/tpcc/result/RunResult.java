@@ -1,0 +1,93 @@
+package org.gargamel.tpcc.result;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.gargamel.tpcc.workload.TransactionType;
+
+/**
+ * The contract of {@code result.json} (README.md): what ran, what it achieved, and whether the database
+ * was consistent and the replicas identical afterwards.
+ */
+@JsonPropertyOrder({"mode", "isolation", "replicas", "warehouses", "terminals", "rate", "durationSeconds", "tpmC",
+    "throughputTps", "committed", "userAborts", "conflictAborts", "retries", "errors", "dropped", "latencyMs", "mix",
+    "consistency", "convergence", "seed", "startedAt", "firstError"})
+@JsonInclude(JsonInclude.Include.ALWAYS)
+public record RunResult(
+        String mode,
+        String isolation,
+        int replicas,
+        int warehouses,
+        int terminals,
+        Double rate,
+        double durationSeconds,
+        double tpmC,
+        double throughputTps,
+        Map<String, Long> committed,
+        long userAborts,
+        long conflictAborts,
+        long retries,
+        long errors,
+        long dropped,
+        Map<String, Map<String, Double>> latencyMs,
+        Map<String, Double> mix,
+        Object consistency,
+        Object convergence,
+        long seed,
+        String startedAt,
+        String firstError) {
+
+    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    /** Builds the result of a run from its merged statistics; checks are attached with {@link #withChecks}. */
+    public static RunResult of(RunDescription run, RunStatistics statistics, double measuredSeconds) {
+        Map<String, Long> committed = new LinkedHashMap<>();
+        Map<String, Map<String, Double>> latency = new LinkedHashMap<>();
+        Map<String, Double> mix = new LinkedHashMap<>();
+        long finished = statistics.finished();
+        for (TransactionType type : TransactionType.values()) {
+            committed.put(type.name(), statistics.committed(type));
+            LatencyHistogram histogram = statistics.latency(type);
+            Map<String, Double> percentiles = new LinkedHashMap<>();
+            percentiles.put("p50", round(histogram.percentileMillis(50)));
+            percentiles.put("p95", round(histogram.percentileMillis(95)));
+            percentiles.put("p99", round(histogram.percentileMillis(99)));
+            percentiles.put("max", round(histogram.maxMillis()));
+            latency.put(type.name(), percentiles);
+            mix.put(type.name(), finished == 0 ? 0 : round(100.0 * statistics.finished(type) / finished));
+        }
+        double minutes = measuredSeconds / 60.0;
+        double tpmC = minutes == 0 ? 0 : statistics.committed(TransactionType.NEW_ORDER) / minutes;
+        double tps = measuredSeconds == 0 ? 0 : finished / measuredSeconds;
+        return new RunResult(run.mode(), run.isolation(), run.replicas(), run.warehouses(), run.terminals(),
+                run.rate(), round(measuredSeconds), round(tpmC), round(tps), committed, statistics.userAborts(),
+                statistics.conflictAborts(), statistics.retries(), statistics.errors(), statistics.dropped(), latency,
+                mix, null, null, run.seed(), run.startedAt(), statistics.firstError());
+    }
+
+    public RunResult withChecks(Object consistency, Object convergence) {
+        return new RunResult(mode, isolation, replicas, warehouses, terminals, rate, durationSeconds, tpmC,
+                throughputTps, committed, userAborts, conflictAborts, retries, errors, dropped, latencyMs, mix,
+                consistency, convergence, seed, startedAt, firstError);
+    }
+
+    public void write(Path file) throws IOException {
+        Path parent = file.toAbsolutePath().getParent();
+        Files.createDirectories(parent);
+        JSON.writeValue(file.toFile(), this);
+    }
+
+    public static RunResult read(Path file) throws IOException {
+        return JSON.readValue(file.toFile(), RunResult.class);
+    }
+
+    private static double round(double value) {
+        return Math.round(value * 1000.0) / 1000.0;
+    }
+}

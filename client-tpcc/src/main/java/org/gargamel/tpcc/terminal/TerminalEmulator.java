@@ -1,0 +1,206 @@
+package org.gargamel.tpcc.terminal;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntFunction;
+import org.gargamel.common.call.ProcedureCall;
+import org.gargamel.tpcc.random.TpccRandom;
+import org.gargamel.tpcc.result.RunStatistics;
+import org.gargamel.tpcc.workload.CallExecutor;
+import org.gargamel.tpcc.workload.CallOutcome;
+import org.gargamel.tpcc.workload.TerminalContext;
+import org.gargamel.tpcc.workload.TransactionMix;
+import org.gargamel.tpcc.workload.TransactionType;
+
+/**
+ * Emulates TPC-C terminals (clause 5): closed-loop terminals bound to a home warehouse, or an open loop
+ * of calls at a fixed rate. Each terminal thread owns its executor (a connection) and its random stream.
+ */
+public final class TerminalEmulator {
+    private static final long SEED_STRIDE = 0x9E3779B97F4A7C15L;
+
+    private final RunSettings settings;
+    private final IntFunction<CallExecutor> executors;
+    private volatile boolean stopped;
+    private volatile long measuredNanos;
+
+    /** {@code executors} opens the executor of terminal {@code i}; it is closed when the terminal ends. */
+    public TerminalEmulator(RunSettings settings, IntFunction<CallExecutor> executors) {
+        this.settings = settings;
+        this.executors = executors;
+    }
+
+    /** Ends the run early (Ctrl-C); the calls in progress finish and are counted. */
+    public void stop() {
+        stopped = true;
+    }
+
+    /** Wall time of the measurement interval, known after {@link #run()} returns. */
+    public double measuredSeconds() {
+        return measuredNanos / 1e9;
+    }
+
+    /** Runs for the configured duration (or until stopped) and returns the merged statistics. */
+    public RunStatistics run() {
+        List<CallExecutor> opened = new ArrayList<>();
+        try {
+            for (int i = 0; i < settings.terminals(); i++) {
+                opened.add(executors.apply(i));
+            }
+            return settings.rate() == null ? closedLoop(opened) : openLoop(opened);
+        } finally {
+            for (CallExecutor executor : opened) {
+                executor.close();
+            }
+        }
+    }
+
+    private TerminalContext context(int terminal) {
+        int warehouse = terminal % settings.warehouses() + 1;
+        int district = (terminal / settings.warehouses()) % TerminalContext.DISTRICTS_PER_WAREHOUSE + 1;
+        TpccRandom random = new TpccRandom(settings.seed() + SEED_STRIDE * (terminal + 1), settings.runConstants());
+        return new TerminalContext(random, warehouse, district, settings.warehouses(), settings.clock());
+    }
+
+    private RunStatistics closedLoop(List<CallExecutor> executors) {
+        List<RunStatistics> perTerminal = new ArrayList<>();
+        List<Thread> threads = new ArrayList<>();
+        long start = System.nanoTime();
+        long deadline = start + settings.duration().toNanos();
+        for (int i = 0; i < executors.size(); i++) {
+            RunStatistics statistics = new RunStatistics();
+            perTerminal.add(statistics);
+            TerminalContext terminal = context(i);
+            CallExecutor executor = executors.get(i);
+            Thread thread = new Thread(() -> closedLoopTerminal(terminal, executor, statistics, deadline),
+                    "terminal-" + (i + 1));
+            thread.setDaemon(true);
+            threads.add(thread);
+            thread.start();
+        }
+        joinAll(threads);
+        measuredNanos = Math.min(System.nanoTime(), deadline) - start;
+        return merge(perTerminal);
+    }
+
+    private void closedLoopTerminal(TerminalContext terminal, CallExecutor executor, RunStatistics statistics,
+            long deadline) {
+        TransactionMix mix = new TransactionMix(terminal.random());
+        while (!stopped && System.nanoTime() < deadline) {
+            TransactionType type = mix.next();
+            if (settings.keyingAndThinkTimes()) {
+                pauseUntil(Math.min(deadline, System.nanoTime() + KeyingAndThinkTimes.keyingNanos(type)));
+            }
+            ProcedureCall call = TransactionMix.generate(type, terminal);
+            long begin = System.nanoTime();
+            if (stopped || begin >= deadline) {
+                break;
+            }
+            CallOutcome outcome = executor.execute(call);
+            statistics.record(type, outcome, System.nanoTime() - begin);
+            if (settings.keyingAndThinkTimes()) {
+                long think = KeyingAndThinkTimes.thinkNanos(type, terminal.random());
+                pauseUntil(Math.min(deadline, System.nanoTime() + think));
+            }
+        }
+    }
+
+    /** A call of the open loop, with the time it should have started: its latency counts from then. */
+    private record Arrival(TransactionType type, ProcedureCall call, long intendedStart) {
+    }
+
+    private RunStatistics openLoop(List<CallExecutor> executors) {
+        BlockingQueue<Arrival> queue = new ArrayBlockingQueue<>(Math.max(16, executors.size() * 4));
+        List<RunStatistics> perWorker = new ArrayList<>();
+        List<Thread> threads = new ArrayList<>();
+        long start = System.nanoTime();
+        long deadline = start + settings.duration().toNanos();
+        for (int i = 0; i < executors.size(); i++) {
+            RunStatistics statistics = new RunStatistics();
+            perWorker.add(statistics);
+            CallExecutor executor = executors.get(i);
+            Thread thread = new Thread(() -> openLoopWorker(queue, executor, statistics, deadline),
+                    "open-loop-worker-" + (i + 1));
+            thread.setDaemon(true);
+            threads.add(thread);
+            thread.start();
+        }
+        RunStatistics arrivals = new RunStatistics();
+        perWorker.add(arrivals);
+        List<TerminalContext> terminals = new ArrayList<>();
+        List<TransactionMix> mixes = new ArrayList<>();
+        for (int i = 0; i < Math.max(settings.warehouses() * 10, executors.size()); i++) {
+            TerminalContext terminal = context(i);
+            terminals.add(terminal);
+            mixes.add(new TransactionMix(terminal.random()));
+        }
+        double intervalNanos = 1e9 / settings.rate();
+        for (long n = 0; !stopped; n++) {
+            long intended = start + (long) (n * intervalNanos);
+            if (intended >= deadline) {
+                break;
+            }
+            pauseUntil(intended);
+            int index = (int) (n % terminals.size());
+            TransactionType type = mixes.get(index).next();
+            Arrival arrival = new Arrival(type, TransactionMix.generate(type, terminals.get(index)), intended);
+            if (!queue.offer(arrival)) {
+                arrivals.recordDropped();
+            }
+        }
+        joinAll(threads);
+        measuredNanos = Math.min(System.nanoTime(), deadline) - start;
+        return merge(perWorker);
+    }
+
+    private void openLoopWorker(BlockingQueue<Arrival> queue, CallExecutor executor, RunStatistics statistics,
+            long deadline) {
+        while (!stopped) {
+            Arrival arrival;
+            try {
+                arrival = queue.poll(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            if (arrival == null) {
+                if (System.nanoTime() >= deadline) {
+                    return;
+                }
+                continue;
+            }
+            CallOutcome outcome = executor.execute(arrival.call());
+            statistics.record(arrival.type(), outcome, System.nanoTime() - arrival.intendedStart());
+        }
+    }
+
+    private void pauseUntil(long nanoTime) {
+        long remaining;
+        while (!stopped && (remaining = nanoTime - System.nanoTime()) > 0) {
+            LockSupport.parkNanos(Math.min(remaining, 50_000_000L));
+        }
+    }
+
+    private static void joinAll(List<Thread> threads) {
+        for (Thread thread : threads) {
+            try {
+                thread.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    private static RunStatistics merge(List<RunStatistics> parts) {
+        RunStatistics total = new RunStatistics();
+        for (RunStatistics part : parts) {
+            total.add(part);
+        }
+        return total;
+    }
+}

@@ -1,0 +1,11 @@
+package org.gargamel.tpcc.workload;
+
+import org.gargamel.common.call.ProcedureCall;
+
+/** Runs calls for one terminal: directly on PostgreSQL, or (later) through Gargamel. */
+public interface CallExecutor extends AutoCloseable {
+    CallOutcome execute(ProcedureCall call);
+
+    @Override
+    void close();
+}
