@@ -141,13 +141,14 @@ $$;
 
 -- The customer of a Payment or Order-Status given by last name: of the n customers of the district with
 -- that last name sorted by first name, the one at position ceil(n/2) (clause 2.5.2.2, 2.6.2.2). Ties on
--- c_first are broken by c_id so that every replica picks the same customer. NULL when there is none.
+-- c_first are broken by c_id, and c_first is compared byte-wise (COLLATE "C"), so that every replica picks
+-- the same customer whatever its locale. NULL when there is none.
 CREATE OR REPLACE FUNCTION tpcc_customer_by_last_name(w_id integer, d_id integer, c_last varchar)
 RETURNS integer
 LANGUAGE sql STABLE AS $$
     SELECT ranked.c_id
     FROM (SELECT c.c_id,
-                 row_number() OVER (ORDER BY c.c_first, c.c_id) AS position,
+                 row_number() OVER (ORDER BY c.c_first COLLATE "C", c.c_id) AS position,
                  count(*) OVER () AS matches
           FROM customer c
           WHERE c.c_w_id = $1 AND c.c_d_id = $2 AND c.c_last = $3) AS ranked
