@@ -409,12 +409,10 @@ class TpccProceduresTest {
                      JOIN orders o ON o.o_w_id = ol.ol_w_id AND o.o_d_id = ol.ol_d_id AND o.o_id = ol.ol_o_id
                      WHERE ol.ol_delivery_d IS NOT NULL GROUP BY 1, 2, 3) dl
                     ON dl.ol_w_id = c.c_w_id AND dl.ol_d_id = c.c_d_id AND dl.o_c_id = c.c_id""";
-            conditions.put("10", """
-                    SELECT count(*) FROM customer c
-                    LEFT JOIN (SELECT h_c_w_id, h_c_d_id, h_c_id, sum(h_amount) AS amount FROM history GROUP BY 1, 2, 3) h
-                      ON h.h_c_w_id = c.c_w_id AND h.h_c_d_id = c.c_d_id AND h.h_c_id = c.c_id
-                    LEFT JOIN """ + delivered + """
-                    \nWHERE c.c_balance <> coalesce(dl.amount, 0) - coalesce(h.amount, 0)""");
+            conditions.put("10", "SELECT count(*) FROM customer c LEFT JOIN (SELECT h_c_w_id, h_c_d_id, h_c_id, "
+                    + "sum(h_amount) AS amount FROM history GROUP BY 1, 2, 3) h "
+                    + "ON h.h_c_w_id = c.c_w_id AND h.h_c_d_id = c.c_d_id AND h.h_c_id = c.c_id LEFT JOIN " + delivered
+                    + "\nWHERE c.c_balance <> coalesce(dl.amount, 0) - coalesce(h.amount, 0)");
             conditions.put("12", "SELECT count(*) FROM customer c LEFT JOIN " + delivered
                     + "\nWHERE c.c_balance + c.c_ytd_payment <> coalesce(dl.amount, 0)");
             for (Map.Entry<String, String> condition : conditions.entrySet()) {
