@@ -28,8 +28,8 @@ import org.gargamel.common.postgres.PostgresCluster;
 public final class TableChecksums {
 
     /** The nine tables of clause 1.3. */
-    public static final List<String> TABLES = List.of("warehouse", "district", "customer", "history", "new_order",
-            "orders", "order_line", "item", "stock");
+    public static final List<String> TABLES =
+            org.gargamel.tpcc.schema.TpccSchema.TABLES.stream().map(org.gargamel.tpcc.schema.TpccTable::name).toList();
 
     // The row's MD5 comes out of a function scan so that it is computed once for both halves (a plain
     // subquery would be inlined into each sum and hash every row twice); the scan stays parallel.
