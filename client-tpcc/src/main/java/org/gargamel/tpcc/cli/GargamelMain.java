@@ -15,6 +15,8 @@ public final class GargamelMain {
     public static final int EXIT_OK = 0;
     public static final int EXIT_FAILED = 1;
     public static final int EXIT_USAGE = 2;
+    /** 128 + SIGINT, as a shell reports a command stopped by Ctrl-C. */
+    public static final int EXIT_INTERRUPTED = 130;
 
     private GargamelMain() {
     }

@@ -134,7 +134,11 @@ final class TpccRunCommand {
                             + e.getMessage(), e);
                 }
             });
-            Thread stopOnInterrupt = new Thread(emulator::stop, "tpcc-run-interrupt");
+            java.util.concurrent.atomic.AtomicBoolean interrupted = new java.util.concurrent.atomic.AtomicBoolean();
+            Thread stopOnInterrupt = new Thread(() -> {
+                interrupted.set(true);
+                emulator.stop();
+            }, "tpcc-run-interrupt");
             Runtime.getRuntime().addShutdownHook(stopOnInterrupt);
             String startedAt = LocalDateTime.now().toString();
             err.printf("running TPC-C direct on %s: %d warehouse(s), %s, %s%n", url, request.warehouses(),
@@ -151,14 +155,20 @@ final class TpccRunCommand {
                     request.warehouses(), request.terminals(), request.rate(), request.seed(), startedAt);
             RunResult result = RunResult.of(description, statistics, emulator.measuredSeconds());
 
-            err.println("checking consistency ...");
+            out.print(RunSummary.render(result));
+            out.flush();
+            if (interrupted.get()) {
+                // Ctrl-C: the JVM is shutting down and embedded servers are being stopped by their own hook.
+                err.println("gargamel: interrupted; the partial run above is not checked and no result.json is written");
+                return GargamelMain.EXIT_INTERRUPTED;
+            }
+            err.println("checking consistency and computing table checksums ...");
             CheckReport check = new CheckRunner().run(List.of(url));
             java.util.Map<String, Object> checks = check.toResultMap();
             result = result.withChecks(checks.get("consistency"), checks.get("convergence"));
             Path resultFile = request.out().resolve("result.json");
             result.write(resultFile);
 
-            out.print(RunSummary.render(result));
             out.print(check.render());
             out.println("result: " + resultFile);
             if (!check.passed()) {

@@ -206,7 +206,23 @@ public final class PostgresCluster implements AutoCloseable {
         }
         closeAll(servers);
         if (workDirectory != null) {
+            awaitDataDirectoriesRemoved();
             deleteRecursively(workDirectory);
+        }
+    }
+
+    /**
+     * zonky registers a shutdown hook per server too. On Ctrl-C both hooks run at once, and a server that
+     * the other hook is still stopping must not have its directory deleted under it (that race left empty
+     * directories behind): each server removes its own data directory once stopped, so wait for that.
+     */
+    private void awaitDataDirectoriesRemoved() {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(15);
+        for (int i = 0; i < servers.size(); i++) {
+            Path data = workDirectory.resolve("data-" + i);
+            while (Files.exists(data) && System.nanoTime() < deadline) {
+                java.util.concurrent.locks.LockSupport.parkNanos(20_000_000L);
+            }
         }
     }
 
