@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.SplittableRandom;
 import org.gargamel.common.cli.CommandOptions;
 import org.gargamel.common.cli.UsageException;
+import org.gargamel.common.postgres.PostgresBackend;
 import org.gargamel.common.postgres.PostgresCluster;
 import org.gargamel.tpcc.check.CheckReport;
 import org.gargamel.tpcc.check.CheckRunner;
@@ -40,6 +41,7 @@ import org.gargamel.tpcc.workload.DirectIsolation;
  */
 final class TpccRunCommand {
     static final String DEFAULT_DURATION = "60s";
+    static final String TESTCONTAINERS_IMAGE = "postgres:16-alpine";
 
     private final PrintStream out;
     private final PrintStream err;
@@ -53,6 +55,7 @@ final class TpccRunCommand {
         return new CommandOptions(command)
                 .value("--mode", "MODE", "direct (gargamel, round-robin and centralized arrive with the middleware)")
                 .repeatable("--jdbc-url", "URL", "an existing PostgreSQL server (default: one embedded server)")
+                .value("--postgres", "BACKEND", "without --jdbc-url: embedded (default) or testcontainers (needs Docker)")
                 .value("--warehouses", "W", "number of warehouses (default 1)")
                 .value("--terminals", "T", "closed-loop terminals, or open-loop connections with --rate (default 10 per warehouse)")
                 .value("--duration", "D", "measurement interval, e.g. 30s, 2m (default " + DEFAULT_DURATION + ")")
@@ -78,7 +81,7 @@ final class TpccRunCommand {
     }
 
     /** A validated run request: everything the run needs, nothing started yet. */
-    record Request(List<String> jdbcUrls, int warehouses, int terminals, Duration duration, Double rate,
+    record Request(List<String> jdbcUrls, PostgresBackend backend, int warehouses, int terminals, Duration duration, Double rate,
             DirectIsolation isolation, boolean keying, long seed, long loadSeed, int maxRetries, Path out) {
     }
 
@@ -95,6 +98,18 @@ final class TpccRunCommand {
         List<String> urls = options.all("--jdbc-url");
         if (urls.size() > 1) {
             throw new UsageException("direct mode runs against one server; got " + urls.size() + " --jdbc-url");
+        }
+        PostgresBackend backend = urls.isEmpty() ? PostgresBackend.EMBEDDED : PostgresBackend.EXTERNAL;
+        if (options.has("--postgres")) {
+            try {
+                backend = PostgresBackend.parse(options.string("--postgres", null));
+            } catch (IllegalArgumentException e) {
+                throw new UsageException(e.getMessage());
+            }
+            if (backend == PostgresBackend.EXTERNAL || !urls.isEmpty()) {
+                throw new UsageException("--postgres " + backend.cliName() + " contradicts --jdbc-url: give existing "
+                        + "servers with --jdbc-url, or choose --postgres embedded|testcontainers without it");
+            }
         }
         int warehouses = options.integer("--warehouses", 1, 1, TpccCommand.MAX_WAREHOUSES);
         int terminals = options.integer("--terminals", 10 * warehouses, 1, 2_000);
@@ -114,13 +129,12 @@ final class TpccRunCommand {
         if (Files.exists(outDirectory) && !Files.isDirectory(outDirectory)) {
             throw new UsageException("--out " + outDirectory + " exists and is not a directory");
         }
-        return new Request(urls, warehouses, terminals, duration, rate, isolation, options.flag("--keying"), seed,
+        return new Request(urls, backend, warehouses, terminals, duration, rate, isolation, options.flag("--keying"), seed,
                 loadSeed, maxRetries, outDirectory);
     }
 
     static int execute(Request request, PrintStream out, PrintStream err) {
-        try (PostgresCluster cluster = request.jdbcUrls().isEmpty() ? startEmbedded(err)
-                : PostgresCluster.external(request.jdbcUrls())) {
+        try (PostgresCluster cluster = startCluster(request, err)) {
             String url = cluster.jdbcUrl(0);
             LoadInfo load = prepare(url, request, err);
             NURandConstants runConstants = NURandConstants.forRun(load.loadConstants(), new SplittableRandom(request.seed()));
@@ -186,9 +200,18 @@ final class TpccRunCommand {
         }
     }
 
-    private static PostgresCluster startEmbedded(PrintStream err) {
-        err.println("starting an embedded PostgreSQL server ...");
-        return PostgresCluster.embedded(1);
+    private static PostgresCluster startCluster(Request request, PrintStream err) {
+        return switch (request.backend()) {
+            case EXTERNAL -> PostgresCluster.external(request.jdbcUrls());
+            case EMBEDDED -> {
+                err.println("starting an embedded PostgreSQL server ...");
+                yield PostgresCluster.embedded(1);
+            }
+            case TESTCONTAINERS -> {
+                err.println("starting a PostgreSQL container with Testcontainers ...");
+                yield PostgresCluster.testcontainers(1, TESTCONTAINERS_IMAGE);
+            }
+        };
     }
 
     /** Loads an empty database; accepts a loaded one of the same scale; refuses anything else. */

@@ -38,6 +38,10 @@ class BadInputTest {
                 "--warehouses", "0"), "--warehouses");
         assertRejected(CommandRunner.run("tpcc", "run", "--mode", "turbo", "--out", out.toString()), "unknown mode 'turbo'");
         assertRejected(CommandRunner.run("tpcc", "frobnicate"), "unknown subcommand 'tpcc frobnicate'");
+        assertRejected(CommandRunner.run("tpcc", "run", "--postgres", "oracle", "--out", out.toString()),
+                "unknown PostgreSQL backend 'oracle'");
+        assertRejected(CommandRunner.run("tpcc", "run", "--postgres", "embedded", "--jdbc-url",
+                "jdbc:postgresql://127.0.0.1:1/x", "--out", out.toString()), "contradicts --jdbc-url");
         assertRejected(CommandRunner.run("launch"), "unknown command 'launch'");
         assertFalse(Files.exists(out), "a rejected run must not create its output directory");
     }
