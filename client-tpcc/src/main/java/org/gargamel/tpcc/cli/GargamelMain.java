@@ -39,6 +39,7 @@ public final class GargamelMain {
             return switch (args[0]) {
                 case "tpcc" -> new TpccCommand(out, err).run(rest);
                 case "demo" -> new DemoCommand(out, err).run(rest);
+                case "classify" -> org.gargamel.classifier.cli.ClassifyCommand.run(rest.toArray(String[]::new), out, err);
                 default -> throw new UsageException("unknown command '" + args[0] + "' (run 'gargamel help')");
             };
         } catch (UsageException | IllegalArgumentException e) {
@@ -68,6 +69,7 @@ public final class GargamelMain {
                   tpcc load            load the TPC-C database into one or more PostgreSQL servers
                   tpcc run             run the TPC-C terminal emulator and write DIR/result.json
                   tpcc check           check the TPC-C consistency conditions and compare databases
+                  classify CALL CALL   whether two calls may conflict under the classifier rules (TPC-C by default)
                   help                 this text
 
                 Run 'scripts/gargamel COMMAND --help' for the options of a command.

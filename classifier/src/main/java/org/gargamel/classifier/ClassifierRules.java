@@ -1,0 +1,297 @@
+package org.gargamel.classifier;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.math.BigDecimal;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import org.gargamel.classifier.parse.CallParser;
+import org.gargamel.classifier.rules.RulesLoader;
+import org.gargamel.common.call.ProcedureCall;
+
+/**
+ * The classifier's rules for one application: for every call, the rows (and columns) it may write. Loaded
+ * and validated once ({@link #load}, {@link #tpcc}), then immutable and safe to share between threads.
+ */
+public final class ClassifierRules {
+    private static final String TPCC_RESOURCE = "/org/gargamel/classifier/tpcc-rules.yaml";
+
+    private final String source;
+    private final Map<String, TableRule> tables;
+    private final Map<String, ProcedureRule> procedures;
+    /** Per write rule: its PSI slots (one per column group it touches) and its SI slot (its table). */
+    private final Map<WriteRule, int[]> psiSlots = new LinkedHashMap<>();
+    private final Map<WriteRule, Integer> siSlots = new LinkedHashMap<>();
+    private final List<String> slotNames = new ArrayList<>();
+
+    public ClassifierRules(String source, Map<String, TableRule> tables, Map<String, ProcedureRule> procedures) {
+        this.source = source;
+        this.tables = Map.copyOf(tables);
+        this.procedures = Map.copyOf(procedures);
+        assignSlots();
+    }
+
+    /** Loads and validates a rules file; errors name the file, the line and the problem. */
+    public static ClassifierRules load(Path file) {
+        return RulesLoader.load(file);
+    }
+
+    /** The rules of the TPC-C kit, shipped with the classifier. */
+    public static ClassifierRules tpcc() {
+        try (InputStream in = ClassifierRules.class.getResourceAsStream(TPCC_RESOURCE)) {
+            if (in == null) {
+                throw new IllegalStateException("missing resource " + TPCC_RESOURCE);
+            }
+            return RulesLoader.load(in, "tpcc-rules.yaml");
+        } catch (IOException e) {
+            throw new RulesException("cannot read " + TPCC_RESOURCE + ": " + e.getMessage(), e);
+        }
+    }
+
+    public String source() {
+        return source;
+    }
+
+    public Map<String, TableRule> tables() {
+        return tables;
+    }
+
+    public Map<String, ProcedureRule> procedures() {
+        return procedures;
+    }
+
+    public ProcedureRule procedure(String name) {
+        ProcedureRule rule = procedures.get(name);
+        if (rule == null) {
+            throw new RulesException("unknown procedure '" + name + "' (the rules in " + source + " know "
+                    + new TreeSet<>(procedures.keySet()) + ")");
+        }
+        return rule;
+    }
+
+    /** Parses a call written as psql would accept it, typed by the procedure's declared parameters. */
+    public ProcedureCall parse(String callText) {
+        return CallParser.parse(callText, this);
+    }
+
+    /** Checks a call against its rule: known procedure, arity, argument types, NULLs only where allowed. */
+    public ProcedureRule check(ProcedureCall call) {
+        ProcedureRule rule = procedure(call.procedure());
+        List<Object> arguments = call.arguments();
+        if (arguments.size() != rule.parameters().size()) {
+            throw new RulesException(call.procedure() + " takes " + rule.parameters().size() + " argument(s), got "
+                    + arguments.size());
+        }
+        for (int i = 0; i < arguments.size(); i++) {
+            Parameter parameter = rule.parameters().get(i);
+            Object value = arguments.get(i);
+            if (value == null) {
+                if (!parameter.nullable()) {
+                    throw new RulesException(call.procedure() + ": argument " + (i + 1) + " (" + parameter.name()
+                            + ") must not be NULL");
+                }
+            } else if (!parameter.type().accepts(value)) {
+                throw new RulesException(call.procedure() + ": argument " + (i + 1) + " (" + parameter.name()
+                        + ") must be " + parameter.type().sqlName() + ", got " + describe(value));
+            }
+        }
+        return rule;
+    }
+
+    /**
+     * The keys {@code call} may write, after {@link #check}. Read-only procedures and fresh inserts give
+     * none. Element-wise parts are zipped; arrays of different lengths are rejected.
+     */
+    public List<WriteKey> writeKeys(ProcedureCall call, Isolation isolation) {
+        ProcedureRule rule = check(call);
+        if (rule.readOnly()) {
+            return List.of();
+        }
+        List<WriteKey> keys = new ArrayList<>();
+        for (WriteRule write : rule.writes()) {
+            if (write.fresh()) {
+                continue;
+            }
+            int elements = elementCount(call, rule, write);
+            for (int element = 0; element < elements; element++) {
+                long[] parts = new long[write.key().size()];
+                Object[] values = new Object[write.key().size()];
+                int known = parts.length;
+                for (int i = 0; i < parts.length && known == parts.length; i++) {
+                    Object value = partValue(call, write.key().get(i), element);
+                    if (value == null) {
+                        known = i;  // a wildcard: every later part is a wildcard too
+                    } else {
+                        values[i] = value;
+                        parts[i] = toLong(value);
+                    }
+                }
+                if (isolation == Isolation.SI) {
+                    keys.add(new WriteKey(siSlots.get(write), parts, known, write, values));
+                } else {
+                    for (int slot : psiSlots.get(write)) {
+                        keys.add(new WriteKey(slot, parts, known, write, values));
+                    }
+                }
+            }
+        }
+        return keys;
+    }
+
+    /** Why two calls conflict: the first shared row and the columns both may write, or empty. */
+    public Optional<String> conflict(ProcedureCall first, ProcedureCall second, Isolation isolation) {
+        List<WriteKey> firstKeys = writeKeys(first, isolation);
+        List<WriteKey> secondKeys = writeKeys(second, isolation);
+        for (WriteKey a : firstKeys) {
+            for (WriteKey b : secondKeys) {
+                if (a.conflictsWith(b)) {
+                    Set<String> columns = new TreeSet<>(a.rule().touchedColumns());
+                    columns.retainAll(b.rule().touchedColumns());
+                    String what = isolation == Isolation.SI ? "the row (SI)" : "columns " + columns;
+                    return Optional.of("on " + a.describeRow() + " ~ " + b.describeRow() + ", " + what);
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    public String slotName(int slot) {
+        return slotNames.get(slot);
+    }
+
+    public int slotCount() {
+        return slotNames.size();
+    }
+
+    private int elementCount(ProcedureCall call, ProcedureRule rule, WriteRule write) {
+        int count = -1;
+        String first = null;
+        for (KeyPart part : write.key()) {
+            if (part.kind() != KeyPart.Kind.ELEMENT) {
+                continue;
+            }
+            List<?> array = (List<?>) call.arguments().get(part.parameterIndex());
+            if (array == null) {
+                throw new RulesException(call.procedure() + ": array " + part.parameter() + " must not be NULL");
+            }
+            if (count >= 0 && array.size() != count) {
+                throw new RulesException(call.procedure() + ": arrays " + first + " and " + part.parameter()
+                        + " are zipped by the rules but have " + count + " and " + array.size() + " elements");
+            }
+            count = array.size();
+            first = part.parameter();
+        }
+        return count < 0 ? 1 : count;
+    }
+
+    private static Object partValue(ProcedureCall call, KeyPart part, int element) {
+        return switch (part.kind()) {
+            case WILDCARD -> null;
+            case CONSTANT -> part.constant();
+            case PARAMETER, PARAMETER_OR_WILDCARD -> call.arguments().get(part.parameterIndex());
+            case ELEMENT -> {
+                Object value = ((List<?>) call.arguments().get(part.parameterIndex())).get(element);
+                if (value == null) {
+                    throw new RulesException(call.procedure() + ": element " + (element + 1) + " of "
+                            + part.parameter() + " is NULL, but it is part of a write key");
+                }
+                yield value;
+            }
+        };
+    }
+
+    /** Integers as themselves; other values as a 64-bit hash (a collision only adds a conflict). */
+    static long toLong(Object value) {
+        if (value instanceof Integer integer) {
+            return integer;
+        }
+        if (value instanceof Long number) {
+            return number;
+        }
+        if (value instanceof BigDecimal decimal) {
+            BigDecimal normalized = decimal.stripTrailingZeros();
+            if (normalized.scale() <= 0 && normalized.precision() - normalized.scale() < 19) {
+                return normalized.longValueExact();
+            }
+            return mix(normalized.toPlainString().hashCode() * 0x9E3779B97F4A7C15L);
+        }
+        if (value instanceof LocalDateTime timestamp) {
+            return timestamp.toEpochSecond(ZoneOffset.UTC) * 1_000_000L + timestamp.getNano() / 1_000;
+        }
+        String text = value.toString();
+        long hash = 0xcbf29ce484222325L;
+        for (int i = 0; i < text.length(); i++) {
+            hash = (hash ^ text.charAt(i)) * 0x100000001b3L;
+        }
+        return mix(hash);
+    }
+
+    private static long mix(long value) {
+        long z = value;
+        z = (z ^ (z >>> 33)) * 0xff51afd7ed558ccdL;
+        z = (z ^ (z >>> 33)) * 0xc4ceb9fe1a85ec53L;
+        return z ^ (z >>> 33);
+    }
+
+    private static String describe(Object value) {
+        return value instanceof String ? "text '" + value + "'" : value.getClass().getSimpleName() + " " + value;
+    }
+
+    /**
+     * PSI slots: a table's columns are cut into groups such that every write touches whole groups (the
+     * coarsest partition refined by every write's column set). Two writes share a column iff they share a
+     * group, so one index per group replaces one per column.
+     */
+    private void assignSlots() {
+        Map<String, List<WriteRule>> writesByTable = new LinkedHashMap<>();
+        for (ProcedureRule procedure : procedures.values()) {
+            for (WriteRule write : procedure.writes()) {
+                if (!write.fresh()) {
+                    writesByTable.computeIfAbsent(write.table().name(), table -> new ArrayList<>()).add(write);
+                }
+            }
+        }
+        for (Map.Entry<String, List<WriteRule>> entry : writesByTable.entrySet()) {
+            TableRule table = tables.get(entry.getKey());
+            int siSlot = newSlot(table.name() + " (row)");
+            // The group of a column is the set of writes that touch it.
+            Map<Set<WriteRule>, List<String>> groups = new LinkedHashMap<>();
+            for (String column : table.columns()) {
+                Set<WriteRule> touching = new LinkedHashSet<>();
+                for (WriteRule write : entry.getValue()) {
+                    if (write.touchedColumns().contains(column)) {
+                        touching.add(write);
+                    }
+                }
+                if (!touching.isEmpty()) {
+                    groups.computeIfAbsent(touching, key -> new ArrayList<>()).add(column);
+                }
+            }
+            Map<WriteRule, List<Integer>> slots = new LinkedHashMap<>();
+            for (Map.Entry<Set<WriteRule>, List<String>> group : groups.entrySet()) {
+                int slot = newSlot(table.name() + group.getValue());
+                for (WriteRule write : group.getKey()) {
+                    slots.computeIfAbsent(write, key -> new ArrayList<>()).add(slot);
+                }
+            }
+            for (WriteRule write : entry.getValue()) {
+                siSlots.put(write, siSlot);
+                psiSlots.put(write, slots.get(write).stream().mapToInt(Integer::intValue).toArray());
+            }
+        }
+    }
+
+    private int newSlot(String name) {
+        slotNames.add(name);
+        return slotNames.size() - 1;
+    }
+}

@@ -1,0 +1,56 @@
+package org.gargamel.classifier;
+
+import java.util.Arrays;
+
+/**
+ * One resolved write of a call: a conflict slot (a table, or for PSI a group of its columns that are always
+ * written together), the key's parts as longs, and how many leading parts are known; the rest are
+ * wildcards. Two keys of one slot conflict when their known parts agree as far as both are known.
+ *
+ * <p>Integers map to themselves; text, numeric and timestamps map to a 64-bit hash. A hash collision can
+ * only add a conflict, never hide one, so the mapping is sound.
+ */
+public record WriteKey(int slot, long[] parts, int knownParts, WriteRule rule, Object[] values) {
+
+    public boolean conflictsWith(WriteKey other) {
+        if (slot != other.slot) {
+            return false;
+        }
+        int known = Math.min(knownParts, other.knownParts);
+        for (int i = 0; i < known; i++) {
+            if (parts[i] != other.parts[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** e.g. {@code district(d_w_id=1, d_id=3)} or {@code customer(c_w_id=1, c_d_id=2, c_id=*)}. */
+    public String describeRow() {
+        StringBuilder text = new StringBuilder(rule.table().name()).append('(');
+        for (int i = 0; i < parts.length; i++) {
+            if (i > 0) {
+                text.append(", ");
+            }
+            text.append(rule.table().key().get(i)).append('=');
+            text.append(i < knownParts ? String.valueOf(values[i]) : "*");
+        }
+        return text.append(')').toString();
+    }
+
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof WriteKey key && slot == key.slot && knownParts == key.knownParts
+                && Arrays.equals(parts, key.parts);
+    }
+
+    @Override
+    public int hashCode() {
+        return 31 * (31 * slot + knownParts) + Arrays.hashCode(parts);
+    }
+
+    @Override
+    public String toString() {
+        return describeRow() + "#" + slot;
+    }
+}

@@ -1,0 +1,281 @@
+package org.gargamel.classifier.rules;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.gargamel.classifier.ClassifierRules;
+import org.gargamel.classifier.KeyPart;
+import org.gargamel.classifier.Parameter;
+import org.gargamel.classifier.ParameterType;
+import org.gargamel.classifier.ProcedureRule;
+import org.gargamel.classifier.RulesException;
+import org.gargamel.classifier.TableRule;
+import org.gargamel.classifier.WriteRule;
+
+/**
+ * Reads a rules file (docs/classifier.md) and validates it: every table, column and parameter named
+ * exists, types fit, keys cover the table's primary key. Every error names the file, the line and what
+ * is wrong; unknown keys are errors, never ignored.
+ */
+public final class RulesLoader {
+    private static final Set<String> TOP_KEYS = Set.of("tables", "procedures");
+    private static final Set<String> TABLE_KEYS = Set.of("key", "columns");
+    private static final Set<String> PROCEDURE_KEYS = Set.of("parameters", "read-only", "writes");
+    private static final Set<String> PARAMETER_KEYS = Set.of("name", "type", "nullable");
+    private static final Set<String> WRITE_KEYS = Set.of("update", "insert", "delete", "key", "columns", "fresh");
+
+    private final String file;
+
+    private RulesLoader(String file) {
+        this.file = file;
+    }
+
+    public static ClassifierRules load(Path path) {
+        try (InputStream in = Files.newInputStream(path)) {
+            return load(in, path.toString());
+        } catch (IOException e) {
+            throw new RulesException("cannot read rules file " + path + ": " + e.getMessage(), e);
+        }
+    }
+
+    public static ClassifierRules load(InputStream in, String name) {
+        YamlTree root;
+        try {
+            root = YamlTree.read(in);
+        } catch (IOException e) {
+            throw new RulesException(name + ": malformed YAML: " + e.getMessage().replace('\n', ' '), e);
+        }
+        return new RulesLoader(name).interpret(root);
+    }
+
+    private RulesException error(int line, String message) {
+        return new RulesException(file + ":" + line + ": " + message);
+    }
+
+    private void requireKnownKeys(YamlTree node, Map<String, YamlTree> map, Set<String> known, String where) {
+        for (Map.Entry<String, YamlTree> entry : map.entrySet()) {
+            if (!known.contains(entry.getKey())) {
+                throw error(entry.getValue().line(), "unknown key '" + entry.getKey() + "' in " + where
+                        + " (known: " + String.join(", ", new java.util.TreeSet<>(known)) + ")");
+            }
+        }
+    }
+
+    private ClassifierRules interpret(YamlTree root) {
+        Map<String, YamlTree> top = root.map("the rules file", file);
+        requireKnownKeys(root, top, TOP_KEYS, "the rules file");
+        if (!top.containsKey("tables") || !top.containsKey("procedures")) {
+            throw error(root.line(), "a rules file needs 'tables' and 'procedures'");
+        }
+        Map<String, TableRule> tables = new LinkedHashMap<>();
+        for (Map.Entry<String, YamlTree> entry : top.get("tables").map("tables", file).entrySet()) {
+            tables.put(entry.getKey(), table(entry.getKey(), entry.getValue()));
+        }
+        Map<String, ProcedureRule> procedures = new LinkedHashMap<>();
+        for (Map.Entry<String, YamlTree> entry : top.get("procedures").map("procedures", file).entrySet()) {
+            procedures.put(entry.getKey(), procedure(entry.getKey(), entry.getValue(), tables));
+        }
+        return new ClassifierRules(file, tables, procedures);
+    }
+
+    private TableRule table(String name, YamlTree node) {
+        Map<String, YamlTree> map = node.map("table " + name, file);
+        requireKnownKeys(node, map, TABLE_KEYS, "table " + name);
+        if (!map.containsKey("key") || !map.containsKey("columns")) {
+            throw error(node.line(), "table " + name + " needs 'key' (its primary-key columns) and 'columns'");
+        }
+        List<String> columns = names(map.get("columns"), "columns of table " + name);
+        List<String> key = names(map.get("key"), "key of table " + name);
+        for (String column : key) {
+            if (!columns.contains(column)) {
+                throw error(map.get("key").line(), "key column '" + column + "' of table " + name
+                        + " is not among its columns");
+            }
+        }
+        return new TableRule(name, key, columns);
+    }
+
+    private List<String> names(YamlTree node, String what) {
+        List<String> names = new ArrayList<>();
+        Set<String> seen = new LinkedHashSet<>();
+        for (YamlTree item : node.list(what, file)) {
+            String name = item.text(what, file);
+            if (!seen.add(name)) {
+                throw error(item.line(), "'" + name + "' appears twice in " + what);
+            }
+            names.add(name);
+        }
+        return names;
+    }
+
+    private ProcedureRule procedure(String name, YamlTree node, Map<String, TableRule> tables) {
+        Map<String, YamlTree> map = node.map("procedure " + name, file);
+        requireKnownKeys(node, map, PROCEDURE_KEYS, "procedure " + name);
+        if (!map.containsKey("parameters")) {
+            throw error(node.line(), "procedure " + name + " needs 'parameters' (an empty list if it takes none)");
+        }
+        List<Parameter> parameters = new ArrayList<>();
+        Set<String> seen = new LinkedHashSet<>();
+        for (YamlTree item : map.get("parameters").list("parameters of " + name, file)) {
+            Map<String, YamlTree> parameter = item.map("a parameter of " + name, file);
+            requireKnownKeys(item, parameter, PARAMETER_KEYS, "a parameter of " + name);
+            if (!parameter.containsKey("name") || !parameter.containsKey("type")) {
+                throw error(item.line(), "a parameter of " + name + " needs 'name' and 'type'");
+            }
+            String parameterName = parameter.get("name").text("parameter name", file);
+            if (!seen.add(parameterName)) {
+                throw error(item.line(), "parameter '" + parameterName + "' of " + name + " is declared twice");
+            }
+            ParameterType type;
+            try {
+                type = ParameterType.parse(parameter.get("type").text("parameter type", file));
+            } catch (IllegalArgumentException e) {
+                throw error(parameter.get("type").line(), "parameter " + parameterName + " of " + name + ": "
+                        + e.getMessage());
+            }
+            boolean nullable = parameter.containsKey("nullable")
+                    && bool(parameter.get("nullable"), "nullable of " + parameterName);
+            parameters.add(new Parameter(parameterName, type, nullable));
+        }
+        boolean readOnly = map.containsKey("read-only") && bool(map.get("read-only"), "read-only of " + name);
+        List<WriteRule> writes = new ArrayList<>();
+        if (map.containsKey("writes")) {
+            if (readOnly) {
+                throw error(map.get("writes").line(), "procedure " + name + " is read-only but declares writes");
+            }
+            ProcedureRule partial = new ProcedureRule(name, parameters, false, List.of(), node.line());
+            for (YamlTree item : map.get("writes").list("writes of " + name, file)) {
+                writes.add(write(partial, item, tables));
+            }
+        } else if (!readOnly) {
+            throw error(node.line(), "procedure " + name + " declares no writes; say 'read-only: true' if it writes nothing");
+        }
+        return new ProcedureRule(name, parameters, readOnly, writes, node.line());
+    }
+
+    private boolean bool(YamlTree node, String what) {
+        String text = node.text(what, file);
+        if (text.equals("true") || text.equals("false")) {
+            return Boolean.parseBoolean(text);
+        }
+        throw error(node.line(), what + " must be true or false, got '" + text + "'");
+    }
+
+    private WriteRule write(ProcedureRule procedure, YamlTree node, Map<String, TableRule> tables) {
+        String where = "a write of " + procedure.name();
+        Map<String, YamlTree> map = node.map(where, file);
+        requireKnownKeys(node, map, WRITE_KEYS, where);
+        List<WriteRule.Operation> operations = new ArrayList<>();
+        for (WriteRule.Operation operation : WriteRule.Operation.values()) {
+            if (map.containsKey(operation.name().toLowerCase(java.util.Locale.ROOT))) {
+                operations.add(operation);
+            }
+        }
+        if (operations.size() != 1) {
+            throw error(node.line(), where + " needs exactly one of update, insert or delete (naming the table)");
+        }
+        WriteRule.Operation operation = operations.get(0);
+        YamlTree tableNode = map.get(operation.name().toLowerCase(java.util.Locale.ROOT));
+        String tableName = tableNode.text("table name", file);
+        TableRule table = tables.get(tableName);
+        if (table == null) {
+            throw error(tableNode.line(), where + ": unknown table '" + tableName + "' (declared tables: "
+                    + String.join(", ", tables.keySet()) + ")");
+        }
+        boolean fresh = map.containsKey("fresh") && bool(map.get("fresh"), "fresh");
+        if (fresh && operation != WriteRule.Operation.INSERT) {
+            throw error(map.get("fresh").line(), where + ": only an insert can be fresh");
+        }
+        List<String> columns = List.of();
+        if (map.containsKey("columns")) {
+            if (operation != WriteRule.Operation.UPDATE) {
+                throw error(map.get("columns").line(), where + ": columns belong to an update; an insert or delete "
+                        + "writes whole rows");
+            }
+            columns = names(map.get("columns"), "columns of " + where);
+            for (String column : columns) {
+                if (!table.columns().contains(column)) {
+                    throw error(map.get("columns").line(), where + ": table " + tableName + " has no column '"
+                            + column + "'");
+                }
+            }
+        } else if (operation == WriteRule.Operation.UPDATE) {
+            throw error(node.line(), where + ": an update of " + tableName + " must list the columns it writes");
+        }
+        List<KeyPart> key = List.of();
+        if (fresh) {
+            if (map.containsKey("key")) {
+                throw error(map.get("key").line(), where + ": a fresh insert takes no key (its rows are new)");
+            }
+        } else {
+            if (!map.containsKey("key")) {
+                throw error(node.line(), where + " on " + tableName + " needs a key, one part per primary-key column "
+                        + table.key() + " (use \"*\" for a part the call cannot determine)");
+            }
+            key = key(procedure, map.get("key"), table, where);
+        }
+        return new WriteRule(operation, table, key, Set.copyOf(columns), fresh, node.line());
+    }
+
+    private List<KeyPart> key(ProcedureRule procedure, YamlTree node, TableRule table, String where) {
+        List<YamlTree> items = node.list("key of " + where, file);
+        if (table.key().isEmpty()) {
+            throw error(node.line(), where + ": table " + table.name() + " has no primary key, so only a fresh insert "
+                    + "can write it");
+        }
+        if (items.size() != table.key().size()) {
+            throw error(node.line(), where + ": the key must cover the primary key " + table.key() + " of "
+                    + table.name() + " with " + table.key().size() + " part(s), got " + items.size());
+        }
+        List<KeyPart> parts = new ArrayList<>();
+        for (int i = 0; i < items.size(); i++) {
+            parts.add(keyPart(procedure, items.get(i), table.key().get(i), where));
+        }
+        return parts;
+    }
+
+    private KeyPart keyPart(ProcedureRule procedure, YamlTree node, String column, String where) {
+        String text = node.text("a key part", file).trim();
+        if (text.equals("*")) {
+            return KeyPart.WILDCARD;
+        }
+        if (text.matches("-?\\d+")) {
+            return new KeyPart(KeyPart.Kind.CONSTANT, null, -1, Long.parseLong(text));
+        }
+        KeyPart.Kind kind = KeyPart.Kind.PARAMETER;
+        String name = text;
+        if (text.endsWith("[]")) {
+            kind = KeyPart.Kind.ELEMENT;
+            name = text.substring(0, text.length() - 2);
+        } else if (text.endsWith("?")) {
+            kind = KeyPart.Kind.PARAMETER_OR_WILDCARD;
+            name = text.substring(0, text.length() - 1);
+        }
+        int index = procedure.parameterIndex(name);
+        if (index < 0) {
+            throw error(node.line(), where + ": key part '" + text + "' for column " + column
+                    + " names no declared parameter of " + procedure.name());
+        }
+        Parameter parameter = procedure.parameters().get(index);
+        if (kind == KeyPart.Kind.ELEMENT && !parameter.type().isArray()) {
+            throw error(node.line(), where + ": '" + text + "' takes elements of " + name + ", which is "
+                    + parameter.type().sqlName() + ", not an array");
+        }
+        if (kind != KeyPart.Kind.ELEMENT && parameter.type().isArray()) {
+            throw error(node.line(), where + ": parameter " + name + " is an array; write '" + name
+                    + "[]' to use its elements");
+        }
+        if (kind == KeyPart.Kind.PARAMETER && parameter.nullable()) {
+            throw error(node.line(), where + ": parameter " + name + " may be NULL; write '" + name
+                    + "?' to say that a NULL stands for any value");
+        }
+        return new KeyPart(kind, name, index, 0);
+    }
+}
