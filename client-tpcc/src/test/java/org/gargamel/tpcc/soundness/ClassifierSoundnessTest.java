@@ -48,6 +48,10 @@ class ClassifierSoundnessTest {
                     .load(cluster.jdbcUrl(0));
             NURandConstants run = NURandConstants.forRun(load.loadConstants(), new SplittableRandom(9));
             Clock clock = Clock.fixed(Instant.parse("2026-01-01T10:00:00Z"), ZoneOffset.UTC);
+            try (Connection connection = cluster.connect(0)) {
+                // The shipped rules match the kit's real catalogue: procedures, tables, columns, primary keys.
+                new org.gargamel.classifier.validate.LiveValidator().validate(rules, connection);
+            }
             List<ProcedureCall> calls = new ArrayList<>();
             List<TransactionType> types = new ArrayList<>();
             List<Set<CellCapture.Cell>> cells = new ArrayList<>();
