@@ -1,0 +1,136 @@
+package org.gargamel.classifier.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import org.gargamel.classifier.ClassifierRules;
+import org.gargamel.classifier.Isolation;
+import org.gargamel.classifier.WriteKey;
+import org.gargamel.classifier.index.ConflictIndex;
+import org.gargamel.common.call.ProcedureCall;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+
+/**
+ * The conflict index on the TPC-C mix at 10 warehouses: one operation = the back-dependencies and insert of
+ * a new call plus the removal of the oldest one, so the index holds {@code inflight} transactions.
+ * Run: {@code scripts/bench-classifier} (prints bytes per in-flight transaction, then JMH's percentiles).
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.SampleTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Warmup(iterations = 2, time = 2)
+@Measurement(iterations = 3, time = 3)
+@Fork(value = 1, jvmArgs = {"-Xmx4g", "-XX:+UseParallelGC"})
+public class ConflictIndexBenchmark {
+    private static final int WAREHOUSES = 10;
+    private static final int DISTINCT_CALLS = 1 << 16;
+
+    @Param({"1000", "10000", "100000"})
+    public int inflight;
+
+    private List<List<WriteKey>> keys;
+    private ConflictIndex index;
+    private long next;
+    private long oldest;
+
+    @Setup(Level.Trial)
+    public void setUp() {
+        keys = tpccMix(new SplittableRandom(42), DISTINCT_CALLS);
+        index = new ConflictIndex();
+        for (next = 0; next < inflight; next++) {
+            index.add(next, keys.get((int) (next % DISTINCT_CALLS)));
+        }
+        oldest = 0;
+    }
+
+    @Benchmark
+    public long[] addAndRetireOldest() {
+        long[] dependencies = index.add(next, keys.get((int) (next % DISTINCT_CALLS)));
+        next++;
+        index.remove(oldest++);
+        return dependencies;
+    }
+
+    /** Resolved write keys of a TPC-C mix (45/43/4/4/4) over {@link #WAREHOUSES} warehouses. */
+    static List<List<WriteKey>> tpccMix(SplittableRandom random, int count) {
+        ClassifierRules rules = ClassifierRules.tpcc();
+        java.time.LocalDateTime now = java.time.LocalDateTime.of(2026, 1, 1, 10, 0);
+        List<List<WriteKey>> result = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            int w = random.nextInt(1, WAREHOUSES + 1);
+            int d = random.nextInt(1, 11);
+            int kind = random.nextInt(100);
+            ProcedureCall call;
+            if (kind < 45) {
+                int lines = random.nextInt(5, 16);
+                List<Integer> items = new ArrayList<>();
+                List<Integer> supply = new ArrayList<>();
+                List<Integer> quantities = new ArrayList<>();
+                for (int line = 0; line < lines; line++) {
+                    items.add(random.nextInt(1, 100_001));
+                    supply.add(random.nextInt(100) == 0 ? random.nextInt(1, WAREHOUSES + 1) : w);
+                    quantities.add(5);
+                }
+                call = ProcedureCall.of("new_order", w, d, random.nextInt(1, 3001), items, supply, quantities, now);
+            } else if (kind < 88) {
+                int cw = random.nextInt(100) < 15 ? random.nextInt(1, WAREHOUSES + 1) : w;
+                boolean byName = random.nextInt(100) < 60;
+                call = ProcedureCall.of("payment", w, d, cw, random.nextInt(1, 11),
+                        byName ? null : random.nextInt(1, 3001), byName ? "BARBARABLE" : null,
+                        new java.math.BigDecimal("10.00"), now);
+            } else if (kind < 92) {
+                call = ProcedureCall.of("delivery", w, 1, now);
+            } else if (kind < 96) {
+                call = ProcedureCall.of("order_status", w, d, 1, null);
+            } else {
+                call = ProcedureCall.of("stock_level", w, d, 15);
+            }
+            result.add(rules.writeKeys(call, Isolation.PSI));
+        }
+        return result;
+    }
+
+    /** Heap per in-flight transaction: the index filled to {@code inflight}, measured after full GCs. */
+    static long bytesPerTransaction(int inflight) {
+        List<List<WriteKey>> keys = tpccMix(new SplittableRandom(7), DISTINCT_CALLS);
+        Runtime runtime = Runtime.getRuntime();
+        long before = usedAfterGc(runtime);
+        ConflictIndex index = new ConflictIndex();
+        for (int t = 0; t < inflight; t++) {
+            index.add(t, keys.get(t % DISTINCT_CALLS));
+        }
+        long after = usedAfterGc(runtime);
+        if (index.size() != inflight) {
+            throw new IllegalStateException("index holds " + index.size() + " transactions, expected " + inflight);
+        }
+        return (after - before) / inflight;
+    }
+
+    private static long usedAfterGc(Runtime runtime) {
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+        }
+        return runtime.totalMemory() - runtime.freeMemory();
+    }
+
+    public static void main(String[] args) throws Exception {
+        for (int inflight : new int[] {1_000, 10_000, 100_000}) {
+            System.out.printf("inflight=%d bytes_per_txn=%d%n", inflight, bytesPerTransaction(inflight));
+        }
+        new Runner(new OptionsBuilder().include(ConflictIndexBenchmark.class.getSimpleName()).build()).run();
+    }
+}
