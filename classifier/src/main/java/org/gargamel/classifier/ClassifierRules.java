@@ -32,6 +32,8 @@ public final class ClassifierRules {
     private final Map<WriteRule, int[]> psiSlots = new LinkedHashMap<>();
     private final Map<WriteRule, Integer> siSlots = new LinkedHashMap<>();
     private final List<String> slotNames = new ArrayList<>();
+    /** Per slot, the prefix lengths at which some write may put its first wildcard. */
+    private final Map<Integer, Set<Integer>> wildcardDepths = new java.util.HashMap<>();
 
     public ClassifierRules(String source, Map<String, TableRule> tables, Map<String, ProcedureRule> procedures) {
         this.source = source;
@@ -164,6 +166,15 @@ public final class ClassifierRules {
         return Optional.empty();
     }
 
+    /**
+     * Whether a call may write slot {@code slot} with exactly {@code depth} known key parts and wildcards
+     * after them (the conflict index tracks writers below a prefix only where this is possible).
+     */
+    public boolean wildcardPossible(int slot, int depth) {
+        Set<Integer> depths = wildcardDepths.get(slot);
+        return depths != null && depths.contains(depth);
+    }
+
     public String slotName(int slot) {
         return slotNames.get(slot);
     }
@@ -286,8 +297,29 @@ public final class ClassifierRules {
             for (WriteRule write : entry.getValue()) {
                 siSlots.put(write, siSlot);
                 psiSlots.put(write, slots.get(write).stream().mapToInt(Integer::intValue).toArray());
+                Set<Integer> depths = possibleWildcardDepths(write);
+                for (int slot : psiSlots.get(write)) {
+                    wildcardDepths.computeIfAbsent(slot, key -> new java.util.HashSet<>()).addAll(depths);
+                }
+                wildcardDepths.computeIfAbsent(siSlot, key -> new java.util.HashSet<>()).addAll(depths);
             }
         }
+    }
+
+    /** The prefix lengths at which this write's key may turn into wildcards: at a `*` or at a `p?`. */
+    private static Set<Integer> possibleWildcardDepths(WriteRule write) {
+        Set<Integer> depths = new java.util.HashSet<>();
+        for (int i = 0; i < write.key().size(); i++) {
+            KeyPart.Kind kind = write.key().get(i).kind();
+            if (kind == KeyPart.Kind.WILDCARD) {
+                depths.add(i);
+                break;
+            }
+            if (kind == KeyPart.Kind.PARAMETER_OR_WILDCARD) {
+                depths.add(i);
+            }
+        }
+        return depths;
     }
 
     private int newSlot(String name) {

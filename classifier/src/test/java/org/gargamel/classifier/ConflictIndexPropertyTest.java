@@ -30,7 +30,7 @@ class ConflictIndexPropertyTest {
     }
 
     private void check(SplittableRandom random, Isolation isolation, int warehouses, int calls) {
-        ConflictIndex index = new ConflictIndex();
+        ConflictIndex index = random.nextBoolean() ? new ConflictIndex() : new ConflictIndex(rules::wildcardPossible);
         List<List<WriteKey>> keys = new ArrayList<>();
         BitSet removed = new BitSet();
         BitSet[] indexEdges = new BitSet[calls];

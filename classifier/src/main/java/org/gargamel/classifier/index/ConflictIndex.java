@@ -30,6 +30,7 @@ public final class ConflictIndex {
     private static final class Node {
         final Node parent;
         final long part;
+        final int depth;
         Map<Long, Node> children;
         long lastExact = NONE;
         long lastWildcard = NONE;
@@ -38,6 +39,7 @@ public final class ConflictIndex {
         Node(Node parent, long part) {
             this.parent = parent;
             this.part = part;
+            this.depth = parent == null ? 0 : parent.depth + 1;
         }
 
         boolean isEmpty() {
@@ -55,6 +57,28 @@ public final class ConflictIndex {
 
     private final Map<Integer, Node> roots = new HashMap<>();
     private final Map<Long, Entry> entries = new HashMap<>();
+    private final WildcardDepths wildcardDepths;
+
+    /**
+     * Which prefix lengths of a slot can see a wildcard writer. Only there must the writers below a node be
+     * remembered (a wildcard writer at that prefix depends on them); elsewhere that bookkeeping is skipped.
+     */
+    @FunctionalInterface
+    public interface WildcardDepths {
+        boolean possible(int slot, int depth);
+
+        WildcardDepths ANY = (slot, depth) -> true;
+    }
+
+    /** An index that assumes a wildcard writer may come at any prefix (for tests and generic use). */
+    public ConflictIndex() {
+        this(WildcardDepths.ANY);
+    }
+
+    /** An index for rules whose possible wildcard prefixes are known, e.g. {@code rules::wildcardPossible}. */
+    public ConflictIndex(WildcardDepths wildcardDepths) {
+        this.wildcardDepths = wildcardDepths;
+    }
 
     /**
      * Records transaction {@code txn} as the newest writer of {@code keys} and returns its back-dependencies
@@ -93,6 +117,9 @@ public final class ConflictIndex {
                 entry.wildcard.add(node);
             }
             for (Node ancestor = node.parent; ancestor != null; ancestor = ancestor.parent) {
+                if (!wildcardDepths.possible(key.slot(), ancestor.depth)) {
+                    continue;
+                }
                 if (ancestor.writersBelow == null) {
                     ancestor.writersBelow = new HashSet<>();
                 }

@@ -50,7 +50,7 @@ public class ConflictIndexBenchmark {
     @Setup(Level.Trial)
     public void setUp() {
         keys = tpccMix(new SplittableRandom(42), DISTINCT_CALLS);
-        index = new ConflictIndex();
+        index = new ConflictIndex(ClassifierRules.tpcc()::wildcardPossible);
         for (next = 0; next < inflight; next++) {
             index.add(next, keys.get((int) (next % DISTINCT_CALLS)));
         }
@@ -109,7 +109,7 @@ public class ConflictIndexBenchmark {
         List<List<WriteKey>> keys = tpccMix(new SplittableRandom(7), DISTINCT_CALLS);
         Runtime runtime = Runtime.getRuntime();
         long before = usedAfterGc(runtime);
-        ConflictIndex index = new ConflictIndex();
+        ConflictIndex index = new ConflictIndex(ClassifierRules.tpcc()::wildcardPossible);
         for (int t = 0; t < inflight; t++) {
             index.add(t, keys.get(t % DISTINCT_CALLS));
         }
