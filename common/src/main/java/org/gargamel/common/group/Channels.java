@@ -1,0 +1,92 @@
+package org.gargamel.common.group;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.List;
+import org.jgroups.JChannel;
+import org.jgroups.protocols.FD_ALL3;
+import org.jgroups.protocols.FD_SOCK2;
+import org.jgroups.protocols.FRAG4;
+import org.jgroups.protocols.MERGE3;
+import org.jgroups.protocols.MFC;
+import org.jgroups.protocols.SEQUENCER;
+import org.jgroups.protocols.SHARED_LOOPBACK;
+import org.jgroups.protocols.SHARED_LOOPBACK_PING;
+import org.jgroups.protocols.TCP;
+import org.jgroups.protocols.TCPPING;
+import org.jgroups.protocols.TP;
+import org.jgroups.protocols.UFC;
+import org.jgroups.protocols.UNICAST3;
+import org.jgroups.protocols.VERIFY_SUSPECT2;
+import org.jgroups.protocols.pbcast.GMS;
+import org.jgroups.protocols.pbcast.NAKACK2;
+import org.jgroups.protocols.pbcast.STABLE;
+import org.jgroups.stack.Protocol;
+
+/**
+ * Builds Gargamel's JGroups stacks in code, so no XML file or system property can silently change them.
+ *
+ * <p>Two groups exist (DESIGN.md §6): the control group {@value #CONTROL_CLUSTER} (scheduler, nodes and
+ * clients; reliable FIFO unicasts through UNICAST3) and the write-set group {@value #WRITE_SET_CLUSTER}
+ * (nodes only; total order through SEQUENCER over NAKACK2). Ordered messages are never sent OOB.
+ */
+public final class Channels {
+    public static final String CONTROL_CLUSTER = "gargamel-control";
+    public static final String WRITE_SET_CLUSTER = "gargamel-writesets";
+
+    private Channels() {
+    }
+
+    /** An unconnected channel for the control group: set a receiver, then {@code connect(CONTROL_CLUSTER)}. */
+    public static JChannel control(GroupConfig config, String name) throws Exception {
+        return create(config, name, false);
+    }
+
+    /** An unconnected channel with total order for the write-set group. */
+    public static JChannel writeSets(GroupConfig config, String name) throws Exception {
+        return create(config, name, true);
+    }
+
+    private static JChannel create(GroupConfig config, String name, boolean totalOrder) throws Exception {
+        List<Protocol> stack = new ArrayList<>();
+        if (config.transport() == GroupConfig.Transport.IN_MEMORY) {
+            stack.add(new SHARED_LOOPBACK());
+            stack.add(new SHARED_LOOPBACK_PING());
+        } else {
+            TP transport = new TCP().setBindAddress(InetAddress.getByName(config.bindAddress()))
+                    .setBindPort(config.bindPort());
+            transport.setPortRange(0);
+            stack.add(transport);
+            stack.add(new TCPPING().setInitialHosts(resolve(config.initialHosts())).setPortRange(0));
+            stack.add(new MERGE3().setMinInterval(2000).setMaxInterval(5000));
+            stack.add(new FD_SOCK2());
+            stack.add(new FD_ALL3().setTimeout(8000).setInterval(2000));
+            stack.add(new VERIFY_SUSPECT2().setTimeout(1000));
+        }
+        stack.add(new NAKACK2().useMcastXmit(false));
+        stack.add(new UNICAST3());
+        stack.add(new STABLE().setDesiredAverageGossip(5000).setMaxBytes(4_000_000));
+        stack.add(new GMS().setJoinTimeout(1000).printLocalAddress(false));
+        if (totalOrder) {
+            stack.add(new SEQUENCER());
+        }
+        stack.add(new UFC());
+        stack.add(new MFC());
+        stack.add(new FRAG4());
+        JChannel channel = new JChannel(stack);
+        channel.setName(name);
+        channel.setDiscardOwnMessages(false);
+        return channel;
+    }
+
+    private static List<InetSocketAddress> resolve(List<InetSocketAddress> hosts) throws UnknownHostException {
+        List<InetSocketAddress> resolved = new ArrayList<>(hosts.size());
+        for (InetSocketAddress host : hosts) {
+            InetAddress address = InetAddress.getByName(host.getHostString());
+            resolved.add(new InetSocketAddress(address, host.getPort()));
+        }
+        return resolved;
+    }
+}

@@ -1,0 +1,59 @@
+package org.gargamel.common.wire;
+
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
+
+/**
+ * The one outcome of a call (DESIGN.md §2), sent to the client by the node that ran it, or by the scheduler
+ * when it rejects the call. {@code txnId} is -1 when the call was rejected before it got one.
+ *
+ * @param result  the procedure's result as text (committed), else null
+ * @param sqlState the SQLSTATE of the procedure's error (user-aborted), else null
+ * @param message  the error or rejection reason, else null
+ */
+public record CallOutcome(long callId, long txnId, Status status, String result, String sqlState, String message)
+        implements Message {
+
+    public enum Status {
+        COMMITTED, USER_ABORTED, REJECTED
+    }
+
+    public static CallOutcome committed(long callId, long txnId, String result) {
+        return new CallOutcome(callId, txnId, Status.COMMITTED, result, null, null);
+    }
+
+    public static CallOutcome userAborted(long callId, long txnId, String sqlState, String message) {
+        return new CallOutcome(callId, txnId, Status.USER_ABORTED, null, sqlState, message);
+    }
+
+    public static CallOutcome rejected(long callId, long txnId, String reason) {
+        return new CallOutcome(callId, txnId, Status.REJECTED, null, null, reason);
+    }
+
+    @Override
+    public MessageType type() {
+        return MessageType.CALL_OUTCOME;
+    }
+
+    @Override
+    public void writeBody(DataOutput out) throws IOException {
+        out.writeLong(callId);
+        out.writeLong(txnId);
+        out.writeByte(status.ordinal());
+        WireCodec.writeNullableString(out, result);
+        WireCodec.writeNullableString(out, sqlState);
+        WireCodec.writeNullableString(out, message);
+    }
+
+    static CallOutcome read(DataInput in) throws IOException {
+        long callId = in.readLong();
+        long txnId = in.readLong();
+        int status = in.readUnsignedByte();
+        if (status >= Status.values().length) {
+            throw new MalformedMessageException("CALL_OUTCOME: unknown status " + status);
+        }
+        return new CallOutcome(callId, txnId, Status.values()[status], WireCodec.readNullableString(in),
+                WireCodec.readNullableString(in), WireCodec.readNullableString(in));
+    }
+}

@@ -1,0 +1,66 @@
+package org.gargamel.common.wire;
+
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
+import org.gargamel.common.call.ProcedureCall;
+import org.jgroups.Address;
+import org.jgroups.util.Util;
+
+/**
+ * scheduler → node: run {@code call} as transaction {@code txnId} on {@code worker} (an index among the
+ * node's workers) once every back-dependency is visible at the node, then send the outcome to
+ * {@code client} quoting {@code callId}. Read-only calls have no back-dependencies and no write-set.
+ * In round-robin mode back-dependencies are empty and the node certifies instead.
+ */
+public record Execute(long txnId, int worker, boolean readOnly, long[] backDependencies, Address client,
+        long callId, ProcedureCall call) implements Message {
+
+    @Override
+    public MessageType type() {
+        return MessageType.EXECUTE;
+    }
+
+    @Override
+    public void writeBody(DataOutput out) throws IOException {
+        out.writeLong(txnId);
+        out.writeInt(worker);
+        out.writeBoolean(readOnly);
+        WireCodec.writeLongs(out, backDependencies);
+        Util.writeAddress(client, out);
+        out.writeLong(callId);
+        WireCodec.writeCall(out, call);
+    }
+
+    static Execute read(DataInput in) throws IOException {
+        long txnId = in.readLong();
+        int worker = in.readInt();
+        boolean readOnly = in.readBoolean();
+        long[] dependencies = WireCodec.readLongs(in);
+        Address client;
+        try {
+            client = Util.readAddress(in);
+        } catch (ClassNotFoundException e) {
+            throw new MalformedMessageException("EXECUTE: unreadable client address", e);
+        }
+        return new Execute(txnId, worker, readOnly, dependencies, client, in.readLong(), WireCodec.readCall(in));
+    }
+
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof Execute e && txnId == e.txnId && worker == e.worker && readOnly == e.readOnly
+                && java.util.Arrays.equals(backDependencies, e.backDependencies)
+                && java.util.Objects.equals(client, e.client) && callId == e.callId && call.equals(e.call);
+    }
+
+    @Override
+    public int hashCode() {
+        return Long.hashCode(txnId);
+    }
+
+    @Override
+    public String toString() {
+        return "Execute[txn=" + txnId + ", worker=" + worker + ", readOnly=" + readOnly + ", deps="
+                + java.util.Arrays.toString(backDependencies) + ", call=" + call + "]";
+    }
+}

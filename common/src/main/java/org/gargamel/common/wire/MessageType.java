@@ -1,0 +1,40 @@
+package org.gargamel.common.wire;
+
+/** The one-byte tag in front of every encoded message. Tags are part of the wire format: never renumber. */
+public enum MessageType {
+    /** client → scheduler: a call to schedule. */
+    SUBMIT_CALL(1),
+    /** node or scheduler → client: the one outcome of a call. */
+    CALL_OUTCOME(2),
+    /** scheduler → node: run a call on one of the node's workers after its back-dependencies. */
+    EXECUTE(3),
+    /** node → scheduler: a node and its workers (sent on every view change). */
+    NODE_HELLO(4),
+    /** node → scheduler: transactions now visible at that node (executed there or write-set applied). */
+    PROGRESS(5),
+    /** node ↔ node, total order: what a transaction changed. */
+    WRITE_SET(6),
+    /** client → scheduler: how much is still in flight (used to wait for quiescence). */
+    DRAIN_QUERY(7),
+    /** scheduler → client: the answer to a {@link #DRAIN_QUERY}. */
+    DRAIN_STATUS(8);
+
+    private final byte tag;
+
+    MessageType(int tag) {
+        this.tag = (byte) tag;
+    }
+
+    public byte tag() {
+        return tag;
+    }
+
+    public static MessageType ofTag(byte tag) {
+        for (MessageType type : values()) {
+            if (type.tag == tag) {
+                return type;
+            }
+        }
+        throw new MalformedMessageException("unknown message type tag " + tag);
+    }
+}

@@ -1,0 +1,232 @@
+package org.gargamel.common.wire;
+
+import java.io.ByteArrayOutputStream;
+import java.io.DataInput;
+import java.io.DataInputStream;
+import java.io.DataOutput;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import org.gargamel.common.call.ProcedureCall;
+
+/**
+ * Encodes and decodes {@link Message}s: a type byte, then the body. Values of call arguments carry a tag
+ * byte each. Decoding checks every length against a limit, so a malformed or hostile message fails with a
+ * {@link MalformedMessageException} naming the problem instead of exhausting memory.
+ */
+public final class WireCodec {
+    /** Upper bound on any length or count inside a message (strings, arrays, changes). */
+    static final int MAX_COUNT = 64 * 1024 * 1024;
+
+    private static final byte NULL = 0;
+    private static final byte INTEGER = 1;
+    private static final byte BIGINT = 2;
+    private static final byte NUMERIC = 3;
+    private static final byte TEXT = 4;
+    private static final byte TIMESTAMP = 5;
+    private static final byte ARRAY = 6;
+
+    private WireCodec() {
+    }
+
+    public static byte[] encode(Message message) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(128);
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            out.writeByte(message.type().tag());
+            message.writeBody(out);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);  // cannot happen on a byte array
+        }
+        return bytes.toByteArray();
+    }
+
+    public static Message decode(byte[] buffer) {
+        return decode(buffer, 0, buffer.length);
+    }
+
+    public static Message decode(byte[] buffer, int offset, int length) {
+        if (length == 0) {
+            throw new MalformedMessageException("empty message");
+        }
+        DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(buffer, offset, length));
+        MessageType type = null;
+        try {
+            type = MessageType.ofTag(in.readByte());
+            Message message = switch (type) {
+                case SUBMIT_CALL -> SubmitCall.read(in);
+                case CALL_OUTCOME -> CallOutcome.read(in);
+                case EXECUTE -> Execute.read(in);
+                case NODE_HELLO -> NodeHello.read(in);
+                case PROGRESS -> Progress.read(in);
+                case WRITE_SET -> WriteSet.read(in);
+                case DRAIN_QUERY -> DrainQuery.read(in);
+                case DRAIN_STATUS -> DrainStatus.read(in);
+            };
+            if (in.available() > 0) {
+                throw new MalformedMessageException(type + ": " + in.available() + " unexpected trailing bytes");
+            }
+            return message;
+        } catch (EOFException e) {
+            throw new MalformedMessageException((type == null ? "message" : type.toString()) + " is truncated", e);
+        } catch (IOException e) {
+            throw new MalformedMessageException("unreadable " + (type == null ? "message" : type.toString()), e);
+        } catch (IllegalArgumentException e) {
+            throw new MalformedMessageException("invalid " + type + ": " + e.getMessage(), e);
+        }
+    }
+
+    static void writeString(DataOutput out, String value) throws IOException {
+        byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
+        out.writeInt(bytes.length);
+        out.write(bytes);
+    }
+
+    static String readString(DataInput in) throws IOException {
+        int length = readCount(in, "string length");
+        byte[] bytes = new byte[length];
+        in.readFully(bytes);
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    static void writeNullableString(DataOutput out, String value) throws IOException {
+        out.writeBoolean(value != null);
+        if (value != null) {
+            writeString(out, value);
+        }
+    }
+
+    static String readNullableString(DataInput in) throws IOException {
+        return in.readBoolean() ? readString(in) : null;
+    }
+
+    static void writeLongs(DataOutput out, long[] values) throws IOException {
+        out.writeInt(values.length);
+        for (long value : values) {
+            out.writeLong(value);
+        }
+    }
+
+    static long[] readLongs(DataInput in) throws IOException {
+        int count = readCount(in, "id list length");
+        long[] values = new long[Math.min(count, 4096)];
+        for (int i = 0; i < count; i++) {
+            if (i == values.length) {
+                values = java.util.Arrays.copyOf(values, Math.min(count, values.length * 2));
+            }
+            values[i] = in.readLong();
+        }
+        return values;
+    }
+
+    static int readCount(DataInput in, String what) throws IOException {
+        int count = in.readInt();
+        if (count < 0 || count > MAX_COUNT) {
+            throw new MalformedMessageException(what + " " + count + " is out of range [0, " + MAX_COUNT + "]");
+        }
+        return count;
+    }
+
+    static void writeCall(DataOutput out, ProcedureCall call) throws IOException {
+        writeString(out, call.procedure());
+        out.writeInt(call.arguments().size());
+        for (Object argument : call.arguments()) {
+            writeValue(out, argument);
+        }
+    }
+
+    static ProcedureCall readCall(DataInput in) throws IOException {
+        String procedure = readString(in);
+        int count = readCount(in, "argument count");
+        List<Object> arguments = new ArrayList<>(Math.min(count, 64));
+        for (int i = 0; i < count; i++) {
+            arguments.add(readValue(in, true));
+        }
+        return new ProcedureCall(procedure, arguments);
+    }
+
+    private static void writeValue(DataOutput out, Object value) throws IOException {
+        if (value == null) {
+            out.writeByte(NULL);
+        } else if (value instanceof Integer integer) {
+            out.writeByte(INTEGER);
+            out.writeInt(integer);
+        } else if (value instanceof Long bigint) {
+            out.writeByte(BIGINT);
+            out.writeLong(bigint);
+        } else if (value instanceof BigDecimal numeric) {
+            out.writeByte(NUMERIC);
+            out.writeInt(numeric.scale());
+            byte[] unscaled = numeric.unscaledValue().toByteArray();
+            out.writeInt(unscaled.length);
+            out.write(unscaled);
+        } else if (value instanceof String text) {
+            out.writeByte(TEXT);
+            writeString(out, text);
+        } else if (value instanceof LocalDateTime timestamp) {
+            out.writeByte(TIMESTAMP);
+            out.writeLong(timestamp.toEpochSecond(ZoneOffset.UTC));
+            out.writeInt(timestamp.getNano());
+        } else if (value instanceof List<?> list) {
+            out.writeByte(ARRAY);
+            out.writeInt(list.size());
+            for (Object element : list) {
+                writeValue(out, element);
+            }
+        } else {
+            throw new IllegalArgumentException("cannot encode argument of type " + value.getClass().getName());
+        }
+    }
+
+    private static Object readValue(DataInput in, boolean arrayAllowed) throws IOException {
+        byte tag = in.readByte();
+        switch (tag) {
+            case NULL:
+                return null;
+            case INTEGER:
+                return in.readInt();
+            case BIGINT:
+                return in.readLong();
+            case NUMERIC: {
+                int scale = in.readInt();
+                byte[] unscaled = new byte[readCount(in, "numeric length")];
+                in.readFully(unscaled);
+                if (unscaled.length == 0) {
+                    throw new MalformedMessageException("numeric argument without digits");
+                }
+                return new BigDecimal(new BigInteger(unscaled), scale);
+            }
+            case TEXT:
+                return readString(in);
+            case TIMESTAMP: {
+                long seconds = in.readLong();
+                int nanos = in.readInt();
+                try {
+                    return LocalDateTime.ofEpochSecond(seconds, nanos, ZoneOffset.UTC);
+                } catch (java.time.DateTimeException e) {
+                    throw new MalformedMessageException("timestamp argument out of range: " + e.getMessage(), e);
+                }
+            }
+            case ARRAY: {
+                if (!arrayAllowed) {
+                    throw new MalformedMessageException("nested array argument");
+                }
+                int count = readCount(in, "array length");
+                List<Object> elements = new ArrayList<>(Math.min(count, 1024));
+                for (int i = 0; i < count; i++) {
+                    elements.add(readValue(in, false));
+                }
+                return elements;
+            }
+            default:
+                throw new MalformedMessageException("unknown argument value tag " + tag);
+        }
+    }
+}

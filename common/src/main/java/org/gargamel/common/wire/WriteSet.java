@@ -1,0 +1,97 @@
+package org.gargamel.common.wire;
+
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * node ↔ node in total order: what transaction {@code txnId}, executed at {@code origin}, changed.
+ * Empty when the procedure raised an error (it still counts as done for its dependents).
+ *
+ * @param backDependencies the transactions that must be visible before this one is applied (PSI)
+ * @param snapshot         certification (round-robin mode): how many certified write-sets the origin had
+ *                         committed when the transaction started; -1 outside round-robin mode
+ */
+public record WriteSet(long txnId, String origin, long[] backDependencies, long snapshot, List<RowChange> changes)
+        implements Message {
+
+    /**
+     * One changed row. {@code row} is a JSON object of column → value as PostgreSQL's {@code to_jsonb}
+     * writes it: for an insert the whole new row, for an update the primary key plus only the changed
+     * columns, for a delete the primary key.
+     */
+    public record RowChange(String table, Operation operation, String row) {
+        public RowChange {
+            Objects.requireNonNull(table, "table");
+            Objects.requireNonNull(operation, "operation");
+            Objects.requireNonNull(row, "row");
+        }
+    }
+
+    public enum Operation {
+        INSERT, UPDATE, DELETE
+    }
+
+    public WriteSet {
+        changes = List.copyOf(changes);
+    }
+
+    @Override
+    public MessageType type() {
+        return MessageType.WRITE_SET;
+    }
+
+    @Override
+    public void writeBody(DataOutput out) throws IOException {
+        out.writeLong(txnId);
+        WireCodec.writeString(out, origin);
+        WireCodec.writeLongs(out, backDependencies);
+        out.writeLong(snapshot);
+        out.writeInt(changes.size());
+        for (RowChange change : changes) {
+            WireCodec.writeString(out, change.table());
+            out.writeByte(change.operation().ordinal());
+            WireCodec.writeString(out, change.row());
+        }
+    }
+
+    static WriteSet read(DataInput in) throws IOException {
+        long txnId = in.readLong();
+        String origin = WireCodec.readString(in);
+        long[] dependencies = WireCodec.readLongs(in);
+        long snapshot = in.readLong();
+        int count = WireCodec.readCount(in, "write-set changes");
+        List<RowChange> changes = new ArrayList<>(Math.min(count, 1024));
+        for (int i = 0; i < count; i++) {
+            String table = WireCodec.readString(in);
+            int operation = in.readUnsignedByte();
+            if (operation >= Operation.values().length) {
+                throw new MalformedMessageException("WRITE_SET: unknown row operation " + operation);
+            }
+            changes.add(new RowChange(table, Operation.values()[operation], WireCodec.readString(in)));
+        }
+        return new WriteSet(txnId, origin, dependencies, snapshot, changes);
+    }
+
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof WriteSet w && txnId == w.txnId && origin.equals(w.origin)
+                && Arrays.equals(backDependencies, w.backDependencies) && snapshot == w.snapshot
+                && changes.equals(w.changes);
+    }
+
+    @Override
+    public int hashCode() {
+        return Long.hashCode(txnId);
+    }
+
+    @Override
+    public String toString() {
+        return "WriteSet[txn=" + txnId + ", origin=" + origin + ", deps=" + Arrays.toString(backDependencies)
+                + ", snapshot=" + snapshot + ", changes=" + changes.size() + "]";
+    }
+}

@@ -1,0 +1,95 @@
+package org.gargamel.common.wire;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.math.BigDecimal;
+import java.time.LocalDateTime;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import org.gargamel.common.call.ProcedureCall;
+import org.gargamel.common.wire.WriteSet.Operation;
+import org.gargamel.common.wire.WriteSet.RowChange;
+import org.jgroups.util.UUID;
+import org.junit.jupiter.api.Test;
+
+class WireCodecTest {
+    private static final ProcedureCall PAYMENT = ProcedureCall.of("payment", 1, 2, 1, 2, null, "BAR'BAR\"ABLE é",
+            new BigDecimal("10.00"), LocalDateTime.of(2026, 1, 1, 10, 0, 0, 123_456_000));
+    private static final ProcedureCall NEW_ORDER = ProcedureCall.of("new_order", 1, 3, 7,
+            List.of(1, 2, 3), List.of(1, 1, 2), List.of(5, 5, 10), 123_456_789_012L, new BigDecimal("-0.000001"));
+
+    static List<Message> oneOfEach() {
+        return List.of(
+                new SubmitCall(42, PAYMENT),
+                new SubmitCall(43, NEW_ORDER),
+                CallOutcome.committed(42, 7, "(1,'x')"),
+                CallOutcome.userAborted(43, 8, "GA001", "invalid item number"),
+                CallOutcome.rejected(44, -1, "unknown procedure 'pay'"),
+                new Execute(7, 2, false, new long[] {3, 5}, UUID.randomUUID(), 42, PAYMENT),
+                new Execute(9, 0, true, new long[0], UUID.randomUUID(), 45, ProcedureCall.of("stock_level", 1, 2, 15)),
+                new NodeHello("node-1", 4),
+                new Progress("node-2", new long[] {1, 2, 3, Long.MAX_VALUE}),
+                new WriteSet(7, "node-1", new long[] {3}, -1, List.of(
+                        new RowChange("district", Operation.UPDATE, "{\"d_w_id\": 1, \"d_id\": 2, \"d_ytd\": 30010.00}"),
+                        new RowChange("history", Operation.INSERT, "{\"h_data\": \"naïve 'quote'\"}"),
+                        new RowChange("new_order", Operation.DELETE, "{\"no_w_id\": 1}"))),
+                new WriteSet(8, "node-3", new long[0], 17, List.of()),
+                new DrainQuery(5),
+                new DrainStatus(5, 12, 3));
+    }
+
+    @Test
+    void everyMessageTypeSurvivesARoundTrip() {
+        Set<MessageType> covered = EnumSet.noneOf(MessageType.class);
+        for (Message message : oneOfEach()) {
+            byte[] bytes = WireCodec.encode(message);
+            assertEquals(message.type().tag(), bytes[0]);
+            Message decoded = WireCodec.decode(bytes);
+            assertEquals(message, decoded, message.type().toString());
+            assertArrayEquals(bytes, WireCodec.encode(decoded), "re-encoding " + message.type());
+            covered.add(message.type());
+        }
+        assertEquals(EnumSet.allOf(MessageType.class), covered, "a round trip for every message type");
+    }
+
+    @Test
+    void argumentTypesAndValuesArePreservedExactly() {
+        SubmitCall decoded = (SubmitCall) WireCodec.decode(WireCodec.encode(new SubmitCall(1, NEW_ORDER)));
+        Object total = decoded.call().arguments().get(7);
+        assertEquals(new BigDecimal("-0.000001"), total);
+        assertEquals(6, ((BigDecimal) total).scale());
+        assertEquals(Long.class, decoded.call().arguments().get(6).getClass());
+        SubmitCall payment = (SubmitCall) WireCodec.decode(WireCodec.encode(new SubmitCall(1, PAYMENT)));
+        assertEquals("BAR'BAR\"ABLE é", payment.call().arguments().get(5));
+        assertEquals(123_456_000, ((LocalDateTime) payment.call().arguments().get(7)).getNano());
+        assertEquals(new BigDecimal("10.00"), payment.call().arguments().get(6));
+    }
+
+    @Test
+    void malformedMessagesFailWithAReasonAndNeverExhaustMemory() {
+        assertTrue(assertThrows(MalformedMessageException.class, () -> WireCodec.decode(new byte[0]))
+                .getMessage().contains("empty"));
+        assertTrue(assertThrows(MalformedMessageException.class, () -> WireCodec.decode(new byte[] {99}))
+                .getMessage().contains("unknown message type tag 99"));
+        byte[] full = WireCodec.encode(new SubmitCall(42, PAYMENT));
+        MalformedMessageException truncated = assertThrows(MalformedMessageException.class,
+                () -> WireCodec.decode(Arrays.copyOf(full, full.length - 3)));
+        assertTrue(truncated.getMessage().contains("SUBMIT_CALL is truncated"), truncated.getMessage());
+        byte[] trailing = Arrays.copyOf(full, full.length + 2);
+        assertTrue(assertThrows(MalformedMessageException.class, () -> WireCodec.decode(trailing))
+                .getMessage().contains("trailing"));
+        // A string length of 2^31-1 must be refused before any allocation.
+        byte[] hostile = {MessageType.NODE_HELLO.tag(), 0x7f, (byte) 0xff, (byte) 0xff, (byte) 0xff};
+        assertTrue(assertThrows(MalformedMessageException.class, () -> WireCodec.decode(hostile))
+                .getMessage().contains("out of range"));
+        byte[] badValue = WireCodec.encode(new SubmitCall(1, ProcedureCall.of("f", 1)));
+        badValue[badValue.length - 5] = 77;  // the argument's tag byte
+        assertTrue(assertThrows(MalformedMessageException.class, () -> WireCodec.decode(badValue))
+                .getMessage().contains("unknown argument value tag 77"));
+    }
+}
