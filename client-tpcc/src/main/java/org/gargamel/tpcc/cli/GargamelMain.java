@@ -22,6 +22,8 @@ public final class GargamelMain {
     }
 
     public static void main(String[] args) {
+        // A scheduler or node started by `demo` must not outlive it, even if the demo is killed.
+        org.gargamel.common.process.ParentWatchdog.startIfRequested();
         int code = run(args, System.out, System.err);
         System.out.flush();
         System.exit(code);
