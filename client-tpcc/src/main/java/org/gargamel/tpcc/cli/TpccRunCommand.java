@@ -42,6 +42,9 @@ import org.gargamel.tpcc.workload.DirectIsolation;
 final class TpccRunCommand {
     static final String DEFAULT_DURATION = "60s";
     static final String TESTCONTAINERS_IMAGE = "postgres:16-alpine";
+    static final int DEFAULT_REPLICAS = 3;
+    static final int DEFAULT_WORKERS = 4;
+    static final List<String> MODES = List.of("gargamel", "round-robin", "centralized", "direct");
 
     private final PrintStream out;
     private final PrintStream err;
@@ -53,19 +56,22 @@ final class TpccRunCommand {
 
     static CommandOptions options(String command) {
         return new CommandOptions(command)
-                .value("--mode", "MODE", "direct (gargamel, round-robin and centralized arrive with the middleware)")
-                .repeatable("--jdbc-url", "URL", "an existing PostgreSQL server (default: one embedded server)")
+                .value("--mode", "MODE", "gargamel, round-robin (with certification), centralized, or direct (no middleware)")
+                .value("--replicas", "N", "PostgreSQL replicas, one node each (default 3, or the number of --jdbc-url)")
+                .repeatable("--jdbc-url", "URL", "an existing PostgreSQL server, one per replica (default: embedded servers)")
                 .value("--postgres", "BACKEND", "without --jdbc-url: embedded (default) or testcontainers (needs Docker)")
                 .value("--warehouses", "W", "number of warehouses (default 1)")
                 .value("--terminals", "T", "closed-loop terminals, or open-loop connections with --rate (default 10 per warehouse)")
                 .value("--duration", "D", "measurement interval, e.g. 30s, 2m (default " + DEFAULT_DURATION + ")")
                 .value("--rate", "R", "open loop: R calls per second in total instead of closed-loop terminals")
-                .value("--isolation", "LEVEL", "read-committed (default), repeatable-read or serializable")
+                .value("--isolation", "LEVEL", "psi (default) or si through Gargamel; direct: read-committed (= psi), "
+                        + "repeatable-read (= si) or serializable")
+                .value("--workers", "K", "workers (connections running chains) per node (default " + DEFAULT_WORKERS + ")")
                 .flag("--keying", "keying and think times of clause 5.2.5.7 (off for throughput runs)")
                 .value("--seed", "S", "seed of the terminals' random streams (default: from the clock)")
                 .value("--load-seed", "S", "seed of the load when the database is empty (default 1)")
-                .value("--max-retries", "N", "retries of a call after a serialization failure or deadlock (default 10)")
-                .value("--out", "DIR", "where result.json goes (default out/tpcc-<time>)")
+                .value("--max-retries", "N", "direct mode: retries after a serialization failure or deadlock (default 10)")
+                .value("--out", "DIR", "where result.json and the process logs go (default out/tpcc-<time>)")
                 .flag("--help", "this text");
     }
 
@@ -73,31 +79,53 @@ final class TpccRunCommand {
         CommandOptions spec = options("tpcc run");
         CommandOptions.Parsed options = spec.parse(arguments);
         if (options.flag("--help")) {
-            out.print("Usage: scripts/gargamel tpcc run --mode direct [--jdbc-url URL] --warehouses W --terminals T "
-                    + "--duration D [--rate R] [--out DIR]\n" + spec.usage());
+            out.print("Usage: scripts/gargamel tpcc run [--mode gargamel|round-robin|centralized|direct] [--replicas N] "
+                    + "[--jdbc-url URL ...] --warehouses W --terminals T --duration D [--rate R] [--isolation psi|si] "
+                    + "[--out DIR]\n" + spec.usage());
             return GargamelMain.EXIT_OK;
         }
         return execute(parse(options), out, err);
     }
 
-    /** A validated run request: everything the run needs, nothing started yet. */
-    record Request(List<String> jdbcUrls, PostgresBackend backend, int warehouses, int terminals, Duration duration, Double rate,
-            DirectIsolation isolation, boolean keying, long seed, long loadSeed, int maxRetries, Path out) {
+    /**
+     * A validated run request: everything the run needs, nothing started yet. {@code isolation} is the name in
+     * result.json (psi/si through Gargamel, the PostgreSQL level in direct mode, where {@code directIsolation}
+     * is the level used).
+     */
+    record Request(String mode, int replicas, List<String> jdbcUrls, PostgresBackend backend, int warehouses,
+            int terminals, Duration duration, Double rate, String isolation, DirectIsolation directIsolation, int workers,
+            boolean keying, long seed, long loadSeed, int maxRetries, Path out) {
+
+        boolean direct() {
+            return mode.equals("direct");
+        }
     }
 
     static Request parse(CommandOptions.Parsed options) {
+        return parse(options, "gargamel");
+    }
+
+    static Request parse(CommandOptions.Parsed options, String defaultMode) {
         TpccCommand.requireNoPositional(options);
-        String mode = options.string("--mode", "direct");
-        if (!mode.equals("direct")) {
-            if (List.of("gargamel", "round-robin", "centralized").contains(mode)) {
-                throw new UsageException("mode '" + mode + "' needs the Gargamel scheduler and nodes, which are not "
-                        + "built yet; only --mode direct runs today");
-            }
-            throw new UsageException("unknown mode '" + mode + "' (expected direct)");
+        String mode = options.string("--mode", defaultMode);
+        if (!MODES.contains(mode)) {
+            throw new UsageException("unknown mode '" + mode + "' (expected gargamel, round-robin, centralized or direct)");
         }
+        boolean direct = mode.equals("direct");
         List<String> urls = options.all("--jdbc-url");
-        if (urls.size() > 1) {
-            throw new UsageException("direct mode runs against one server; got " + urls.size() + " --jdbc-url");
+        TpccCommand.requireDistinct(urls);
+        int replicas;
+        if (direct) {
+            replicas = options.integer("--replicas", 1, 1, 1);
+            if (urls.size() > 1) {
+                throw new UsageException("direct mode runs against one server; got " + urls.size() + " --jdbc-url");
+            }
+        } else {
+            replicas = options.integer("--replicas", urls.isEmpty() ? DEFAULT_REPLICAS : urls.size(), 1, 16);
+            if (!urls.isEmpty() && urls.size() != replicas) {
+                throw new UsageException("--replicas " + replicas + " contradicts the " + urls.size()
+                        + " --jdbc-url given (one server per replica)");
+            }
         }
         PostgresBackend backend = urls.isEmpty() ? PostgresBackend.EMBEDDED : PostgresBackend.EXTERNAL;
         if (options.has("--postgres")) {
@@ -115,11 +143,25 @@ final class TpccRunCommand {
         int terminals = options.integer("--terminals", 10 * warehouses, 1, 2_000);
         Duration duration = options.duration("--duration", CommandOptions.parseDuration(DEFAULT_DURATION));
         Double rate = options.has("--rate") ? options.decimal("--rate", 0, 0.001, 1_000_000) : null;
-        DirectIsolation isolation;
-        try {
-            isolation = DirectIsolation.parse(options.string("--isolation", "read-committed"));
-        } catch (IllegalArgumentException e) {
-            throw new UsageException(e.getMessage());
+        String isolationName = options.string("--isolation", direct ? "read-committed" : "psi");
+        DirectIsolation directIsolation = null;
+        if (direct) {
+            try {
+                directIsolation = DirectIsolation.parse(switch (isolationName) {
+                    case "psi" -> "read-committed";
+                    case "si" -> "repeatable-read";
+                    default -> isolationName;
+                });
+            } catch (IllegalArgumentException e) {
+                throw new UsageException(e.getMessage() + "; psi and si are accepted as read-committed and repeatable-read");
+            }
+            isolationName = directIsolation.cliName();
+        } else if (!isolationName.equals("psi") && !isolationName.equals("si")) {
+            throw new UsageException("unknown isolation '" + isolationName + "' for mode " + mode + " (expected psi or si)");
+        }
+        int workers = options.integer("--workers", DEFAULT_WORKERS, 1, 256);
+        if (direct && options.has("--workers")) {
+            throw new UsageException("--workers is for the Gargamel nodes; direct mode has none");
         }
         long seed = options.longValue("--seed", System.nanoTime());
         long loadSeed = options.longValue("--load-seed", 1L);
@@ -129,11 +171,14 @@ final class TpccRunCommand {
         if (Files.exists(outDirectory) && !Files.isDirectory(outDirectory)) {
             throw new UsageException("--out " + outDirectory + " exists and is not a directory");
         }
-        return new Request(urls, backend, warehouses, terminals, duration, rate, isolation, options.flag("--keying"), seed,
-                loadSeed, maxRetries, outDirectory);
+        return new Request(mode, replicas, urls, backend, warehouses, terminals, duration, rate, isolationName,
+                directIsolation, workers, options.flag("--keying"), seed, loadSeed, maxRetries, outDirectory);
     }
 
     static int execute(Request request, PrintStream out, PrintStream err) {
+        if (!request.direct()) {
+            return new ReplicatedRun(request, out, err).execute();
+        }
         try (PostgresCluster cluster = startCluster(request, err)) {
             String url = cluster.jdbcUrl(0);
             LoadInfo load = prepare(url, request, err);
@@ -142,7 +187,7 @@ final class TpccRunCommand {
                     request.rate(), request.keying(), request.seed(), runConstants, Clock.systemDefaultZone());
             TerminalEmulator emulator = new TerminalEmulator(settings, terminal -> {
                 try {
-                    return new DirectExecutor(url, request.isolation(), request.maxRetries());
+                    return new DirectExecutor(url, request.directIsolation(), request.maxRetries());
                 } catch (SQLException e) {
                     throw new CommandFailedException("terminal " + (terminal + 1) + " cannot connect to " + url + ": "
                             + e.getMessage(), e);
@@ -165,7 +210,7 @@ final class TpccRunCommand {
             } catch (IllegalStateException e) {
                 // Shutting down already (Ctrl-C): the hook has run.
             }
-            RunDescription description = new RunDescription("direct", request.isolation().cliName(), 1,
+            RunDescription description = new RunDescription("direct", request.isolation(), 1,
                     request.warehouses(), request.terminals(), request.rate(), request.seed(), startedAt);
             RunResult result = RunResult.of(description, statistics, emulator.measuredSeconds());
 
@@ -200,22 +245,61 @@ final class TpccRunCommand {
         }
     }
 
-    private static PostgresCluster startCluster(Request request, PrintStream err) {
+    static PostgresCluster startCluster(Request request, PrintStream err) {
+        int count = request.replicas();
         return switch (request.backend()) {
             case EXTERNAL -> PostgresCluster.external(request.jdbcUrls());
             case EMBEDDED -> {
-                err.println("starting an embedded PostgreSQL server ...");
-                yield PostgresCluster.embedded(1);
+                err.println("starting " + (count == 1 ? "an embedded PostgreSQL server" : count + " embedded PostgreSQL servers")
+                        + " ...");
+                yield PostgresCluster.embedded(count);
             }
             case TESTCONTAINERS -> {
-                err.println("starting a PostgreSQL container with Testcontainers ...");
-                yield PostgresCluster.testcontainers(1, TESTCONTAINERS_IMAGE);
+                err.println("starting " + count + " PostgreSQL container(s) with Testcontainers ...");
+                yield PostgresCluster.testcontainers(count, TESTCONTAINERS_IMAGE);
             }
         };
     }
 
+    /**
+     * Makes every replica hold the same TPC-C database: loads them all when all are empty; accepts them when
+     * all hold a load of the requested scale and are identical table by table; refuses anything else, naming
+     * the database and what it holds, before anything is written.
+     */
+    static LoadInfo prepareReplicas(List<String> urls, Request request, PrintStream err) {
+        if (urls.size() == 1) {
+            return prepare(urls.get(0), request, err);
+        }
+        List<DatabaseState> states = urls.stream().map(TpccCommand::inspect).toList();
+        for (int i = 0; i < urls.size(); i++) {
+            if (!states.get(i).isEmpty() && !states.get(i).isLoaded()) {
+                throw new CommandFailedException("refusing to run on " + urls.get(i) + ": " + states.get(i).description());
+            }
+        }
+        if (states.stream().allMatch(DatabaseState::isEmpty)) {
+            return new TpccLoader(new LoadOptions(request.warehouses(), request.loadSeed(), LoadOptions.defaultThreads()),
+                    LoadProgress.toStandardError()).load(urls);
+        }
+        for (int i = 0; i < urls.size(); i++) {
+            if (states.get(i).isEmpty()) {
+                throw new CommandFailedException("refusing to run: " + urls.get(i) + " is empty but other replicas hold "
+                        + "TPC-C data; give replicas that are all empty (they are loaded) or all loaded identically");
+            }
+        }
+        LoadInfo load = null;
+        for (String url : urls) {
+            load = prepare(url, request, err);
+        }
+        err.println("comparing the replicas before the run ...");
+        org.gargamel.tpcc.check.CheckReport before = new CheckRunner().run(urls);
+        if (!before.convergence().identical()) {
+            throw new CommandFailedException("refusing to run: the replicas differ before the run:\n" + before.render());
+        }
+        return load;
+    }
+
     /** Loads an empty database; accepts a loaded one of the same scale; refuses anything else. */
-    private static LoadInfo prepare(String url, Request request, PrintStream err) {
+    static LoadInfo prepare(String url, Request request, PrintStream err) {
         DatabaseState state = TpccCommand.inspect(url);
         if (state.isEmpty()) {
             return new TpccLoader(new LoadOptions(request.warehouses(), request.loadSeed(), LoadOptions.defaultThreads()),

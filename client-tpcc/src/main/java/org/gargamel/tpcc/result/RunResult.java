@@ -43,6 +43,9 @@ public record RunResult(
         String startedAt,
         String firstError) {
 
+    /** The key of {@code latencyMs} over every call of the run, whatever its type. */
+    public static final String ALL_TYPES = "ALL";
+
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
     /** Builds the result of a run from its merged statistics; checks are attached with {@link #withChecks}. */
@@ -62,6 +65,16 @@ public record RunResult(
             latency.put(type.name(), percentiles);
             mix.put(type.name(), finished == 0 ? 0 : round(100.0 * statistics.finished(type) / finished));
         }
+        LatencyHistogram all = new LatencyHistogram();
+        for (TransactionType type : TransactionType.values()) {
+            all.add(statistics.latency(type));
+        }
+        Map<String, Double> overall = new LinkedHashMap<>();
+        overall.put("p50", round(all.percentileMillis(50)));
+        overall.put("p95", round(all.percentileMillis(95)));
+        overall.put("p99", round(all.percentileMillis(99)));
+        overall.put("max", round(all.maxMillis()));
+        latency.put(ALL_TYPES, overall);
         double minutes = measuredSeconds / 60.0;
         double tpmC = minutes == 0 ? 0 : statistics.committed(TransactionType.NEW_ORDER) / minutes;
         double tps = measuredSeconds == 0 ? 0 : finished / measuredSeconds;
@@ -75,6 +88,13 @@ public record RunResult(
         return new RunResult(mode, isolation, replicas, warehouses, terminals, rate, durationSeconds, tpmC,
                 throughputTps, committed, userAborts, conflictAborts, retries, errors, dropped, latencyMs, mix,
                 consistency, convergence, seed, startedAt, firstError);
+    }
+
+    /** Adds what the nodes counted: certification aborts and transparent re-executions. */
+    public RunResult withServerCounters(long serverConflictAborts, long serverRetries) {
+        return new RunResult(mode, isolation, replicas, warehouses, terminals, rate, durationSeconds, tpmC,
+                throughputTps, committed, userAborts, conflictAborts + serverConflictAborts, retries + serverRetries,
+                errors, dropped, latencyMs, mix, consistency, convergence, seed, startedAt, firstError);
     }
 
     public void write(Path file) throws IOException {
