@@ -41,6 +41,7 @@ public final class GargamelMain {
             return switch (args[0]) {
                 case "tpcc" -> new TpccCommand(out, err).run(rest);
                 case "demo" -> new DemoCommand(out, err).run(rest);
+                case "compare" -> new CompareCommand(out, err).run(rest);
                 case "classify" -> org.gargamel.classifier.cli.ClassifyCommand.run(rest.toArray(String[]::new), out, err);
                 default -> throw new UsageException("unknown command '" + args[0] + "' (run 'gargamel help')");
             };
@@ -71,6 +72,7 @@ public final class GargamelMain {
                   tpcc load            load the TPC-C database into one or more PostgreSQL servers
                   tpcc run             run the TPC-C terminal emulator and write DIR/result.json
                   tpcc check           check the TPC-C consistency conditions and compare databases
+                  compare              the same workload through every mode, side by side (compare.json, compare.html)
                   classify CALL CALL   whether two calls may conflict under the classifier rules (TPC-C by default)
                   help                 this text
 
