@@ -31,6 +31,8 @@ public final class ChildProcess implements AutoCloseable {
         Files.createDirectories(log.toAbsolutePath().getParent());
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        // Children keep their temporary files where ours go, so a test can check that nothing is left behind.
+        command.add("-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"));
         command.addAll(jvmOptions);
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
