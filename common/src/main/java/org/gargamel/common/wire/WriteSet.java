@@ -12,11 +12,12 @@ import java.util.Objects;
  * node ↔ node in total order: what transaction {@code txnId}, executed at {@code origin}, changed.
  * Empty when the procedure raised an error (it still counts as done for its dependents).
  *
+ * @param procedure        the procedure that produced it (for the nodes' execute-versus-apply statistics)
  * @param backDependencies the transactions that must be visible before this one is applied (PSI)
  * @param snapshot         certification (round-robin mode): how many certified write-sets the origin had
  *                         committed when the transaction started; -1 outside round-robin mode
  */
-public record WriteSet(long txnId, String origin, long[] backDependencies, long snapshot, List<RowChange> changes)
+public record WriteSet(long txnId, String origin, String procedure, long[] backDependencies, long snapshot, List<RowChange> changes)
         implements Message {
 
     /**
@@ -37,6 +38,8 @@ public record WriteSet(long txnId, String origin, long[] backDependencies, long 
     }
 
     public WriteSet {
+        Objects.requireNonNull(origin, "origin");
+        Objects.requireNonNull(procedure, "procedure");
         changes = List.copyOf(changes);
     }
 
@@ -49,6 +52,7 @@ public record WriteSet(long txnId, String origin, long[] backDependencies, long 
     public void writeBody(DataOutput out) throws IOException {
         out.writeLong(txnId);
         WireCodec.writeString(out, origin);
+        WireCodec.writeString(out, procedure);
         WireCodec.writeLongs(out, backDependencies);
         out.writeLong(snapshot);
         out.writeInt(changes.size());
@@ -62,6 +66,7 @@ public record WriteSet(long txnId, String origin, long[] backDependencies, long 
     static WriteSet read(DataInput in) throws IOException {
         long txnId = in.readLong();
         String origin = WireCodec.readString(in);
+        String procedure = WireCodec.readString(in);
         long[] dependencies = WireCodec.readLongs(in);
         long snapshot = in.readLong();
         int count = WireCodec.readCount(in, "write-set changes");
@@ -74,12 +79,12 @@ public record WriteSet(long txnId, String origin, long[] backDependencies, long 
             }
             changes.add(new RowChange(table, Operation.values()[operation], WireCodec.readString(in)));
         }
-        return new WriteSet(txnId, origin, dependencies, snapshot, changes);
+        return new WriteSet(txnId, origin, procedure, dependencies, snapshot, changes);
     }
 
     @Override
     public boolean equals(Object other) {
-        return other instanceof WriteSet w && txnId == w.txnId && origin.equals(w.origin)
+        return other instanceof WriteSet w && txnId == w.txnId && origin.equals(w.origin) && procedure.equals(w.procedure)
                 && Arrays.equals(backDependencies, w.backDependencies) && snapshot == w.snapshot
                 && changes.equals(w.changes);
     }

@@ -34,11 +34,11 @@ class WireCodecTest {
                 new Execute(9, 0, true, new long[0], UUID.randomUUID(), 45, ProcedureCall.of("stock_level", 1, 2, 15)),
                 new NodeHello("node-1", 4),
                 new Progress("node-2", new long[] {1, 2, 3, Long.MAX_VALUE}),
-                new WriteSet(7, "node-1", new long[] {3}, -1, List.of(
+                new WriteSet(7, "node-1", "payment", new long[] {3}, -1, List.of(
                         new RowChange("district", Operation.UPDATE, "{\"d_w_id\": 1, \"d_id\": 2, \"d_ytd\": 30010.00}"),
                         new RowChange("history", Operation.INSERT, "{\"h_data\": \"naïve 'quote'\"}"),
                         new RowChange("new_order", Operation.DELETE, "{\"no_w_id\": 1}"))),
-                new WriteSet(8, "node-3", new long[0], 17, List.of()),
+                new WriteSet(8, "node-3", "new_order", new long[0], 17, List.of()),
                 new DrainQuery(5),
                 new DrainStatus(5, 12, 3));
     }

@@ -1,0 +1,263 @@
+package org.gargamel.common.client;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import org.gargamel.common.call.ProcedureCall;
+import org.gargamel.common.group.Channels;
+import org.gargamel.common.group.GroupConfig;
+import org.gargamel.common.wire.CallOutcome;
+import org.gargamel.common.wire.DrainQuery;
+import org.gargamel.common.wire.DrainStatus;
+import org.gargamel.common.wire.MalformedMessageException;
+import org.gargamel.common.wire.Message;
+import org.gargamel.common.wire.SubmitCall;
+import org.gargamel.common.wire.WireCodec;
+import org.jgroups.Address;
+import org.jgroups.BytesMessage;
+import org.jgroups.JChannel;
+import org.jgroups.Receiver;
+import org.jgroups.View;
+import org.jgroups.util.NameCache;
+
+/**
+ * The application's side of Gargamel (DESIGN.md §2): joins the control group, submits calls to the scheduler
+ * asynchronously, and completes each call's future exactly once — with its {@link CallOutcome} (committed,
+ * user-aborted, rejected), or exceptionally with a {@link GargamelClientException} (overloaded, timed out,
+ * disconnected). Thread-safe.
+ */
+public final class GargamelClient implements AutoCloseable {
+    public static final String SCHEDULER_NAME = "scheduler";
+
+    private final JChannel channel;
+    private final ClientOptions options;
+    private final Semaphore slots;
+    private final Map<Long, CompletableFuture<CallOutcome>> pending = new ConcurrentHashMap<>();
+    private final Map<Long, CompletableFuture<DrainStatus>> drains = new ConcurrentHashMap<>();
+    private final AtomicLong nextCallId = new AtomicLong();
+    private final ScheduledExecutorService timers;
+    private volatile Address scheduler;
+    private volatile boolean closed;
+
+    private GargamelClient(JChannel channel, ClientOptions options) {
+        this.channel = channel;
+        this.options = options;
+        this.slots = new Semaphore(options.maxInFlight());
+        this.timers = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "gargamel-client-timeouts");
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    /** Joins the group and waits until the scheduler is a member. */
+    public static GargamelClient connect(GroupConfig group, ClientOptions options) throws Exception {
+        JChannel channel = Channels.control(group.withBindPort(0),
+                "client-" + UUID.randomUUID().toString().substring(0, 8));
+        GargamelClient client = new GargamelClient(channel, options);
+        channel.setReceiver(client.new Listener());
+        try {
+            channel.connect(Channels.CONTROL_CLUSTER);
+            client.viewChanged(channel.getView());
+            long deadline = System.nanoTime() + options.connectTimeout().toNanos();
+            while (client.scheduler == null) {
+                if (System.nanoTime() > deadline) {
+                    throw new GargamelClientException(GargamelClientException.Reason.DISCONNECTED,
+                            "no scheduler joined the group within " + options.connectTimeout().toSeconds() + " s (members: "
+                                    + channel.getView().getMembers() + ")");
+                }
+                Thread.sleep(20);
+            }
+            return client;
+        } catch (Exception | Error e) {
+            client.close();
+            throw e;
+        }
+    }
+
+    /** Submits a call; the future completes exactly once. Never blocks. */
+    public CompletableFuture<CallOutcome> submit(ProcedureCall call) {
+        CompletableFuture<CallOutcome> future = new CompletableFuture<>();
+        if (closed) {
+            future.completeExceptionally(new GargamelClientException(GargamelClientException.Reason.DISCONNECTED,
+                    "the client is closed"));
+            return future;
+        }
+        Address target = scheduler;
+        if (target == null) {
+            future.completeExceptionally(new GargamelClientException(GargamelClientException.Reason.DISCONNECTED,
+                    "no scheduler in the group; " + call.procedure() + " was not sent"));
+            return future;
+        }
+        if (!slots.tryAcquire()) {
+            future.completeExceptionally(new GargamelClientException(GargamelClientException.Reason.OVERLOADED,
+                    options.maxInFlight() + " calls are already in flight (the client's limit); " + call.procedure()
+                            + " was not sent"));
+            return future;
+        }
+        long callId = nextCallId.incrementAndGet();
+        pending.put(callId, future);
+        future.whenComplete((outcome, failure) -> slots.release());
+        timers.schedule(() -> {
+            CompletableFuture<CallOutcome> expired = pending.remove(callId);
+            if (expired != null) {
+                expired.completeExceptionally(new GargamelClientException(GargamelClientException.Reason.TIMED_OUT,
+                        "no outcome for " + call.procedure() + " (call " + callId + ") within "
+                                + options.callTimeout().toMillis() + " ms; it may still commit"));
+            }
+        }, options.callTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        try {
+            channel.send(new BytesMessage(target, WireCodec.encode(new SubmitCall(callId, call))));
+        } catch (Exception e) {
+            CompletableFuture<CallOutcome> unsent = pending.remove(callId);
+            if (unsent != null) {
+                unsent.completeExceptionally(new GargamelClientException(GargamelClientException.Reason.DISCONNECTED,
+                        "cannot send " + call.procedure() + " to the scheduler: " + e.getMessage()));
+            }
+        }
+        return future;
+    }
+
+    /** Submits and waits for the outcome. */
+    public CallOutcome call(ProcedureCall call) throws InterruptedException {
+        try {
+            return submit(call).get();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof GargamelClientException failure) {
+                throw failure;
+            }
+            throw new IllegalStateException(e.getCause());
+        }
+    }
+
+    /** Asks the scheduler how much is in flight and how many nodes it knows. */
+    public DrainStatus drainStatus(Duration timeout) throws InterruptedException, TimeoutException {
+        long queryId = nextCallId.incrementAndGet();
+        CompletableFuture<DrainStatus> future = new CompletableFuture<>();
+        drains.put(queryId, future);
+        try {
+            Address target = scheduler;
+            if (target == null) {
+                throw new GargamelClientException(GargamelClientException.Reason.DISCONNECTED, "no scheduler in the group");
+            }
+            channel.send(new BytesMessage(target, WireCodec.encode(new DrainQuery(queryId))));
+            return future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            throw (RuntimeException) e.getCause();
+        } catch (InterruptedException | TimeoutException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new GargamelClientException(GargamelClientException.Reason.DISCONNECTED,
+                    "cannot ask the scheduler: " + e.getMessage());
+        } finally {
+            drains.remove(queryId);
+        }
+    }
+
+    /** Waits until the scheduler knows {@code nodes} nodes. */
+    public void awaitNodes(int nodes, Duration timeout) throws InterruptedException, TimeoutException {
+        awaitStatus(status -> status.nodes() >= nodes, timeout, "the scheduler to see " + nodes + " node(s)");
+    }
+
+    /** Waits until every transaction scheduled so far is visible at every node. */
+    public void awaitQuiescence(Duration timeout) throws InterruptedException, TimeoutException {
+        awaitStatus(status -> status.inFlight() == 0, timeout, "every replica to apply every write-set");
+    }
+
+    private void awaitStatus(java.util.function.Predicate<DrainStatus> done, Duration timeout, String what)
+            throws InterruptedException, TimeoutException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        DrainStatus last = null;
+        while (System.nanoTime() < deadline) {
+            last = drainStatus(Duration.ofSeconds(5));
+            if (done.test(last)) {
+                return;
+            }
+            Thread.sleep(50);
+        }
+        throw new TimeoutException("gave up waiting for " + what + " after " + timeout.toSeconds() + " s (last status: "
+                + (last == null ? "none" : last.inFlight() + " in flight, " + last.nodes() + " node(s)") + ")");
+    }
+
+    public int inFlight() {
+        return pending.size();
+    }
+
+    public String name() {
+        return channel.getName();
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        channel.close();
+        failAll("the client was closed");
+        timers.shutdownNow();
+    }
+
+    private void failAll(String reason) {
+        for (Long callId : pending.keySet()) {
+            CompletableFuture<CallOutcome> future = pending.remove(callId);
+            if (future != null) {
+                future.completeExceptionally(new GargamelClientException(GargamelClientException.Reason.DISCONNECTED,
+                        reason + "; the outcome of call " + callId + " is unknown"));
+            }
+        }
+        for (CompletableFuture<DrainStatus> drain : drains.values()) {
+            drain.completeExceptionally(new GargamelClientException(GargamelClientException.Reason.DISCONNECTED, reason));
+        }
+    }
+
+    private void viewChanged(View view) {
+        Address found = null;
+        for (Address member : view.getMembers()) {
+            if (SCHEDULER_NAME.equals(NameCache.get(member))) {
+                found = member;
+            }
+        }
+        Address previous = scheduler;
+        scheduler = found;
+        if (previous != null && (found == null || !found.equals(previous))) {
+            failAll("the scheduler left the group");
+        }
+    }
+
+    private final class Listener implements Receiver {
+        @Override
+        public void receive(org.jgroups.Message message) {
+            Message decoded;
+            try {
+                decoded = WireCodec.decode(message.getArray(), message.getOffset(), message.getLength());
+            } catch (MalformedMessageException e) {
+                System.err.println("gargamel client: dropped a malformed message from " + message.getSrc() + ": "
+                        + e.getMessage());
+                return;
+            }
+            if (decoded instanceof CallOutcome outcome) {
+                CompletableFuture<CallOutcome> future = pending.remove(outcome.callId());
+                if (future != null) {
+                    future.complete(outcome);
+                }
+            } else if (decoded instanceof DrainStatus status) {
+                CompletableFuture<DrainStatus> future = drains.get(status.queryId());
+                if (future != null) {
+                    future.complete(status);
+                }
+            }
+        }
+
+        @Override
+        public void viewAccepted(View view) {
+            viewChanged(view);
+        }
+    }
+}
