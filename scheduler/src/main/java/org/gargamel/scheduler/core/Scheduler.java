@@ -1,0 +1,428 @@
+package org.gargamel.scheduler.core;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import org.gargamel.classifier.ClassifierRules;
+import org.gargamel.classifier.Isolation;
+import org.gargamel.classifier.ProcedureRule;
+import org.gargamel.classifier.RulesException;
+import org.gargamel.classifier.WriteKey;
+import org.gargamel.classifier.index.ConflictIndex;
+import org.gargamel.common.call.ProcedureCall;
+
+/**
+ * The scheduler's core (DESIGN.md §4, thesis §3.3 Algorithm 1): gives every call a transaction id, its
+ * back-dependencies and a worker, and forgets transactions once every live node has made them visible.
+ *
+ * <p>The graph's vertices are the update transactions placed and not yet collected; its edges are the
+ * back-dependencies. In mode {@link SchedulingMode#GARGAMEL} they come from the classifier's
+ * {@link ConflictIndex}: the last conflicting writers. A call continues on the worker of the most recent
+ * back-dependency whose chain is still open (no successor yet, worker on a live node), which extends or
+ * merges chains; a second successor of a transaction starts a new chain on the least-loaded worker
+ * (a split). Read-only calls never enter the graph.
+ *
+ * <p>Single-threaded: the scheduler's event loop owns it. At most 64 nodes may be live at once.
+ */
+public final class Scheduler {
+    /** Live nodes are tracked as bits of a long (one per node slot). */
+    public static final int MAX_NODES = 64;
+
+    private static final long[] NO_DEPENDENCIES = new long[0];
+
+    private static final class NodeState {
+        final String name;
+        final long bit;
+        final long joinSequence;
+        final WorkerState[] workers;
+        boolean live = true;
+
+        NodeState(String name, int slot, long joinSequence, int workerCount) {
+            this.name = name;
+            this.bit = 1L << slot;
+            this.joinSequence = joinSequence;
+            this.workers = new WorkerState[workerCount];
+            for (int i = 0; i < workerCount; i++) {
+                workers[i] = new WorkerState(new WorkerRef(name, i), this);
+            }
+        }
+    }
+
+    private static final class WorkerState {
+        final WorkerRef ref;
+        final NodeState node;
+        /** Placed here and not yet reported by this worker's node. */
+        int load;
+
+        WorkerState(WorkerRef ref, NodeState node) {
+            this.ref = ref;
+            this.node = node;
+        }
+    }
+
+    private static final class Txn {
+        final Placement placement;
+        final WorkerState worker;
+        /** Nodes (bits) that must still report this transaction. */
+        long pending;
+        /** Reported by its executing node (its worker's load was released). */
+        boolean executed;
+        /** An update transaction still in the graph (and, in GARGAMEL mode, the index). */
+        boolean inGraph;
+        /** Some later transaction depends on it: its chain is closed. */
+        boolean hasSuccessor;
+        /** Fully reported transactions waiting for this one to leave the graph first (rare). */
+        List<Txn> waiters;
+
+        Txn(Placement placement, WorkerState worker) {
+            this.placement = placement;
+            this.worker = worker;
+        }
+
+        long id() {
+            return placement.txn();
+        }
+    }
+
+    private final ClassifierRules rules;
+    private final SchedulingMode mode;
+    private final Isolation isolation;
+    private final ConflictIndex index;
+
+    private final TreeMap<String, NodeState> nodes = new TreeMap<>();
+    private final Map<WorkerRef, WorkerState> workersByRef = new HashMap<>();
+    /** Live workers ordered by node name, then index: the tie-break order of the least-loaded choice. */
+    private WorkerState[] liveWorkers = new WorkerState[0];
+    private WorkerState centralWorker;
+    private long liveMask;
+    private long joinSequence;
+    private int roundRobin;
+
+    private final Map<Long, Txn> txns = new HashMap<>();
+    private long nextTxn = 1;
+    private long lastUpdate;
+    private long inFlight;
+    private int graphSize;
+
+    public Scheduler(ClassifierRules rules, SchedulingMode mode, Isolation isolation) {
+        this.rules = Objects.requireNonNull(rules, "rules");
+        this.mode = Objects.requireNonNull(mode, "mode");
+        this.isolation = Objects.requireNonNull(isolation, "isolation");
+        this.index = new ConflictIndex(rules::wildcardPossible);
+    }
+
+    public SchedulingMode mode() {
+        return mode;
+    }
+
+    public Isolation isolation() {
+        return isolation;
+    }
+
+    /**
+     * Node {@code node} announces {@code workers} workers. Repeating the same announcement is a no-op; a
+     * different worker count for a live node is an error. A node that joins counts for the garbage collection
+     * of the transactions placed after it joined.
+     */
+    public void addNode(String node, int workers) {
+        if (node == null || node.isBlank()) {
+            throw new IllegalArgumentException("a node needs a non-empty name");
+        }
+        if (workers < 1) {
+            throw new IllegalArgumentException("node " + node + " announced " + workers + " workers; at least 1 needed");
+        }
+        NodeState existing = nodes.get(node);
+        if (existing != null) {
+            if (existing.workers.length != workers) {
+                throw new IllegalArgumentException("node " + node + " already announced " + existing.workers.length
+                        + " workers, now " + workers);
+            }
+            return;
+        }
+        if (nodes.size() >= MAX_NODES) {
+            throw new IllegalStateException("cannot add node " + node + ": at most " + MAX_NODES + " nodes");
+        }
+        int slot = Long.numberOfTrailingZeros(~liveMask);
+        NodeState state = new NodeState(node, slot, joinSequence++, workers);
+        nodes.put(node, state);
+        liveMask |= state.bit;
+        for (WorkerState worker : state.workers) {
+            workersByRef.put(worker.ref, worker);
+        }
+        rebuildWorkers();
+    }
+
+    /**
+     * Node {@code node} left. Returns the placements on its workers that it had not reported (in txn order;
+     * the server rejects them). The node no longer counts for garbage collection, so transactions every
+     * remaining node has reported are collected now; new calls avoid its workers. Unknown nodes: empty list.
+     *
+     * <p>The returned update transactions stay in the graph until every remaining node reports them (their
+     * write-sets may still arrive); read-only ones are forgotten at once.
+     */
+    public List<Placement> removeNode(String node) {
+        NodeState state = nodes.remove(node);
+        if (state == null) {
+            return List.of();
+        }
+        state.live = false;
+        liveMask &= ~state.bit;
+        for (WorkerState worker : state.workers) {
+            workersByRef.remove(worker.ref);
+        }
+        rebuildWorkers();
+
+        List<Txn> all = new ArrayList<>(txns.values());
+        all.sort((a, b) -> Long.compare(a.id(), b.id()));
+        List<Placement> rejected = new ArrayList<>();
+        List<Txn> collectable = new ArrayList<>();
+        for (Txn txn : all) {
+            if (txn.worker.node == state && !txn.executed) {
+                rejected.add(txn.placement);
+                txn.executed = true;
+                if (!txn.inGraph) {
+                    // Read-only: nobody else will ever report it.
+                    if (txn.pending != 0) {
+                        inFlight--;
+                    }
+                    txn.pending = 0;
+                    txns.remove(txn.id());
+                    continue;
+                }
+            }
+            if ((txn.pending & state.bit) != 0) {
+                txn.pending &= ~state.bit;
+                if (txn.pending == 0) {
+                    inFlight--;
+                    collectable.add(txn);
+                }
+            }
+        }
+        for (Txn txn : collectable) {
+            collect(txn);
+        }
+        return rejected;
+    }
+
+    /** Places a call: its transaction id (increasing from 1), worker and back-dependencies. */
+    public Placement place(ProcedureCall call) {
+        ProcedureRule rule;
+        List<WriteKey> keys = null;
+        try {
+            rule = rules.check(call);
+            if (!rule.readOnly() && mode == SchedulingMode.GARGAMEL) {
+                keys = rules.writeKeys(call, isolation);
+            }
+        } catch (RulesException | IllegalArgumentException e) {
+            throw new RejectedCallException(e.getMessage(), e);
+        }
+        if (liveWorkers.length == 0) {
+            throw new RejectedCallException("no node has joined the cluster (or every node has left): no worker to run "
+                    + call.procedure());
+        }
+        long id = nextTxn++;
+        WorkerState worker;
+        long[] dependencies = NO_DEPENDENCIES;
+        Txn txn;
+        if (rule.readOnly()) {
+            worker = leastLoaded();
+            txn = new Txn(new Placement(id, worker.ref, NO_DEPENDENCIES, true), worker);
+            txn.pending = worker.node.bit;
+        } else {
+            switch (mode) {
+                case GARGAMEL -> {
+                    dependencies = liveDependencies(index.add(id, keys));
+                    Txn open = null;
+                    for (long dependency : dependencies) {
+                        Txn before = txns.get(dependency);
+                        if (!before.hasSuccessor && before.worker.node.live && (open == null || before.id() > open.id())) {
+                            open = before;
+                        }
+                        before.hasSuccessor = true;
+                    }
+                    worker = open != null ? open.worker : leastLoaded();
+                }
+                case ROUND_ROBIN -> {
+                    worker = liveWorkers[roundRobin % liveWorkers.length];
+                    roundRobin = (roundRobin + 1) % liveWorkers.length;
+                }
+                case CENTRALIZED -> {
+                    Txn previous = txns.get(lastUpdate);
+                    if (previous != null && previous.inGraph) {
+                        dependencies = new long[] {lastUpdate};
+                        previous.hasSuccessor = true;
+                    }
+                    lastUpdate = id;
+                    worker = centralWorker;
+                }
+                default -> throw new IllegalStateException("unknown mode " + mode);
+            }
+            txn = new Txn(new Placement(id, worker.ref, dependencies, false), worker);
+            txn.pending = liveMask;
+            txn.inGraph = true;
+            graphSize++;
+        }
+        worker.load++;
+        inFlight++;
+        txns.put(id, txn);
+        return txn.placement;
+    }
+
+    /**
+     * Node {@code node} says {@code txn} is visible there (executed there, or its write-set applied there).
+     * Unknown nodes and ids are ignored; repeated reports are harmless.
+     */
+    public void reportVisible(String node, long txn) {
+        NodeState state = nodes.get(node);
+        if (state == null) {
+            return;
+        }
+        Txn t = txns.get(txn);
+        if (t == null) {
+            return;
+        }
+        if (t.worker.node == state && !t.executed) {
+            t.executed = true;
+            t.worker.load--;
+        }
+        if ((t.pending & state.bit) != 0) {
+            t.pending &= ~state.bit;
+            if (t.pending == 0) {
+                inFlight--;
+                collect(t);
+            }
+        }
+    }
+
+    public int nodeCount() {
+        return nodes.size();
+    }
+
+    /** Placed transactions not yet visible at every live node (read-only: not yet reported by their node). */
+    public long inFlight() {
+        return inFlight;
+    }
+
+    /** Update transactions currently in the graph (in GARGAMEL mode, the conflict index's size too). */
+    public int graphSize() {
+        return graphSize;
+    }
+
+    /** Placed on {@code w} and not yet reported by its node; 0 for unknown or departed workers. */
+    public int load(WorkerRef w) {
+        WorkerState worker = workersByRef.get(w);
+        return worker == null ? 0 : worker.load;
+    }
+
+    /** Live workers in tie-break order (node name, then index). */
+    public List<WorkerRef> workers() {
+        List<WorkerRef> result = new ArrayList<>(liveWorkers.length);
+        for (WorkerState worker : liveWorkers) {
+            result.add(worker.ref);
+        }
+        return result;
+    }
+
+    /** Transactions with any state left (graph, in-flight read-only): for leak tests. */
+    int trackedTransactions() {
+        return txns.size();
+    }
+
+    /** The conflict index's size: for tests. */
+    int indexSize() {
+        return index.size();
+    }
+
+    /** Drops back-dependencies already collected (the index never returns them; this is a guard). */
+    private long[] liveDependencies(long[] dependencies) {
+        int live = 0;
+        for (long dependency : dependencies) {
+            Txn t = txns.get(dependency);
+            if (t != null && t.inGraph) {
+                live++;
+            }
+        }
+        if (live == dependencies.length) {
+            return dependencies.length == 0 ? NO_DEPENDENCIES : dependencies;
+        }
+        long[] result = new long[live];
+        int i = 0;
+        for (long dependency : dependencies) {
+            Txn t = txns.get(dependency);
+            if (t != null && t.inGraph) {
+                result[i++] = dependency;
+            }
+        }
+        return result;
+    }
+
+    /**
+     * Forgets a transaction every live node has reported. An update transaction leaves the graph and the
+     * index only after its back-dependencies (the index requires it); if one is still there, it waits for it.
+     */
+    private void collect(Txn first) {
+        ArrayDeque<Txn> work = new ArrayDeque<>();
+        work.add(first);
+        while (!work.isEmpty()) {
+            Txn txn = work.poll();
+            if (!txn.inGraph) {
+                txns.remove(txn.id());
+                continue;
+            }
+            Txn blocking = null;
+            for (long dependency : txn.placement.backDependencies()) {
+                Txn before = txns.get(dependency);
+                if (before != null && before.inGraph) {
+                    blocking = before;
+                    break;
+                }
+            }
+            if (blocking != null) {
+                if (blocking.waiters == null) {
+                    blocking.waiters = new ArrayList<>(1);
+                }
+                blocking.waiters.add(txn);
+                continue;
+            }
+            txn.inGraph = false;
+            graphSize--;
+            if (mode == SchedulingMode.GARGAMEL) {
+                index.remove(txn.id());
+            }
+            txns.remove(txn.id());
+            if (txn.waiters != null) {
+                work.addAll(txn.waiters);
+                txn.waiters = null;
+            }
+        }
+    }
+
+    private WorkerState leastLoaded() {
+        WorkerState best = liveWorkers[0];
+        for (int i = 1; i < liveWorkers.length; i++) {
+            if (liveWorkers[i].load < best.load) {
+                best = liveWorkers[i];
+            }
+        }
+        return best;
+    }
+
+    private void rebuildWorkers() {
+        List<WorkerState> live = new ArrayList<>();
+        NodeState first = null;
+        for (NodeState node : nodes.values()) {
+            live.addAll(Arrays.asList(node.workers));
+            if (first == null || node.joinSequence < first.joinSequence) {
+                first = node;
+            }
+        }
+        liveWorkers = live.toArray(new WorkerState[0]);
+        centralWorker = first == null ? null : first.workers[0];
+        roundRobin = liveWorkers.length == 0 ? 0 : roundRobin % liveWorkers.length;
+    }
+}

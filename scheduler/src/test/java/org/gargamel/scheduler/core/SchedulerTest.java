@@ -1,0 +1,388 @@
+package org.gargamel.scheduler.core;
+
+import static org.gargamel.scheduler.core.TpccCalls.delivery;
+import static org.gargamel.scheduler.core.TpccCalls.newOrder;
+import static org.gargamel.scheduler.core.TpccCalls.orderStatus;
+import static org.gargamel.scheduler.core.TpccCalls.paymentById;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Arrays;
+import java.util.List;
+import org.gargamel.classifier.ClassifierRules;
+import org.gargamel.classifier.Isolation;
+import org.gargamel.common.call.ProcedureCall;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The thesis's Fig 3.3 scenarios with TPC-C calls (PSI), the baseline modes, rejections and node departure.
+ * New-Order calls conflict when they share a district or a stock row, so items pick the conflicts.
+ */
+@Tag("unit")
+class SchedulerTest {
+    private static final ClassifierRules RULES = ClassifierRules.tpcc();
+    private static final WorkerRef A0 = new WorkerRef("a", 0);
+    private static final WorkerRef A1 = new WorkerRef("a", 1);
+    private static final WorkerRef B0 = new WorkerRef("b", 0);
+    private static final WorkerRef B1 = new WorkerRef("b", 1);
+
+    private static Scheduler gargamel() {
+        Scheduler scheduler = new Scheduler(RULES, SchedulingMode.GARGAMEL, Isolation.PSI);
+        scheduler.addNode("b", 2);
+        scheduler.addNode("a", 2);
+        return scheduler;
+    }
+
+    private static long[] deps(Placement placement) {
+        long[] sorted = placement.backDependencies().clone();
+        Arrays.sort(sorted);
+        return sorted;
+    }
+
+    @Test
+    void fig33aTwoIndependentCallsStartTwoChains() {
+        Scheduler s = gargamel();
+        Placement t1 = s.place(newOrder(1, 1, 1));
+        Placement t2 = s.place(newOrder(1, 2, 2));
+        assertEquals(1, t1.txn());
+        assertEquals(2, t2.txn());
+        assertEquals(A0, t1.worker(), "least loaded, ties by node name then index");
+        assertEquals(A1, t2.worker());
+        assertArrayEquals(new long[0], deps(t1));
+        assertArrayEquals(new long[0], deps(t2));
+        assertEquals(2, s.graphSize());
+    }
+
+    @Test
+    void fig33aConflictingSecondCallQueuesBehindTheFirst() {
+        Scheduler s = gargamel();
+        Placement t1 = s.place(newOrder(1, 1, 1));
+        Placement t2 = s.place(newOrder(1, 1, 2));
+        assertArrayEquals(new long[] {1}, deps(t2));
+        assertEquals(t1.worker(), t2.worker());
+    }
+
+    @Test
+    void fig33bThirdCallExtendsTheChainItConflictsWith() {
+        Scheduler s = gargamel();
+        Placement t1 = s.place(newOrder(1, 1, 1));
+        Placement t2 = s.place(newOrder(1, 2, 2));
+        Placement t3 = s.place(newOrder(1, 1, 3));
+        assertArrayEquals(new long[] {1}, deps(t3));
+        assertEquals(t1.worker(), t3.worker());
+        assertNotEquals(t2.worker(), t3.worker());
+    }
+
+    @Test
+    void fig33cThirdCallMergesBothChainsOnTheMostRecent() {
+        Scheduler s = gargamel();
+        Placement t1 = s.place(newOrder(1, 1, 1));
+        Placement t2 = s.place(newOrder(1, 2, 2));
+        Placement t3 = s.place(newOrder(1, 1, 2));  // district (1,1) of t1, stock (1,2) of t2
+        assertArrayEquals(new long[] {1, 2}, deps(t3));
+        assertEquals(t2.worker(), t3.worker());
+        assertNotEquals(t1.worker(), t3.worker());
+    }
+
+    @Test
+    void fig33dSecondSuccessorSplitsToAnotherWorker() {
+        Scheduler s = gargamel();
+        Placement t1 = s.place(newOrder(1, 1, 1, 2));
+        Placement t2 = s.place(newOrder(1, 2, 1));  // stock (1,1)
+        Placement t3 = s.place(newOrder(1, 3, 2));  // stock (1,2), not t2
+        assertArrayEquals(new long[] {1}, deps(t2));
+        assertArrayEquals(new long[] {1}, deps(t3));
+        assertEquals(t1.worker(), t2.worker(), "the first successor continues the chain");
+        assertNotEquals(t1.worker(), t3.worker(), "the second successor starts a branch");
+        assertEquals(A1, t3.worker(), "on the least-loaded worker");
+    }
+
+    @Test
+    void fig33eSplitThenMergeThenExtend() {
+        Scheduler s = gargamel();
+        Placement t1 = s.place(newOrder(1, 1, 1, 2));
+        Placement t2 = s.place(newOrder(1, 2, 1));
+        Placement t3 = s.place(newOrder(1, 3, 2));
+        Placement t4 = s.place(newOrder(1, 2, 2));  // district (1,2) of t2, stock (1,2) of t3
+        Placement t5 = s.place(newOrder(1, 2, 7));  // district (1,2): after t4 only
+        Placement t6 = s.place(newOrder(1, 4, 9));  // independent
+        assertArrayEquals(new long[] {2, 3}, deps(t4));
+        assertEquals(t3.worker(), t4.worker(), "merge continues the most recent open chain");
+        assertArrayEquals(new long[] {4}, deps(t5));
+        assertEquals(t4.worker(), t5.worker());
+        assertArrayEquals(new long[0], deps(t6));
+        assertEquals(B0, t6.worker(), "a and a#1 carry 3 and 2 calls, b#0 none");
+        assertEquals(t1.worker(), t2.worker());
+        // t2's chain is still open: a call after t2 alone would go back to t2's worker.
+        assertEquals(6, s.graphSize());
+    }
+
+    @Test
+    void paymentAndNewOrderOfOneDistrictDoNotConflictUnderPsiButDoUnderSi() {
+        Scheduler psi = gargamel();
+        psi.place(newOrder(1, 1, 1));
+        assertArrayEquals(new long[0], deps(psi.place(paymentById(1, 1, 1, 1, 1))));
+        Scheduler si = new Scheduler(RULES, SchedulingMode.GARGAMEL, Isolation.SI);
+        si.addNode("a", 1);
+        si.place(newOrder(1, 1, 1));
+        assertArrayEquals(new long[] {1}, deps(si.place(paymentById(1, 1, 1, 1, 1))));
+    }
+
+    @Test
+    void deliveryWildcardWaitsForEveryWriterOfItsWarehouse() {
+        Scheduler s = gargamel();
+        s.place(paymentById(1, 1, 1, 1, 1));
+        s.place(paymentById(2, 1, 1, 2, 3));  // customer (1,2,3)
+        s.place(paymentById(2, 1, 2, 1, 1));  // other warehouse's customer
+        Placement d = s.place(delivery(1));
+        assertArrayEquals(new long[] {1, 2}, deps(d));
+    }
+
+    @Test
+    void readOnlyCallsStayOutOfTheGraph() {
+        Scheduler s = gargamel();
+        Placement t1 = s.place(newOrder(1, 1, 1));
+        Placement r = s.place(orderStatus(1, 1, 1));
+        assertTrue(r.readOnly());
+        assertFalse(t1.readOnly());
+        assertArrayEquals(new long[0], deps(r));
+        assertEquals(A1, r.worker(), "least loaded");
+        assertEquals(1, s.graphSize());
+        assertEquals(2, s.inFlight());
+        s.reportVisible("b", 2);  // not its node: ignored
+        assertEquals(2, s.inFlight());
+        s.reportVisible("a", 2);
+        assertEquals(1, s.inFlight());
+        assertEquals(0, s.load(A1));
+        Placement t3 = s.place(newOrder(1, 1, 2));
+        assertArrayEquals(new long[] {1}, deps(t3), "a read-only call is never a dependency");
+    }
+
+    @Test
+    void loadIsPlacedMinusReportedByTheWorkersNode() {
+        Scheduler s = gargamel();
+        Placement t1 = s.place(newOrder(1, 1, 1));
+        s.place(newOrder(1, 1, 2));
+        assertEquals(2, s.load(t1.worker()));
+        s.reportVisible("b", 1);  // b applied the write-set: not a's execution
+        assertEquals(2, s.load(t1.worker()));
+        s.reportVisible("a", 1);
+        s.reportVisible("a", 1);  // repeated: harmless
+        assertEquals(1, s.load(t1.worker()));
+        assertEquals(0, s.load(new WorkerRef("nobody", 0)));
+    }
+
+    @Test
+    void collectedOnceEveryNodeReportedAndChainsRestart() {
+        Scheduler s = gargamel();
+        Placement t1 = s.place(newOrder(1, 1, 1));
+        s.reportVisible("a", 1);
+        assertEquals(1, s.graphSize());
+        assertEquals(1, s.inFlight());
+        s.reportVisible("b", 1);
+        assertEquals(0, s.graphSize());
+        assertEquals(0, s.indexSize());
+        assertEquals(0, s.inFlight());
+        assertEquals(0, s.trackedTransactions());
+        Placement t2 = s.place(newOrder(1, 1, 1));
+        assertArrayEquals(new long[0], deps(t2), "visible everywhere: no dependency needed");
+        assertEquals(t1.worker(), t2.worker(), "least loaded again");
+        s.reportVisible("a", 99);  // unknown id
+        s.reportVisible("zz", 2);  // unknown node
+        assertEquals(1, s.inFlight());
+    }
+
+    @Test
+    void fullyReportedTransactionWaitsForItsDependencyBeforeLeavingTheGraph() {
+        Scheduler s = gargamel();
+        s.place(newOrder(1, 1, 1));
+        s.place(newOrder(1, 1, 2));  // after 1
+        s.reportVisible("a", 2);
+        s.reportVisible("b", 2);
+        assertEquals(1, s.inFlight(), "2 is visible everywhere");
+        assertEquals(2, s.graphSize(), "but stays until 1 leaves");
+        assertEquals(2, s.indexSize());
+        s.reportVisible("a", 1);
+        s.reportVisible("b", 1);
+        assertEquals(0, s.graphSize());
+        assertEquals(0, s.indexSize());
+        assertEquals(0, s.trackedTransactions());
+    }
+
+    @Test
+    void removeNodeReturnsItsUnreportedPlacementsAndGcProceeds() {
+        Scheduler s = gargamel();
+        s.addNode("c", 1);
+        Placement t1 = s.place(newOrder(1, 1, 1));   // a#0
+        Placement t2 = s.place(newOrder(1, 2, 2));   // a#1
+        Placement t3 = s.place(newOrder(1, 3, 3));   // b#0
+        Placement t4 = s.place(newOrder(1, 4, 4));   // b#1
+        Placement t5 = s.place(orderStatus(1, 1, 1)); // c#0
+        Placement t6 = s.place(newOrder(1, 5, 5));   // a#0
+        assertEquals(new WorkerRef("c", 0), t5.worker());
+        assertEquals(A0, t6.worker());
+        for (String node : List.of("a", "b", "c")) {
+            s.reportVisible(node, 3);
+        }
+        s.reportVisible("a", 1);
+        s.reportVisible("b", 1);
+        s.reportVisible("b", 4);
+        s.reportVisible("a", 4);
+        assertEquals(4, s.graphSize());
+        assertEquals(5, s.inFlight());
+
+        List<Placement> rejected = s.removeNode("a");
+        assertEquals(List.of(t2, t6), rejected, "a executed 1, applied 4, never reported 2 and 6");
+        assertEquals(2, s.nodeCount());
+        assertEquals(0, s.load(A0));
+        // 1 (reported by a and b) still waits for c; 4 likewise.
+        s.reportVisible("c", 1);
+        s.reportVisible("c", 4);
+        assertEquals(2, s.graphSize(), "2 and 6 stay until b and c report them");
+        Placement t7 = s.place(newOrder(1, 5, 6));   // after 6, whose node left: a new chain
+        assertArrayEquals(new long[] {6}, deps(t7));
+        assertEquals("b", t7.worker().node());
+        List<Placement> rejectedC = s.removeNode("c");
+        assertEquals(List.of(t5), rejectedC, "c's read-only call");
+        for (long txn : new long[] {2, 6, 7}) {
+            s.reportVisible("b", txn);
+        }
+        assertEquals(0, s.graphSize());
+        assertEquals(0, s.inFlight());
+        assertEquals(0, s.indexSize());
+        assertEquals(0, s.trackedTransactions());
+        assertEquals(List.of(), s.removeNode("a"), "already gone");
+        assertEquals(t1.txn(), 1);
+        assertEquals(t4.worker(), B1);
+    }
+
+    @Test
+    void removingTheLastReporterCollectsAtOnce() {
+        Scheduler s = gargamel();
+        s.place(newOrder(1, 1, 1));  // a#0
+        s.place(newOrder(1, 1, 2));  // a#0 after 1
+        s.reportVisible("a", 1);
+        s.reportVisible("a", 2);
+        assertEquals(2, s.graphSize());
+        assertEquals(List.of(), s.removeNode("b"));
+        assertEquals(0, s.graphSize());
+        assertEquals(0, s.inFlight());
+        assertEquals(0, s.trackedTransactions());
+    }
+
+    @Test
+    void addNodeIsIdempotentAndLaterNodesCountOnlyForLaterTransactions() {
+        Scheduler s = gargamel();
+        s.addNode("a", 2);
+        assertEquals(2, s.nodeCount());
+        assertThrows(IllegalArgumentException.class, () -> s.addNode("a", 3));
+        assertThrows(IllegalArgumentException.class, () -> s.addNode("z", 0));
+        s.place(newOrder(1, 1, 1));
+        s.addNode("c", 1);
+        s.place(newOrder(1, 2, 2));
+        s.reportVisible("a", 1);
+        s.reportVisible("b", 1);
+        assertEquals(1, s.inFlight(), "1 was placed before c joined");
+        s.reportVisible("a", 2);
+        s.reportVisible("b", 2);
+        assertEquals(1, s.inFlight(), "2 waits for c too");
+        s.reportVisible("c", 2);
+        assertEquals(0, s.inFlight());
+        assertEquals(0, s.trackedTransactions());
+    }
+
+    @Test
+    void roundRobinPlacesUpdatesInTurnWithoutDependencies() {
+        Scheduler s = new Scheduler(RULES, SchedulingMode.ROUND_ROBIN, Isolation.PSI);
+        s.addNode("b", 2);
+        s.addNode("a", 2);
+        List<WorkerRef> expected = List.of(A0, A1, B0, B1, A0, A1);
+        for (WorkerRef worker : expected) {
+            Placement p = s.place(newOrder(1, 1, 1));  // all conflict
+            assertEquals(worker, p.worker());
+            assertArrayEquals(new long[0], p.backDependencies());
+        }
+        Placement r = s.place(orderStatus(1, 1, 1));
+        assertEquals(B0, r.worker(), "read-only: least loaded (b#0 and b#1 have 1, a has 2)");
+        assertEquals(B0, s.place(newOrder(1, 1, 1)).worker(), "the turn is not disturbed by read-only calls");
+        assertEquals(7, s.graphSize());
+        for (long txn = 1; txn <= 8; txn++) {
+            s.reportVisible("a", txn);
+            s.reportVisible("b", txn);
+        }
+        assertEquals(0, s.graphSize());
+        assertEquals(0, s.inFlight());
+        assertEquals(0, s.trackedTransactions());
+    }
+
+    @Test
+    void centralizedPutsEveryUpdateOnOneWorkerAfterThePreviousUpdate() {
+        Scheduler s = new Scheduler(RULES, SchedulingMode.CENTRALIZED, Isolation.PSI);
+        s.addNode("b", 2);
+        s.addNode("a", 2);
+        Placement t1 = s.place(newOrder(1, 1, 1));
+        Placement t2 = s.place(newOrder(2, 2, 2));  // no conflict, still chained
+        Placement r = s.place(orderStatus(1, 1, 1));
+        Placement t4 = s.place(paymentById(3, 1, 3, 1, 1));
+        assertEquals(B0, t1.worker(), "the first worker of the first node to join");
+        assertEquals(B0, t2.worker());
+        assertEquals(B0, t4.worker());
+        assertArrayEquals(new long[0], t1.backDependencies());
+        assertArrayEquals(new long[] {1}, t2.backDependencies());
+        assertArrayEquals(new long[] {2}, t4.backDependencies(), "read-only calls are skipped");
+        assertEquals(A0, r.worker());
+        assertArrayEquals(new long[0], r.backDependencies());
+        for (long txn : new long[] {1, 2, 3, 4}) {
+            s.reportVisible("a", txn);
+            s.reportVisible("b", txn);
+        }
+        assertEquals(0, s.graphSize());
+        assertArrayEquals(new long[0], s.place(newOrder(1, 1, 1)).backDependencies(), "4 was collected");
+    }
+
+    @Test
+    void badCallsAreRejectedWithTheClassifiersMessage() {
+        Scheduler s = gargamel();
+        ProcedureCall unknown = ProcedureCall.of("launch_rockets", 1);
+        ProcedureCall arity = ProcedureCall.of("delivery", 1);
+        ProcedureCall type = ProcedureCall.of("delivery", "one", 1, TpccCalls.NOW);
+        ProcedureCall zipped = TpccCalls.newOrder(1, 1, List.of(1, 1), List.of(1));
+        for (ProcedureCall call : List.of(unknown, arity, type, zipped)) {
+            String classifier = assertThrows(RuntimeException.class, () -> RULES.writeKeys(call, Isolation.PSI))
+                    .getMessage();
+            RejectedCallException e = assertThrows(RejectedCallException.class, () -> s.place(call));
+            assertEquals(classifier, e.getMessage());
+        }
+        assertTrue(assertThrows(RejectedCallException.class, () -> s.place(unknown)).getMessage()
+                .contains("launch_rockets"));
+        assertEquals(0, s.graphSize());
+        assertEquals(0, s.indexSize());
+        assertEquals(1, s.place(newOrder(1, 1, 1)).txn(), "rejected calls take no transaction id");
+    }
+
+    @Test
+    void noNodeNoPlacement() {
+        Scheduler s = new Scheduler(RULES, SchedulingMode.GARGAMEL, Isolation.PSI);
+        RejectedCallException e = assertThrows(RejectedCallException.class, () -> s.place(newOrder(1, 1, 1)));
+        assertTrue(e.getMessage().startsWith("no node has joined"), e.getMessage());
+        s.addNode("a", 1);
+        s.removeNode("a");
+        assertThrows(RejectedCallException.class, () -> s.place(orderStatus(1, 1, 1)));
+        assertEquals(0, s.indexSize());
+    }
+
+    @Test
+    void parsesModeNames() {
+        assertEquals(SchedulingMode.GARGAMEL, SchedulingMode.parse("gargamel"));
+        assertEquals(SchedulingMode.ROUND_ROBIN, SchedulingMode.parse("round-robin"));
+        assertEquals(SchedulingMode.CENTRALIZED, SchedulingMode.parse("Centralized"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> SchedulingMode.parse("round_robin"));
+        assertTrue(e.getMessage().contains("round_robin") && e.getMessage().contains("round-robin"), e.getMessage());
+    }
+}
