@@ -42,6 +42,9 @@ public final class GargamelMain {
                 case "tpcc" -> new TpccCommand(out, err).run(rest);
                 case "demo" -> new DemoCommand(out, err).run(rest);
                 case "compare" -> new CompareCommand(out, err).run(rest);
+                case "scheduler" -> runProcess(() -> org.gargamel.scheduler.cli.SchedulerCommand.run(
+                        rest.toArray(String[]::new), out, err));
+                case "node" -> runProcess(() -> org.gargamel.node.cli.NodeCommand.run(rest.toArray(String[]::new), out, err));
                 case "classify" -> org.gargamel.classifier.cli.ClassifyCommand.run(rest.toArray(String[]::new), out, err);
                 default -> throw new UsageException("unknown command '" + args[0] + "' (run 'gargamel help')");
             };
@@ -63,6 +66,20 @@ public final class GargamelMain {
         }
     }
 
+    /** A long-running process command (scheduler, node): checked exceptions become one-line errors. */
+    private static int runProcess(java.util.concurrent.Callable<Integer> command) {
+        try {
+            return command.call();
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return EXIT_INTERRUPTED;
+        } catch (Exception e) {
+            throw new CommandFailedException(e.getMessage(), e);
+        }
+    }
+
     static String usage() {
         return """
                 Usage: scripts/gargamel COMMAND [OPTIONS]
@@ -72,6 +89,9 @@ public final class GargamelMain {
                   tpcc load            load the TPC-C database into one or more PostgreSQL servers
                   tpcc run             run the TPC-C terminal emulator and write DIR/result.json
                   tpcc check           check the TPC-C consistency conditions and compare databases
+                  scheduler --config F run the scheduler (docs/scheduler.md)
+                  node --config F      run a node in front of one PostgreSQL replica (docs/node.md)
+                  bench NAME           JMH benchmarks: classifier (conflict index), scheduler
                   compare              the same workload through every mode, side by side (compare.json, compare.html)
                   classify CALL CALL   whether two calls may conflict under the classifier rules (TPC-C by default)
                   help                 this text

@@ -102,7 +102,7 @@ final class TpccRunCommand {
     }
 
     static Request parse(CommandOptions.Parsed options) {
-        return parse(options, "direct");
+        return parse(options, "gargamel");
     }
 
     static Request parse(CommandOptions.Parsed options, String defaultMode) {
@@ -177,8 +177,7 @@ final class TpccRunCommand {
 
     static int execute(Request request, PrintStream out, PrintStream err) {
         if (!request.direct()) {
-            throw new UsageException("mode '" + request.mode() + "' needs the Gargamel scheduler and nodes, which are "
-                    + "being integrated; only --mode direct runs in this build");
+            return new ReplicatedRun(request, out, err).execute();
         }
         try (PostgresCluster cluster = startCluster(request, err)) {
             String url = cluster.jdbcUrl(0);

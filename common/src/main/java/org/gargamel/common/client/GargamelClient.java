@@ -61,7 +61,10 @@ public final class GargamelClient implements AutoCloseable {
 
     /** Joins the group and waits until the scheduler is a member. */
     public static GargamelClient connect(GroupConfig group, ClientOptions options) throws Exception {
-        JChannel channel = Channels.control(group.withBindPort(0),
+        // TCPPING needs a fixed port, even for a client: take a free one.
+        GroupConfig bound = group.transport() == GroupConfig.Transport.TCP && group.bindPort() == 0
+                ? group.withBindPort(freePort()) : group;
+        JChannel channel = Channels.control(bound,
                 "client-" + UUID.randomUUID().toString().substring(0, 8));
         GargamelClient client = new GargamelClient(channel, options);
         channel.setReceiver(client.new Listener());
@@ -81,6 +84,12 @@ public final class GargamelClient implements AutoCloseable {
         } catch (Exception | Error e) {
             client.close();
             throw e;
+        }
+    }
+
+    private static int freePort() throws java.io.IOException {
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+            return socket.getLocalPort();
         }
     }
 

@@ -1,0 +1,113 @@
+package org.gargamel.node;
+
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.gargamel.classifier.ClassifierRules;
+import org.gargamel.common.config.ConfigException;
+import org.gargamel.common.config.ConfigFiles;
+import org.gargamel.common.config.GroupSettings;
+
+/**
+ * A node's configuration file (docs/node.md):
+ * <pre>
+ * name: node-1                      # unique, stable; the scheduler addresses workers as (name, index)
+ * jdbcUrl: jdbc:postgresql://127.0.0.1:5432/tpcc?user=gargamel&amp;password=secret
+ * workers: 4                        # connections running chains
+ * mode: gargamel                    # gargamel | round-robin (certification) | centralized; as the scheduler's
+ * isolation: psi                    # psi | si; as the scheduler's
+ * rules: my-rules.yaml              # optional; the TPC-C rules by default; validated against the database
+ * control:   {bind: 127.0.0.1:7810, initialHosts: [127.0.0.1:7800, 127.0.0.1:7810]}
+ * writeSets: {bind: 127.0.0.1:7811, initialHosts: [127.0.0.1:7811, 127.0.0.1:7821]}
+ * statsFile: out/node-1.json        # optional; counters and timings written when the node stops
+ * </pre>
+ */
+public record NodeConfig(String name, String jdbcUrl, int workers, String mode, String isolation, String rules,
+        GroupSettings control, GroupSettings writeSets, String statsFile) {
+
+    @JsonCreator
+    public NodeConfig(@JsonProperty("name") String name, @JsonProperty("jdbcUrl") String jdbcUrl,
+            @JsonProperty("workers") Integer workers, @JsonProperty("mode") String mode,
+            @JsonProperty("isolation") String isolation, @JsonProperty("rules") String rules,
+            @JsonProperty("control") GroupSettings control, @JsonProperty("writeSets") GroupSettings writeSets,
+            @JsonProperty("statsFile") String statsFile) {
+        this(name, jdbcUrl, workers == null ? 4 : workers.intValue(), mode == null ? "gargamel" : mode,
+                isolation == null ? "psi" : isolation, rules, control, writeSets, statsFile);
+    }
+
+    public static NodeConfig read(Path file) {
+        NodeConfig config = ConfigFiles.read(file, NodeConfig.class);
+        try {
+            config.validate();
+        } catch (ConfigException e) {
+            throw new ConfigException(file + ": " + e.getMessage(), e);
+        }
+        return config;
+    }
+
+    public NodeConfig validate() {
+        if (name == null || !name.matches("[A-Za-z0-9_.-]{1,64}")) {
+            throw new ConfigException("key 'name' is required: 1 to 64 letters, digits, '.', '_' or '-' (got "
+                    + (name == null ? "nothing" : "'" + name + "'") + ")");
+        }
+        if (name.equals("scheduler") || name.startsWith("client-")) {
+            throw new ConfigException("key 'name': '" + name + "' is reserved for the scheduler or clients");
+        }
+        if (jdbcUrl == null || !jdbcUrl.startsWith("jdbc:postgresql:")) {
+            throw new ConfigException("key 'jdbcUrl' is required and must start with jdbc:postgresql: (got "
+                    + (jdbcUrl == null ? "nothing" : "'" + jdbcUrl + "'") + ")");
+        }
+        if (workers < 1 || workers > 256) {
+            throw new ConfigException("key 'workers' must be between 1 and 256, got " + workers);
+        }
+        runMode();
+        si();
+        if (control == null) {
+            throw new ConfigException("key 'control' is required (the control group shared with the scheduler)");
+        }
+        if (writeSets == null) {
+            throw new ConfigException("key 'writeSets' is required (the total-order group shared by the nodes)");
+        }
+        control.toGroupConfig("control");
+        writeSets.toGroupConfig("writeSets");
+        if (!control.transport().equals(writeSets.transport())) {
+            throw new ConfigException("keys 'control.transport' and 'writeSets.transport' contradict each other ("
+                    + control.transport() + " and " + writeSets.transport() + ")");
+        }
+        if (control.bind() != null && control.bind().equals(writeSets.bind()) && !control.bind().endsWith(":0")) {
+            throw new ConfigException("keys 'control.bind' and 'writeSets.bind' are both " + control.bind()
+                    + ": the two groups need two ports");
+        }
+        if (rules != null && !Files.isRegularFile(Path.of(rules))) {
+            throw new ConfigException("key 'rules': file " + rules + " does not exist");
+        }
+        return this;
+    }
+
+    public Mode runMode() {
+        return switch (mode) {
+            case "gargamel" -> Mode.GARGAMEL;
+            case "round-robin" -> Mode.ROUND_ROBIN;
+            case "centralized" -> Mode.CENTRALIZED;
+            default -> throw new ConfigException("key 'mode': '" + mode + "' is not gargamel, round-robin or centralized");
+        };
+    }
+
+    /** True in SI mode: commits follow the total order. */
+    public boolean si() {
+        return switch (isolation) {
+            case "psi" -> false;
+            case "si" -> true;
+            default -> throw new ConfigException("key 'isolation': '" + isolation + "' is not psi or si");
+        };
+    }
+
+    public ClassifierRules loadRules() {
+        return rules == null ? ClassifierRules.tpcc() : ClassifierRules.load(Path.of(rules));
+    }
+
+    public enum Mode {
+        GARGAMEL, ROUND_ROBIN, CENTRALIZED
+    }
+}
