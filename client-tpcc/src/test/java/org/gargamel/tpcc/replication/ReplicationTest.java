@@ -3,7 +3,19 @@ package org.gargamel.tpcc.replication;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.math.BigDecimal;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.time.Clock;
+import java.time.LocalDateTime;
+import java.util.Map;
+import org.gargamel.common.call.ProcedureCall;
+import org.gargamel.common.config.GroupSettings;
+import org.gargamel.common.wire.CallOutcome;
+import org.gargamel.node.NodeConfig;
+import org.gargamel.node.NodeServer;
+import org.gargamel.tpcc.workload.NewOrder;
 import java.time.Duration;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -116,5 +128,132 @@ class ReplicationTest {
         assertEquals(0, outcome.conflictAborts());
         assertEquals(1, outcome.committedPerNode().stream().filter(count -> count > 0).count(),
                 "centralized: every update call at one worker: " + outcome.committedPerNode());
+    }
+
+    /**
+     * New-Order and Payment of one district write different columns of the same district row (d_next_o_id and
+     * d_ytd): they do not conflict, so the scheduler may run them at the same time. Here a fake scheduler forces
+     * it — a New-Order chain and a Payment chain of district (1, 1), first on two replicas, then on two workers of
+     * one replica — and every call must commit without a conflict abort, retry or deadlock, with both columns'
+     * updates on every replica.
+     */
+    @Test
+    @Order(5)
+    void newOrderAndPaymentOfOneDistrictRunTogetherOnTwoReplicasAndOnTwoWorkers() throws Exception {
+        int pairs = 60;
+        BigDecimal ytdBefore = districtYtd(0);
+        int nextOrderBefore = districtNextOrder(0);
+        try (NodeCluster cluster = new NodeCluster("psi")) {
+            FakeScheduler scheduler = cluster.scheduler;
+            long txn = 0;
+            for (String[] placement : new String[][] {{"node-1", "0", "node-2", "0"}, {"node-1", "0", "node-1", "1"}}) {
+                long first = txn + 1;
+                long previousNewOrder = 0;
+                long previousPayment = 0;
+                for (int i = 0; i < pairs; i++) {
+                    long newOrder = ++txn;
+                    scheduler.execute(placement[0], Integer.parseInt(placement[1]), newOrder,
+                            previousNewOrder == 0 ? new long[0] : new long[] {previousNewOrder}, newOrderCall(i));
+                    long payment = ++txn;
+                    scheduler.execute(placement[2], Integer.parseInt(placement[3]), payment,
+                            previousPayment == 0 ? new long[0] : new long[] {previousPayment}, paymentCall(i));
+                    previousNewOrder = newOrder;
+                    previousPayment = payment;
+                }
+                scheduler.awaitVisibleEverywhere(first, txn);
+            }
+            assertEquals(Map.of(CallOutcome.Status.COMMITTED, 4 * pairs), scheduler.statusCounts(), scheduler.outcomes.toString());
+            assertEquals(0, cluster.sum(org.gargamel.node.NodeStatistics::conflictAborts));
+            assertEquals(0, cluster.sum(org.gargamel.node.NodeStatistics::retries), "no serialization failure or deadlock");
+        }
+        for (int replica = 0; replica < 3; replica++) {
+            assertEquals(nextOrderBefore + 2 * pairs, districtNextOrder(replica), "d_next_o_id on replica " + replica);
+            assertEquals(0, ytdBefore.add(new BigDecimal("1.00").multiply(BigDecimal.valueOf(2 * pairs)))
+                    .compareTo(districtYtd(replica)), "d_ytd on replica " + replica);
+        }
+        CheckReport check = new CheckRunner().run(replicas.jdbcUrls());
+        assertTrue(check.passed(), check.render());
+    }
+
+    /** A procedure error in the middle of a chain is reported to its client and does not stall the chain. */
+    @Test
+    @Order(6)
+    void aProcedureErrorMidChainDoesNotStallIt() throws Exception {
+        try (NodeCluster cluster = new NodeCluster("psi")) {
+            FakeScheduler scheduler = cluster.scheduler;
+            long base = 10_000;
+            scheduler.execute("node-1", 0, base + 1, new long[0], newOrderCall(1));
+            ProcedureCall invalid = ProcedureCall.of("new_order", 1, 1, 7, List.of(1, NewOrder.UNUSED_ITEM_ID),
+                    List.of(1, 1), List.of(1, 1), LocalDateTime.of(2026, 1, 1, 0, 0));
+            scheduler.execute("node-2", 1, base + 2, new long[] {base + 1}, invalid);
+            scheduler.execute("node-3", 2, base + 3, new long[] {base + 2}, newOrderCall(2));
+            scheduler.awaitVisibleEverywhere(base + 1, base + 3);
+            assertEquals(CallOutcome.Status.COMMITTED, scheduler.outcomes.get(base + 1).status());
+            CallOutcome aborted = scheduler.outcomes.get(base + 2);
+            assertEquals(CallOutcome.Status.USER_ABORTED, aborted.status());
+            assertEquals("GA001", aborted.sqlState(), aborted.toString());
+            assertEquals(CallOutcome.Status.COMMITTED, scheduler.outcomes.get(base + 3).status(),
+                    "the call after the error ran: " + scheduler.outcomes.get(base + 3));
+        }
+        CheckReport check = new CheckRunner().run(replicas.jdbcUrls());
+        assertTrue(check.passed(), check.render());
+    }
+
+    private static ProcedureCall newOrderCall(int i) {
+        int lines = 5 + i % 5;
+        List<Integer> items = new java.util.ArrayList<>();
+        for (int line = 0; line < lines; line++) {
+            items.add(1 + (i * 37 + line * 101) % 100_000);
+        }
+        return ProcedureCall.of("new_order", 1, 1, 1 + i % 3000, items, java.util.Collections.nCopies(lines, 1),
+                java.util.Collections.nCopies(lines, 2), LocalDateTime.of(2026, 1, 1, 10, 0, i % 60));
+    }
+
+    private static ProcedureCall paymentCall(int i) {
+        return ProcedureCall.of("payment", 1, 1, 1, 1, 1 + i % 3000, null, new BigDecimal("1.00"),
+                LocalDateTime.of(2026, 1, 1, 10, 0, i % 60));
+    }
+
+    private static BigDecimal districtYtd(int replica) throws Exception {
+        try (Connection connection = replicas.connect(replica); Statement statement = connection.createStatement();
+                ResultSet row = statement.executeQuery("SELECT d_ytd FROM district WHERE d_w_id = 1 AND d_id = 1")) {
+            row.next();
+            return row.getBigDecimal(1);
+        }
+    }
+
+    private static int districtNextOrder(int replica) throws Exception {
+        try (Connection connection = replicas.connect(replica); Statement statement = connection.createStatement();
+                ResultSet row = statement.executeQuery("SELECT d_next_o_id FROM district WHERE d_w_id = 1 AND d_id = 1")) {
+            row.next();
+            return row.getInt(1);
+        }
+    }
+
+    /** Three nodes on the replicas, driven by a {@link FakeScheduler}. */
+    private static final class NodeCluster implements AutoCloseable {
+        final FakeScheduler scheduler;
+        final List<NodeServer> nodes = new java.util.ArrayList<>();
+
+        NodeCluster(String isolation) throws Exception {
+            scheduler = new FakeScheduler();
+            for (int i = 0; i < 3; i++) {
+                NodeServer node = new NodeServer(new NodeConfig("node-" + (i + 1), replicas.jdbcUrl(i), 3, "gargamel",
+                        isolation, null, GroupSettings.inMemory(), GroupSettings.inMemory(), null));
+                nodes.add(node);
+                node.start();
+            }
+            scheduler.awaitNodes(3);
+        }
+
+        long sum(java.util.function.ToLongFunction<org.gargamel.node.NodeStatistics> counter) {
+            return nodes.stream().mapToLong(node -> counter.applyAsLong(node.statistics())).sum();
+        }
+
+        @Override
+        public void close() {
+            nodes.forEach(NodeServer::close);
+            scheduler.close();
+        }
     }
 }

@@ -1,0 +1,228 @@
+package org.gargamel.node.capture;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import org.gargamel.common.postgres.PostgresCluster;
+import org.gargamel.common.wire.WriteSet;
+import org.gargamel.common.wire.WriteSet.Operation;
+import org.gargamel.node.apply.WriteSetApplier;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Write-set capture on one embedded server and column-wise apply on another: values survive exactly, updates carry
+ * only what changed, column-disjoint updates of one row commute, and what cannot be replicated is refused loudly.
+ */
+@Tag("integration")
+class CaptureAndApplyTest {
+    private static final String SCHEMA = """
+            DROP TABLE IF EXISTS tricky, account, journal, audit CASCADE;
+            CREATE TABLE tricky (id integer PRIMARY KEY, amount numeric(12,4), at timestamp, label text, tags text[],
+                                 counts integer[], flag boolean, big bigint, nothing text);
+            CREATE TABLE account (region integer, id integer, x integer NOT NULL, y integer NOT NULL, PRIMARY KEY (region, id));
+            CREATE TABLE journal (note text NOT NULL);
+            CREATE TABLE audit (what text NOT NULL);
+            CREATE OR REPLACE FUNCTION audit_account() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN INSERT INTO audit VALUES ('account ' || NEW.id); RETURN NEW; END $$;
+            CREATE TRIGGER audit_account AFTER UPDATE ON account FOR EACH ROW EXECUTE FUNCTION audit_account();
+            """;
+
+    private static PostgresCluster servers;
+    private Connection origin;
+    private Connection replica;
+
+    @BeforeAll
+    static void start() {
+        servers = PostgresCluster.embedded(2);
+    }
+
+    @AfterAll
+    static void stop() {
+        servers.close();
+    }
+
+    @BeforeEach
+    void schema() throws SQLException {
+        for (int i = 0; i < 2; i++) {
+            try (Connection connection = servers.connect(i); Statement statement = connection.createStatement()) {
+                statement.execute(SCHEMA);
+                statement.execute("INSERT INTO account VALUES (1, 1, 10, 20), (1, 2, 30, 40)");
+                connection.setAutoCommit(false);
+                WriteSetCapture.install(connection, "public");
+                connection.commit();
+            }
+        }
+        origin = servers.connect(0);
+        origin.setAutoCommit(false);
+        WriteSetCapture.enableForSession(origin);
+        replica = servers.connect(1);
+        replica.setAutoCommit(false);
+    }
+
+    @org.junit.jupiter.api.AfterEach
+    void close() throws SQLException {
+        origin.close();
+        replica.close();
+    }
+
+    private List<WriteSet.RowChange> capture(Connection connection, String... statements) throws SQLException {
+        try (Statement statement = connection.createStatement()) {
+            for (String sql : statements) {
+                statement.execute(sql);
+            }
+        }
+        List<WriteSet.RowChange> changes = WriteSetCapture.read(connection);
+        connection.commit();
+        return changes;
+    }
+
+    private void apply(Connection connection, List<WriteSet.RowChange> changes) throws SQLException {
+        new WriteSetApplier(connection).apply(changes);
+        connection.commit();
+    }
+
+    private static List<String> rows(Connection connection, String table) throws SQLException {
+        List<String> rows = new ArrayList<>();
+        try (Statement statement = connection.createStatement();
+                ResultSet result = statement.executeQuery("SELECT t::text FROM " + table + " t ORDER BY 1")) {
+            while (result.next()) {
+                rows.add(result.getString(1));
+            }
+        }
+        connection.commit();
+        return rows;
+    }
+
+    @Test
+    void trickyValuesSurviveInsertUpdateAndDeleteExactly() throws SQLException {
+        apply(replica, capture(origin,
+                "INSERT INTO tricky VALUES (1, 10.5000, '2026-01-01 10:00:00.123456', 'it''s \"quoted\" \\\\ naïve ☃', "
+                        + "ARRAY['a,b', NULL, '{x}'], ARRAY[1, NULL, -3], true, 9223372036854775807, NULL)",
+                "INSERT INTO tricky VALUES (2, -0.0001, '1999-12-31 23:59:59', '', '{}', NULL, false, -1, 'x')"));
+        assertEquals(rows(origin, "tricky"), rows(replica, "tricky"));
+        assertTrue(rows(replica, "tricky").get(0).contains("10.5000"), "numeric scale kept: " + rows(replica, "tricky"));
+
+        apply(replica, capture(origin, "UPDATE tricky SET amount = amount * 2, label = label || E'\\n', nothing = 'now' WHERE id = 1",
+                "DELETE FROM tricky WHERE id = 2"));
+        assertEquals(rows(origin, "tricky"), rows(replica, "tricky"));
+        assertEquals(1, rows(replica, "tricky").size());
+    }
+
+    @Test
+    void anUpdateCarriesTheKeyAndOnlyTheChangedColumns() throws SQLException {
+        List<WriteSet.RowChange> changes = capture(origin, "UPDATE account SET x = 11, y = y WHERE region = 1 AND id = 1");
+        assertEquals(1, changes.size(), changes.toString());
+        assertEquals(Operation.UPDATE, changes.get(0).operation());
+        assertEquals("{\"x\": 11, \"id\": 1, \"region\": 1}", changes.get(0).row());
+        assertEquals(List.of(), capture(origin, "UPDATE account SET y = y"), "an update that changes nothing carries nothing");
+    }
+
+    @Test
+    void columnDisjointUpdatesOfOneRowCommuteAcrossReplicas() throws SQLException {
+        Connection second = servers.connect(1);
+        second.setAutoCommit(false);
+        WriteSetCapture.enableForSession(second);
+        List<WriteSet.RowChange> fromOrigin = capture(origin, "UPDATE account SET x = x + 1 WHERE region = 1 AND id = 1");
+        List<WriteSet.RowChange> fromReplica = capture(second, "UPDATE account SET y = y + 5 WHERE region = 1 AND id = 1");
+        second.close();
+        apply(replica, fromOrigin);
+        apply(origin, fromReplica);
+        assertEquals(List.of("(1,1,11,25)", "(1,2,30,40)"), rows(origin, "account"));
+        assertEquals(rows(origin, "account"), rows(replica, "account"));
+    }
+
+    @Test
+    void userTriggersDoNotFireWhileApplying() throws SQLException {
+        List<WriteSet.RowChange> changes = capture(origin, "UPDATE account SET x = 0 WHERE id = 2");
+        // The audit row written by the origin's trigger is part of the write-set; the replica's trigger stays quiet.
+        assertEquals(java.util.Set.of("account", "audit"),
+                changes.stream().map(WriteSet.RowChange::table).collect(java.util.stream.Collectors.toSet()));
+        apply(replica, changes);
+        assertEquals(rows(origin, "audit"), rows(replica, "audit"));
+        assertEquals(1, rows(replica, "audit").size());
+    }
+
+    @Test
+    void aTableWithoutPrimaryKeyReplicatesInsertsAndRefusesUpdates() throws SQLException {
+        apply(replica, capture(origin, "INSERT INTO journal VALUES ('one'), ('two')"));
+        assertEquals(List.of("(one)", "(two)"), rows(replica, "journal"));
+        SQLException refused = assertThrows(SQLException.class, () -> capture(origin, "UPDATE journal SET note = 'x'"));
+        origin.rollback();
+        assertEquals("0A000", refused.getSQLState());
+        assertTrue(refused.getMessage().contains("table journal") && refused.getMessage().contains("no primary key"),
+                refused.getMessage());
+    }
+
+    @Test
+    void changingAPrimaryKeyIsADeleteAndAnInsert() throws SQLException {
+        List<WriteSet.RowChange> changes = capture(origin, "UPDATE account SET id = 3 WHERE region = 1 AND id = 2");
+        assertEquals(List.of(Operation.DELETE, Operation.INSERT),
+                changes.stream().filter(change -> change.table().equals("account")).map(WriteSet.RowChange::operation).toList());
+        apply(replica, changes);
+        assertEquals(rows(origin, "account"), rows(replica, "account"));
+    }
+
+    @Test
+    void sessionsWithoutCaptureAreUnaffected() throws SQLException {
+        try (Connection plain = servers.connect(0); Statement statement = plain.createStatement()) {
+            statement.execute("UPDATE account SET x = 99 WHERE id = 1");  // no temp table, no error
+        }
+        assertEquals(List.of(), WriteSetCapture.read(origin), "another session's writes are not ours");
+        origin.commit();
+    }
+
+    @Test
+    void applyingToAMissingRowFailsNamingTheTable() throws SQLException {
+        List<WriteSet.RowChange> changes = capture(origin, "UPDATE account SET x = 1 WHERE id = 1");
+        try (Statement statement = replica.createStatement()) {
+            statement.execute("DELETE FROM account WHERE id = 1");
+        }
+        replica.commit();
+        SQLException diverged = assertThrows(SQLException.class, () -> new WriteSetApplier(replica).apply(changes));
+        replica.rollback();
+        assertTrue(diverged.getMessage().contains("table account") && diverged.getMessage().contains("diverged"),
+                diverged.getMessage());
+    }
+
+    @Test
+    void installIsIdempotentAndUninstallRemovesEverything() throws SQLException {
+        CaptureInstallation again = WriteSetCapture.install(origin, "public");
+        origin.commit();
+        assertEquals(List.of("account", "audit", "journal", "tricky"),
+                java.util.stream.Stream.concat(again.keyedTables().stream(), again.insertOnlyTables().stream()).sorted().toList());
+        assertEquals(List.of("account", "tricky"), again.keyedTables());
+        assertEquals(1, triggers(origin, "account"));
+        WriteSetCapture.uninstall(origin);
+        origin.commit();
+        WriteSetCapture.uninstall(origin);
+        origin.commit();
+        assertEquals(0, triggers(origin, "account"));
+        try (Statement statement = origin.createStatement();
+                ResultSet schema = statement.executeQuery("SELECT count(*) FROM pg_namespace WHERE nspname = 'gargamel'")) {
+            schema.next();
+            assertEquals(0, schema.getInt(1));
+        }
+        origin.commit();
+    }
+
+    private static int triggers(Connection connection, String table) throws SQLException {
+        try (Statement statement = connection.createStatement(); ResultSet count = statement.executeQuery(
+                "SELECT count(*) FROM pg_trigger WHERE tgname = 'gargamel_capture' AND tgrelid = '" + table + "'::regclass")) {
+            count.next();
+            return count.getInt(1);
+        } finally {
+            connection.commit();
+        }
+    }
+}
