@@ -100,6 +100,10 @@ public final class ConflictIndex {
     private Node[] belowScratch = new Node[32];
     private int[] epochScratch = new int[32];
     private int belowCount;
+    /** The slot {@link #newChild} creates a node in (saves a capturing lambda per lookup). */
+    private int childSlot;
+    private final LongObjectMap.Factory<Node, Node> newChild =
+            (parent, part) -> new Node(parent, part, parent.depth + 1, wildcardPossible(childSlot, parent.depth + 1));
 
     /**
      * Which prefix lengths of a slot can see a wildcard writer. Only there must the writers below a node be
@@ -344,16 +348,9 @@ public final class ConflictIndex {
         LongObjectMap<Node> children = node.children;
         if (children == null) {
             node.children = children = new LongObjectMap<>();
-        } else {
-            Node child = children.get(part);
-            if (child != null) {
-                return child;
-            }
         }
-        int depth = node.depth + 1;
-        Node child = new Node(node, part, depth, wildcardPossible(slot, depth));
-        children.put(part, child);
-        return child;
+        childSlot = slot;
+        return children.computeIfAbsent(part, node, newChild);
     }
 
     /** {@link WildcardDepths#possible}, asked once per slot and depth (it may box and hash). */
@@ -378,8 +375,7 @@ public final class ConflictIndex {
         while (node.parent != null && node.isEmpty()) {
             Node parent = node.parent;
             LongObjectMap<Node> siblings = parent.children;
-            if (siblings != null && siblings.get(node.part) == node) {
-                siblings.remove(node.part);
+            if (siblings != null && siblings.removeIfSame(node.part, node)) {
                 if (siblings.isEmpty()) {
                     parent.children = null;
                 }

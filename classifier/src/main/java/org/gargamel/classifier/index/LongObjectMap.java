@@ -3,8 +3,9 @@ package org.gargamel.classifier.index;
 /**
  * A map from {@code long} to non-null objects without boxing: open addressing with linear probing over
  * parallel arrays, deletion by backward shift (no tombstones, so probe chains never degrade under churn).
- * Every long is a valid key; a slot is free when its value is {@code null}. The table grows above 3/4 full
- * and shrinks below 1/8 full, so memory follows the number of entries. Not thread-safe.
+ * Every long is a valid key; a slot is free when its value is {@code null}. The table grows above 1/2 full
+ * (short probe chains: most lookups of the index are misses, for new keys) and shrinks below 1/8 full, so
+ * memory follows the number of entries. Not thread-safe.
  */
 final class LongObjectMap<V> {
     static final int MIN_CAPACITY = 4;
@@ -14,6 +15,12 @@ final class LongObjectMap<V> {
     private int size;
     private int mask;
     private int shift;
+
+    /** Makes the value of an absent key (without boxing it). */
+    @FunctionalInterface
+    interface Factory<A, V> {
+        V create(A argument, long key);
+    }
 
     LongObjectMap() {
         this(MIN_CAPACITY);
@@ -71,10 +78,52 @@ final class LongObjectMap<V> {
         }
         keys[i] = key;
         values[i] = value;
-        if (++size > (keys.length >> 2) * 3) {
+        if (++size > keys.length >> 1) {
             rehash(keys.length << 1);
         }
         return null;
+    }
+
+    /**
+     * The value of {@code key}, or if absent the value {@code create} makes, inserted with a single probe
+     * sequence (the index's child lookup, where most keys are new).
+     */
+    @SuppressWarnings("unchecked")
+    <A> V computeIfAbsent(long key, A argument, Factory<A, ? extends V> create) {
+        long[] keys = this.keys;
+        Object[] values = this.values;
+        int i = slot(key);
+        for (Object current; (current = values[i]) != null; i = (i + 1) & mask) {
+            if (keys[i] == key) {
+                return (V) current;
+            }
+        }
+        V value = create.create(argument, key);
+        keys[i] = key;
+        values[i] = value;
+        if (++size > keys.length >> 1) {
+            rehash(keys.length << 1);
+        }
+        return value;
+    }
+
+    /** Removes {@code key} if it maps to {@code value} itself; true if it did. */
+    boolean removeIfSame(long key, Object value) {
+        long[] keys = this.keys;
+        Object[] values = this.values;
+        for (int i = slot(key); ; i = (i + 1) & mask) {
+            Object current = values[i];
+            if (current == null) {
+                return false;
+            }
+            if (keys[i] == key) {
+                if (current != value) {
+                    return false;
+                }
+                delete(i);
+                return true;
+            }
+        }
     }
 
     /** Removes {@code key} and returns its value, or {@code null} if it was absent. */
@@ -94,6 +143,13 @@ final class LongObjectMap<V> {
             }
             i = (i + 1) & mask;
         }
+        delete(i);
+        return (V) value;
+    }
+
+    private void delete(int i) {
+        long[] keys = this.keys;
+        Object[] values = this.values;
         // Backward shift: move later members of the probe chain into the hole when their home allows it.
         int hole = i;
         for (int j = (hole + 1) & mask; values[j] != null; j = (j + 1) & mask) {
@@ -110,7 +166,6 @@ final class LongObjectMap<V> {
         if (size < (keys.length >> 3) && keys.length > MIN_CAPACITY) {
             rehash(keys.length >> 1);
         }
-        return (V) value;
     }
 
     /** Calls {@code action} for every value, in no particular order; the map must not change meanwhile. */

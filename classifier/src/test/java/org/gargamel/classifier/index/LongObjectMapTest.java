@@ -53,9 +53,9 @@ class LongObjectMapTest {
         assertEquals(LongObjectMap.MIN_CAPACITY, map.capacity());
         for (int i = 0; i < 10_000; i++) {
             map.put(i * 31L, i);
-            assertTrue(map.size() <= map.capacity() * 3 / 4, "load factor kept");
+            assertTrue(map.size() <= map.capacity() / 2, "load factor kept");
         }
-        assertTrue(map.capacity() >= 10_000 * 4 / 3);
+        assertTrue(map.capacity() >= 20_000);
         for (int i = 0; i < 10_000; i++) {
             assertEquals(i, map.get(i * 31L));
         }
@@ -88,10 +88,11 @@ class LongObjectMapTest {
             map.put(key, key);
         }
         assertEquals(16, map.capacity(), "no rehash: the chain is a real probe sequence");
+        assertFalse(map.removeIfSame(colliding.get(3), colliding.get(0)), "another value: kept");
         // Remove from the head, the middle and the tail of the chain; the rest must stay reachable.
         map.remove(colliding.get(0));
         map.remove(colliding.get(2));
-        map.remove(colliding.get(4));
+        assertTrue(map.removeIfSame(colliding.get(4), map.get(colliding.get(4))));
         assertEquals(colliding.get(1), map.get(colliding.get(1)));
         assertEquals(colliding.get(3), map.get(colliding.get(3)));
         assertNull(map.get(colliding.get(0)));
@@ -162,5 +163,27 @@ class LongObjectMapTest {
         assertTrue(seen.contains(a) && seen.contains(b));
         assertFalse(map.containsKey(3));
         assertSame(a, map.get(1));
+    }
+
+    @Test
+    void computeIfAbsentCreatesOnlyMissingValuesInOneProbe() {
+        LongObjectMap<String> map = new LongObjectMap<>();
+        int[] made = {0};
+        LongObjectMap.Factory<String, String> factory = (prefix, key) -> {
+            made[0]++;
+            return prefix + key;
+        };
+        for (int round = 0; round < 2; round++) {
+            for (long key = -50; key < 50; key++) {
+                assertEquals("k" + key, map.computeIfAbsent(key, "k", factory));
+            }
+        }
+        assertEquals(100, made[0], "each key made once");
+        assertEquals(100, map.size());
+        assertTrue(map.size() <= map.capacity() / 2);
+        assertFalse(map.removeIfSame(7, "other"));
+        assertTrue(map.removeIfSame(7, map.get(7)));
+        assertFalse(map.removeIfSame(7, "k7"), "already gone");
+        assertEquals(99, map.size());
     }
 }
