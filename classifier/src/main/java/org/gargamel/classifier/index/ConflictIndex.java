@@ -31,6 +31,7 @@ public final class ConflictIndex {
     private static final int CACHED_DEPTHS = 64;
     private static final Node[] NO_NODES = new Node[0];
     private static final int[] NO_EPOCHS = new int[0];
+    private static final long[] NO_PARTS = new long[0];
 
     private static final class Node {
         final Node parent;
@@ -41,6 +42,12 @@ public final class ConflictIndex {
         /** The nearest ancestor that tracks its writers below, or {@code null}. */
         final Node trackedAncestor;
         LongObjectMap<Node> children;
+        /**
+         * Full keys one part below, by that part: their last exact writer. A full key's node could hold
+         * nothing else (a wildcard writer stops above it, nothing is below it), so it is not allocated.
+         */
+        LongObjectMap<Entry> leaves;
+        /** The last exact writer of this node's own key when it is a full key (only for keys of no part). */
         Entry lastExact;
         Entry lastWildcard;
         /** Writers below since the last wildcard writer here: [0, belowSize), removed ones not yet dropped. */
@@ -60,7 +67,7 @@ public final class ConflictIndex {
         }
 
         boolean isEmpty() {
-            return children == null && lastExact == null && lastWildcard == null && liveBelow == 0;
+            return children == null && leaves == null && lastExact == null && lastWildcard == null && liveBelow == 0;
         }
     }
 
@@ -70,8 +77,13 @@ public final class ConflictIndex {
         boolean live = true;
         /** The stamp of the last {@link #add} that collected it as a dependency (deduplication). */
         long seen;
-        /** Exact nodes in [0, exactEnd), wildcard nodes in [exactEnd, wildcardEnd), then ancestors it is below. */
+        /**
+         * Exact writes in [0, exactEnd): the node above the full key, whose leaf {@code exactParts[i]} it is
+         * (or, for a key of no part, the root holding it itself; a slot's keys all have one length); wildcard nodes in
+         * [exactEnd, wildcardEnd); then the ancestors it is below.
+         */
         Node[] nodes;
+        long[] exactParts;
         int exactEnd;
         int wildcardEnd;
         /** Each such ancestor's epoch when this transaction was put in its writers below. */
@@ -94,6 +106,7 @@ public final class ConflictIndex {
     private Entry[] dependencies = new Entry[32];
     private int dependencyCount;
     private Node[] exactScratch = new Node[32];
+    private long[] exactPartScratch = new long[32];
     private int exactCount;
     private Node[] wildcardScratch = new Node[8];
     private int wildcardCount;
@@ -150,15 +163,35 @@ public final class ConflictIndex {
             long[] parts = key.parts();
             int known = key.knownParts();
             Node node = root(slot);
-            // Walk the known parts, collecting the last wildcard writer at every prefix on the way.
-            for (int depth = 0; depth < known; depth++) {
+            // Walk the known parts, collecting the last wildcard writer at every prefix on the way; a full
+            // key stops one part short, at the node holding it as a leaf (no wildcard writer at a full key).
+            int walk = known == parts.length && known > 0 ? known - 1 : known;
+            for (int depth = 0; depth < walk; depth++) {
                 collect(node.lastWildcard, stamp);
                 node = child(node, parts[depth], slot);
             }
             collect(node.lastWildcard, stamp);
+            Node above;
             if (known == parts.length) {
-                collect(node.lastExact, stamp);
-                node.lastExact = entry;
+                long part;
+                if (known > 0) {
+                    part = parts[known - 1];
+                    LongObjectMap<Entry> leaves = node.leaves;
+                    if (leaves == null) {
+                        node.leaves = leaves = new LongObjectMap<>();
+                    }
+                    collect(leaves.put(part, entry), stamp);
+                    above = node;  // the leaf's ancestors start at its parent
+                } else {
+                    part = 0;
+                    collect(node.lastExact, stamp);
+                    node.lastExact = entry;
+                    above = node.parent;
+                }
+                if (exactCount == exactPartScratch.length) {
+                    exactPartScratch = Arrays.copyOf(exactPartScratch, exactCount * 2);
+                }
+                exactPartScratch[exactCount] = part;
                 exactScratch = push(exactScratch, exactCount++, node);
             } else {
                 Entry[] below = node.below;
@@ -174,8 +207,10 @@ public final class ConflictIndex {
                 node.epoch++;
                 node.lastWildcard = entry;
                 wildcardScratch = push(wildcardScratch, wildcardCount++, node);
+                above = node.parent;
             }
-            for (Node ancestor = node.trackedAncestor; ancestor != null; ancestor = ancestor.trackedAncestor) {
+            Node first = above == null || above.tracksBelow ? above : above.trackedAncestor;
+            for (Node ancestor = first; ancestor != null; ancestor = ancestor.trackedAncestor) {
                 int size = ancestor.belowSize;
                 if (size > 0 && ancestor.below[size - 1] == entry) {
                     continue;  // already below it (an earlier key of this call)
@@ -197,6 +232,7 @@ public final class ConflictIndex {
         Arrays.fill(wildcardScratch, 0, wildcardCount, null);
         Arrays.fill(belowScratch, 0, belowCount, null);
         entry.nodes = nodes;
+        entry.exactParts = exactCount == 0 ? NO_PARTS : Arrays.copyOf(exactPartScratch, exactCount);
         entry.exactEnd = exactCount;
         entry.wildcardEnd = exactCount + wildcardCount;
         entry.belowEpochs = belowCount == 0 ? NO_EPOCHS : Arrays.copyOf(epochScratch, belowCount);
@@ -224,10 +260,15 @@ public final class ConflictIndex {
         entry.live = false;
         Node[] nodes = entry.nodes;
         int i = 0;
+        long[] exactParts = entry.exactParts;
         for (; i < entry.exactEnd; i++) {
             Node node = nodes[i];
+            long part = exactParts[i];
+            LongObjectMap<Entry> leaves = node.leaves;
             if (node.lastExact == entry) {
                 node.lastExact = null;
+            } else if (leaves != null && leaves.removeIfSame(part, entry) && leaves.isEmpty()) {
+                node.leaves = null;
             }
             prune(node);
         }
@@ -249,6 +290,7 @@ public final class ConflictIndex {
         }
         // A removed entry may linger in writers-below arrays until they are compacted; let go of the trie.
         entry.nodes = NO_NODES;
+        entry.exactParts = NO_PARTS;
         entry.belowEpochs = NO_EPOCHS;
     }
 
@@ -272,7 +314,7 @@ public final class ConflictIndex {
     }
 
     private static int count(Node node) {
-        int[] count = {1};
+        int[] count = {1 + (node.leaves == null ? 0 : node.leaves.size())};  // a leaf is a node not allocated
         if (node.children != null) {
             node.children.forEachValue(child -> count[0] += count(child));
         }
