@@ -82,12 +82,12 @@ public final class ConflictIndex {
          * (or, for a key of no part, the root holding it itself; a slot's keys all have one length); wildcard nodes in
          * [exactEnd, wildcardEnd); then the ancestors it is below.
          */
-        Node[] nodes;
-        long[] exactParts;
+        Node[] nodes = NO_NODES;
+        long[] exactParts = NO_PARTS;
         int exactEnd;
         int wildcardEnd;
         /** Each such ancestor's epoch when this transaction was put in its writers below. */
-        int[] belowEpochs;
+        int[] belowEpochs = NO_EPOCHS;
 
         Entry(long txn) {
             this.txn = txn;
@@ -147,10 +147,12 @@ public final class ConflictIndex {
         if (txn == Long.MIN_VALUE) {
             throw new IllegalArgumentException("transaction id " + txn + " is reserved");
         }
-        if (entries.containsKey(txn)) {
+        Entry entry = new Entry(txn);
+        Entry previous = entries.put(txn, entry);  // one probe of a large, cold table instead of two
+        if (previous != null) {
+            entries.put(txn, previous);
             throw new IllegalStateException("transaction " + txn + " is already in the conflict index");
         }
-        Entry entry = new Entry(txn);
         long stamp = ++this.stamp;
         entry.seen = stamp;  // never its own dependency
         dependencyCount = 0;
@@ -236,7 +238,6 @@ public final class ConflictIndex {
         entry.exactEnd = exactCount;
         entry.wildcardEnd = exactCount + wildcardCount;
         entry.belowEpochs = belowCount == 0 ? NO_EPOCHS : Arrays.copyOf(epochScratch, belowCount);
-        entries.put(txn, entry);
         long[] result = new long[dependencyCount];
         Entry[] dependencies = this.dependencies;
         for (int i = 0; i < result.length; i++) {

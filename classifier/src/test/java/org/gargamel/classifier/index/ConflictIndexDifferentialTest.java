@@ -98,6 +98,19 @@ class ConflictIndexDifferentialTest {
         }
     }
 
+    @Test
+    void aDuplicateIdIsRejectedAndChangesNothing() {
+        ConflictIndex index = new ConflictIndex();
+        List<WriteKey> keys = List.of(new WriteKey(1, new long[] {4}, 1, null, null));
+        index.add(1, keys);
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> index.add(1, List.of()));
+        assertEquals(1, index.size());
+        assertArrayEquals(new long[] {1}, index.add(2, keys), "the first transaction 1 is still the writer");
+        index.remove(1);
+        index.remove(2);
+        assertEquals(0, index.size());
+    }
+
     private static ConflictIndex.WildcardDepths depths(SplittableRandom random) {
         if (random.nextBoolean()) {
             return ConflictIndex.WildcardDepths.ANY;
