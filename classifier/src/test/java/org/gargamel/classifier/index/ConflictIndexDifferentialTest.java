@@ -99,6 +99,23 @@ class ConflictIndexDifferentialTest {
     }
 
     @Test
+    void aWildcardWriterCollectsManyWritersOnceEach() {
+        // More writers than the linear deduplication handles, each reached twice (two keys below).
+        ConflictIndex index = new ConflictIndex();
+        for (long t = 0; t < 300; t++) {
+            index.add(t, List.of(new WriteKey(2, new long[] {1, t}, 2, null, null),
+                    new WriteKey(2, new long[] {1, t + 1_000}, 2, null, null)));
+        }
+        long[] dependencies = sorted(index.add(300, List.of(new WriteKey(2, new long[] {1, 0}, 1, null, null))));
+        assertEquals(300, dependencies.length);
+        for (int t = 0; t < 300; t++) {
+            assertEquals(t, dependencies[t]);
+        }
+        assertArrayEquals(new long[] {5, 300}, sorted(
+                index.add(301, List.of(new WriteKey(2, new long[] {1, 5}, 2, null, null)))), "its key's writer and the wildcard");
+    }
+
+    @Test
     void aDuplicateIdIsRejectedAndChangesNothing() {
         ConflictIndex index = new ConflictIndex();
         List<WriteKey> keys = List.of(new WriteKey(1, new long[] {4}, 1, null, null));
