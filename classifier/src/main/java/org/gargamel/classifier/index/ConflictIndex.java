@@ -1,12 +1,7 @@
 package org.gargamel.classifier.index;
 
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import org.gargamel.classifier.WriteKey;
 
 /**
@@ -23,41 +18,105 @@ import org.gargamel.classifier.WriteKey;
  *
  * <p>{@link #remove} forgets a transaction once every replica has applied it; nodes left empty are
  * dropped, so memory follows what is in flight. Not thread-safe: the scheduler's event loop owns it.
+ *
+ * <p>Layout, for speed (the scheduler calls it once per transaction, p99 target 2 µs): children and the
+ * transactions are kept in primitive long-keyed maps (no boxing); nodes point at {@link Entry} records
+ * rather than at ids, so a removed transaction is recognised by a flag; the writers below a node are an
+ * append-only array from which removed writers are dropped lazily (when the array is full, or all at once
+ * when none is left); dependencies are deduplicated with a per-call stamp on the entry, not a set.
  */
 public final class ConflictIndex {
-    private static final long NONE = Long.MIN_VALUE;
+    /** Slots below this live in an array; others (never seen with generated rules) in a map. */
+    private static final int ARRAY_SLOTS = 4096;
+    private static final int CACHED_DEPTHS = 64;
+    private static final Node[] NO_NODES = new Node[0];
+    private static final int[] NO_EPOCHS = new int[0];
+    private static final long[] NO_PARTS = new long[0];
 
     private static final class Node {
         final Node parent;
         final long part;
         final int depth;
-        Map<Long, Node> children;
-        long lastExact = NONE;
-        long lastWildcard = NONE;
-        Set<Long> writersBelow;
+        /** Whether a wildcard writer may come here, so the writers below must be remembered. */
+        final boolean tracksBelow;
+        /** The nearest ancestor that tracks its writers below, or {@code null}. */
+        final Node trackedAncestor;
+        LongObjectMap<Node> children;
+        /**
+         * Full keys one part below, by that part: their last exact writer. A full key's node could hold
+         * nothing else (a wildcard writer stops above it, nothing is below it), so it is not allocated.
+         */
+        LongObjectMap<Entry> leaves;
+        /** The last exact writer of this node's own key when it is a full key (only for keys of no part). */
+        Entry lastExact;
+        Entry lastWildcard;
+        /** Writers below since the last wildcard writer here: [0, belowSize), removed ones not yet dropped. */
+        Entry[] below;
+        int belowSize;
+        /** How many writers in {@link #below} are still in the index. */
+        int liveBelow;
+        /** Bumped when a wildcard writer resets {@link #below}; tells removal whether its mark is still there. */
+        int epoch;
 
-        Node(Node parent, long part) {
+        Node(Node parent, long part, int depth, boolean tracksBelow) {
             this.parent = parent;
             this.part = part;
-            this.depth = parent == null ? 0 : parent.depth + 1;
+            this.depth = depth;
+            this.tracksBelow = tracksBelow;
+            this.trackedAncestor = parent == null ? null : parent.tracksBelow ? parent : parent.trackedAncestor;
         }
 
         boolean isEmpty() {
-            return (children == null || children.isEmpty()) && lastExact == NONE && lastWildcard == NONE
-                    && (writersBelow == null || writersBelow.isEmpty());
+            return children == null && leaves == null && lastExact == null && lastWildcard == null && liveBelow == 0;
         }
     }
 
-    /** Where a transaction is recorded, so that {@link #remove} finds it without a search. */
+    /** A recorded transaction and where it is recorded, so that {@link #remove} finds it without a search. */
     private static final class Entry {
-        final List<Node> exact = new ArrayList<>(4);
-        final List<Node> wildcard = new ArrayList<>(2);
-        final List<Node> below = new ArrayList<>(8);
+        final long txn;
+        boolean live = true;
+        /** The stamp of the last {@link #add} that collected it as a dependency (deduplication). */
+        long seen;
+        /**
+         * Exact writes in [0, exactEnd): the node above the full key, whose leaf {@code exactParts[i]} it is
+         * (or, for a key of no part, the root holding it itself; a slot's keys all have one length); wildcard nodes in
+         * [exactEnd, wildcardEnd); then the ancestors it is below.
+         */
+        Node[] nodes = NO_NODES;
+        long[] exactParts = NO_PARTS;
+        int exactEnd;
+        int wildcardEnd;
+        /** Each such ancestor's epoch when this transaction was put in its writers below. */
+        int[] belowEpochs = NO_EPOCHS;
+
+        Entry(long txn) {
+            this.txn = txn;
+        }
     }
 
-    private final Map<Integer, Node> roots = new HashMap<>();
-    private final Map<Long, Entry> entries = new HashMap<>();
+    private Node[] roots = new Node[16];
+    private LongObjectMap<Node> otherRoots;
+    private final LongObjectMap<Entry> entries = new LongObjectMap<>(64);
     private final WildcardDepths wildcardDepths;
+    /** wildcardDepths cached per [slot][depth]: 0 unknown, 1 impossible, 2 possible. */
+    private byte[][] wildcardCache = new byte[16][];
+
+    // Scratch space reused by every add (the index is single-threaded).
+    private long stamp;
+    private Entry[] dependencies = new Entry[32];
+    private int dependencyCount;
+    private Node[] exactScratch = new Node[32];
+    private long[] exactPartScratch = new long[32];
+    private int exactCount;
+    private Node[] wildcardScratch = new Node[8];
+    private int wildcardCount;
+    private Node[] belowScratch = new Node[32];
+    private int[] epochScratch = new int[32];
+    private int belowCount;
+    /** The slot {@link #newChild} creates a node in (saves a capturing lambda per lookup). */
+    private int childSlot;
+    private final LongObjectMap.Factory<Node, Node> newChild =
+            (parent, part) -> new Node(parent, part, parent.depth + 1, wildcardPossible(childSlot, parent.depth + 1));
 
     /**
      * Which prefix lengths of a slot can see a wildcard writer. Only there must the writers below a node be
@@ -85,51 +144,107 @@ public final class ConflictIndex {
      * (distinct, in no particular order, never {@code txn} itself).
      */
     public long[] add(long txn, List<WriteKey> keys) {
-        if (txn == NONE) {
+        if (txn == Long.MIN_VALUE) {
             throw new IllegalArgumentException("transaction id " + txn + " is reserved");
         }
-        if (entries.containsKey(txn)) {
+        Entry entry = new Entry(txn);
+        Entry previous = entries.put(txn, entry);  // one probe of a large, cold table instead of two
+        if (previous != null) {
+            entries.put(txn, previous);
             throw new IllegalStateException("transaction " + txn + " is already in the conflict index");
         }
-        Entry entry = new Entry();
-        entries.put(txn, entry);
-        DependencySet dependencies = new DependencySet();
-        for (WriteKey key : keys) {
-            Node node = roots.computeIfAbsent(key.slot(), slot -> new Node(null, 0));
-            // Walk the known parts, collecting the last wildcard writer at every prefix on the way.
-            for (int depth = 0; depth < key.knownParts(); depth++) {
-                dependencies.add(node.lastWildcard);
-                node = child(node, key.parts()[depth]);
+        long stamp = ++this.stamp;
+        entry.seen = stamp;  // never its own dependency
+        dependencyCount = 0;
+        exactCount = 0;
+        wildcardCount = 0;
+        belowCount = 0;
+        for (int k = 0, n = keys.size(); k < n; k++) {
+            WriteKey key = keys.get(k);
+            int slot = key.slot();
+            long[] parts = key.parts();
+            int known = key.knownParts();
+            Node node = root(slot);
+            // Walk the known parts, collecting the last wildcard writer at every prefix on the way; a full
+            // key stops one part short, at the node holding it as a leaf (no wildcard writer at a full key).
+            int walk = known == parts.length && known > 0 ? known - 1 : known;
+            for (int depth = 0; depth < walk; depth++) {
+                collect(node.lastWildcard, stamp);
+                node = child(node, parts[depth], slot);
             }
-            dependencies.add(node.lastWildcard);
-            if (key.knownParts() == key.parts().length) {
-                dependencies.add(node.lastExact);
-                node.lastExact = txn;
-                entry.exact.add(node);
-            } else {
-                if (node.writersBelow != null) {
-                    for (long writer : node.writersBelow) {
-                        dependencies.add(writer);
+            collect(node.lastWildcard, stamp);
+            Node above;
+            if (known == parts.length) {
+                long part;
+                if (known > 0) {
+                    part = parts[known - 1];
+                    LongObjectMap<Entry> leaves = node.leaves;
+                    if (leaves == null) {
+                        node.leaves = leaves = new LongObjectMap<>();
                     }
-                    node.writersBelow.clear();
+                    collect(leaves.put(part, entry), stamp);
+                    above = node;  // the leaf's ancestors start at its parent
+                } else {
+                    part = 0;
+                    collect(node.lastExact, stamp);
+                    node.lastExact = entry;
+                    above = node.parent;
                 }
-                node.lastWildcard = txn;
-                entry.wildcard.add(node);
+                if (exactCount == exactPartScratch.length) {
+                    exactPartScratch = Arrays.copyOf(exactPartScratch, exactCount * 2);
+                }
+                exactPartScratch[exactCount] = part;
+                exactScratch = push(exactScratch, exactCount++, node);
+            } else {
+                Entry[] below = node.below;
+                for (int i = 0, size = node.belowSize; i < size; i++) {
+                    Entry writer = below[i];
+                    if (writer.live) {
+                        collect(writer, stamp);
+                    }
+                    below[i] = null;
+                }
+                node.belowSize = 0;
+                node.liveBelow = 0;
+                node.epoch++;
+                node.lastWildcard = entry;
+                wildcardScratch = push(wildcardScratch, wildcardCount++, node);
+                above = node.parent;
             }
-            for (Node ancestor = node.parent; ancestor != null; ancestor = ancestor.parent) {
-                if (!wildcardDepths.possible(key.slot(), ancestor.depth)) {
-                    continue;
+            Node first = above == null || above.tracksBelow ? above : above.trackedAncestor;
+            for (Node ancestor = first; ancestor != null; ancestor = ancestor.trackedAncestor) {
+                int size = ancestor.belowSize;
+                if (size > 0 && ancestor.below[size - 1] == entry) {
+                    continue;  // already below it (an earlier key of this call)
                 }
-                if (ancestor.writersBelow == null) {
-                    ancestor.writersBelow = new HashSet<>();
+                appendBelow(ancestor, entry);
+                belowScratch = push(belowScratch, belowCount, ancestor);
+                if (belowCount == epochScratch.length) {
+                    epochScratch = Arrays.copyOf(epochScratch, belowCount * 2);
                 }
-                if (ancestor.writersBelow.add(txn)) {
-                    entry.below.add(ancestor);
-                }
+                epochScratch[belowCount++] = ancestor.epoch;
             }
         }
-        dependencies.remove(txn);
-        return dependencies.toArray();
+        int total = exactCount + wildcardCount + belowCount;
+        Node[] nodes = total == 0 ? NO_NODES : new Node[total];
+        System.arraycopy(exactScratch, 0, nodes, 0, exactCount);
+        System.arraycopy(wildcardScratch, 0, nodes, exactCount, wildcardCount);
+        System.arraycopy(belowScratch, 0, nodes, exactCount + wildcardCount, belowCount);
+        Arrays.fill(exactScratch, 0, exactCount, null);
+        Arrays.fill(wildcardScratch, 0, wildcardCount, null);
+        Arrays.fill(belowScratch, 0, belowCount, null);
+        entry.nodes = nodes;
+        entry.exactParts = exactCount == 0 ? NO_PARTS : Arrays.copyOf(exactPartScratch, exactCount);
+        entry.exactEnd = exactCount;
+        entry.wildcardEnd = exactCount + wildcardCount;
+        entry.belowEpochs = belowCount == 0 ? NO_EPOCHS : Arrays.copyOf(epochScratch, belowCount);
+        long[] result = new long[dependencyCount];
+        Entry[] dependencies = this.dependencies;
+        for (int i = 0; i < result.length; i++) {
+            result[i] = dependencies[i].txn;
+            dependencies[i] = null;
+        }
+        return result;
     }
 
     /**
@@ -143,24 +258,41 @@ public final class ConflictIndex {
         if (entry == null) {
             return;
         }
-        for (Node node : entry.exact) {
-            if (node.lastExact == txn) {
-                node.lastExact = NONE;
+        entry.live = false;
+        Node[] nodes = entry.nodes;
+        int i = 0;
+        long[] exactParts = entry.exactParts;
+        for (; i < entry.exactEnd; i++) {
+            Node node = nodes[i];
+            long part = exactParts[i];
+            LongObjectMap<Entry> leaves = node.leaves;
+            if (node.lastExact == entry) {
+                node.lastExact = null;
+            } else if (leaves != null && leaves.removeIfSame(part, entry) && leaves.isEmpty()) {
+                node.leaves = null;
             }
             prune(node);
         }
-        for (Node node : entry.wildcard) {
-            if (node.lastWildcard == txn) {
-                node.lastWildcard = NONE;
+        for (; i < entry.wildcardEnd; i++) {
+            Node node = nodes[i];
+            if (node.lastWildcard == entry) {
+                node.lastWildcard = null;
             }
             prune(node);
         }
-        for (Node node : entry.below) {
-            if (node.writersBelow != null) {
-                node.writersBelow.remove(txn);
+        int[] epochs = entry.belowEpochs;
+        for (int b = 0; i < nodes.length; i++, b++) {
+            Node node = nodes[i];
+            if (node.epoch == epochs[b] && --node.liveBelow == 0) {
+                node.below = null;  // only removed writers left: drop them all at once
+                node.belowSize = 0;
             }
             prune(node);
         }
+        // A removed entry may linger in writers-below arrays until they are compacted; let go of the trie.
+        entry.nodes = NO_NODES;
+        entry.exactParts = NO_PARTS;
+        entry.belowEpochs = NO_EPOCHS;
     }
 
     /** Transactions currently recorded. */
@@ -170,74 +302,128 @@ public final class ConflictIndex {
 
     /** Trie nodes currently allocated (for tests and the memory benchmark). */
     public int nodeCount() {
-        int count = 0;
-        for (Node root : roots.values()) {
-            count += count(root);
+        int[] count = {0};
+        for (Node root : roots) {
+            if (root != null) {
+                count[0] += count(root);
+            }
         }
-        return count;
+        if (otherRoots != null) {
+            otherRoots.forEachValue(root -> count[0] += count(root));
+        }
+        return count[0];
     }
 
     private static int count(Node node) {
-        int count = 1;
+        int[] count = {1 + (node.leaves == null ? 0 : node.leaves.size())};  // a leaf is a node not allocated
         if (node.children != null) {
-            for (Node child : node.children.values()) {
-                count += count(child);
+            node.children.forEachValue(child -> count[0] += count(child));
+        }
+        return count[0];
+    }
+
+    private void collect(Entry writer, long stamp) {
+        if (writer != null && writer.seen != stamp) {
+            writer.seen = stamp;
+            if (dependencyCount == dependencies.length) {
+                dependencies = Arrays.copyOf(dependencies, dependencyCount * 2);
+            }
+            dependencies[dependencyCount++] = writer;
+        }
+    }
+
+    private static Node[] push(Node[] array, int index, Node node) {
+        if (index == array.length) {
+            array = Arrays.copyOf(array, index * 2);
+        }
+        array[index] = node;
+        return array;
+    }
+
+    /** Appends a writer below {@code node}; a full array first drops its removed writers, then grows. */
+    private static void appendBelow(Node node, Entry writer) {
+        Entry[] below = node.below;
+        int size = node.belowSize;
+        if (below == null) {
+            node.below = below = new Entry[4];
+        } else if (size == below.length) {
+            int live = 0;
+            for (int i = 0; i < size; i++) {
+                Entry other = below[i];
+                if (other.live) {
+                    below[live++] = other;
+                }
+            }
+            Arrays.fill(below, live, size, null);
+            size = live;
+            if (live > below.length >> 1) {
+                node.below = below = Arrays.copyOf(below, below.length << 1);
             }
         }
-        return count;
+        below[size] = writer;
+        node.belowSize = size + 1;
+        node.liveBelow++;
     }
 
-    private static Node child(Node node, long part) {
-        if (node.children == null) {
-            node.children = new HashMap<>();
+    private Node root(int slot) {
+        if (slot >= 0 && slot < ARRAY_SLOTS) {
+            if (slot >= roots.length) {
+                roots = Arrays.copyOf(roots, Math.max(slot + 1, roots.length * 2));
+            }
+            Node root = roots[slot];
+            if (root == null) {
+                roots[slot] = root = new Node(null, 0, 0, wildcardPossible(slot, 0));
+            }
+            return root;
         }
-        return node.children.computeIfAbsent(part, value -> new Node(node, value));
+        if (otherRoots == null) {
+            otherRoots = new LongObjectMap<>();
+        }
+        Node root = otherRoots.get(slot);
+        if (root == null) {
+            root = new Node(null, 0, 0, wildcardPossible(slot, 0));
+            otherRoots.put(slot, root);
+        }
+        return root;
     }
 
-    private void prune(Node node) {
-        while (node != null && node.isEmpty()) {
+    private Node child(Node node, long part, int slot) {
+        LongObjectMap<Node> children = node.children;
+        if (children == null) {
+            node.children = children = new LongObjectMap<>();
+        }
+        childSlot = slot;
+        return children.computeIfAbsent(part, node, newChild);
+    }
+
+    /** {@link WildcardDepths#possible}, asked once per slot and depth (it may box and hash). */
+    private boolean wildcardPossible(int slot, int depth) {
+        if (slot < 0 || slot >= ARRAY_SLOTS || depth >= CACHED_DEPTHS) {
+            return wildcardDepths.possible(slot, depth);
+        }
+        if (slot >= wildcardCache.length) {
+            wildcardCache = Arrays.copyOf(wildcardCache, Math.max(slot + 1, wildcardCache.length * 2));
+        }
+        byte[] depths = wildcardCache[slot];
+        if (depths == null) {
+            wildcardCache[slot] = depths = new byte[CACHED_DEPTHS];
+        }
+        if (depths[depth] == 0) {
+            depths[depth] = (byte) (wildcardDepths.possible(slot, depth) ? 2 : 1);
+        }
+        return depths[depth] == 2;
+    }
+
+    private static void prune(Node node) {
+        while (node.parent != null && node.isEmpty()) {
             Node parent = node.parent;
-            if (parent == null) {
-                return;  // roots stay: one per slot
-            }
-            if (parent.children != null && parent.children.get(node.part) == node) {
-                parent.children.remove(node.part);
+            LongObjectMap<Node> siblings = parent.children;
+            if (siblings != null && siblings.removeIfSame(node.part, node)) {
+                if (siblings.isEmpty()) {
+                    parent.children = null;
+                }
             }
             node = parent;
-        }
-    }
-
-    /** A small set of transaction ids without boxing for the common case of few dependencies. */
-    private static final class DependencySet {
-        private long[] ids = new long[8];
-        private int size;
-
-        void add(long id) {
-            if (id == NONE) {
-                return;
-            }
-            for (int i = 0; i < size; i++) {
-                if (ids[i] == id) {
-                    return;
-                }
-            }
-            if (size == ids.length) {
-                ids = Arrays.copyOf(ids, size * 2);
-            }
-            ids[size++] = id;
-        }
-
-        void remove(long id) {
-            for (int i = 0; i < size; i++) {
-                if (ids[i] == id) {
-                    ids[i] = ids[--size];
-                    return;
-                }
-            }
-        }
-
-        long[] toArray() {
-            return Arrays.copyOf(ids, size);
         }
     }
 }
