@@ -121,11 +121,13 @@ class CaptureAndApplyTest {
 
     @Test
     void anUpdateCarriesTheKeyAndOnlyTheChangedColumns() throws SQLException {
-        List<WriteSet.RowChange> changes = capture(origin, "UPDATE account SET x = 11, y = y WHERE region = 1 AND id = 1");
+        List<WriteSet.RowChange> changes = capture(origin, "UPDATE account SET x = 11, y = y WHERE region = 1 AND id = 1")
+                .stream().filter(change -> change.table().equals("account")).toList();  // the audit trigger adds a row
         assertEquals(1, changes.size(), changes.toString());
         assertEquals(Operation.UPDATE, changes.get(0).operation());
         assertEquals("{\"x\": 11, \"id\": 1, \"region\": 1}", changes.get(0).row());
-        assertEquals(List.of(), capture(origin, "UPDATE account SET y = y"), "an update that changes nothing carries nothing");
+        assertEquals(List.of(), capture(origin, "UPDATE account SET y = y").stream()
+                .filter(change -> change.table().equals("account")).toList(), "an update that changes nothing carries nothing");
     }
 
     @Test
