@@ -145,7 +145,7 @@ final class CompareCommand {
         TpccRunCommand.Request request = new TpccRunCommand.Request(plan.mode(), plan.replicas(), urls,
                 PostgresBackend.EXTERNAL, plan.warehouses(), plan.terminals(), duration, plan.rate(), plan.isolation(),
                 direct ? DirectIsolation.parse(plan.isolation()) : null, TpccRunCommand.DEFAULT_WORKERS, false, RUN_SEED,
-                LOAD_SEED, 10, runDirectory);
+                LOAD_SEED, 10, runDirectory, null, null);
         err.printf("[%d/%d] %-12s %-14s %d replica(s), %d wh, %s ... ", index, total, plan.mode(), plan.isolation(),
                 plan.replicas(), plan.warehouses(), plan.rate() == null ? plan.terminals() + " terminals" : plan.rate() + " calls/s");
         ByteArrayOutputStream log = new ByteArrayOutputStream();

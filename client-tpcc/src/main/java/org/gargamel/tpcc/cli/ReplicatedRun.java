@@ -14,7 +14,9 @@ import org.gargamel.tpcc.check.CheckReport;
 import org.gargamel.tpcc.check.CheckRunner;
 import org.gargamel.tpcc.cluster.ClusterPlan;
 import org.gargamel.tpcc.cluster.ClusterStatistics;
+import org.gargamel.tpcc.cluster.GargamelCluster;
 import org.gargamel.tpcc.cluster.LocalGargamelCluster;
+import org.gargamel.tpcc.cluster.RemoteGargamelCluster;
 import org.gargamel.tpcc.random.NURandConstants;
 import org.gargamel.tpcc.result.RunDescription;
 import org.gargamel.tpcc.result.RunResult;
@@ -58,7 +60,7 @@ final class ReplicatedRun {
             double measuredSeconds;
             ClusterStatistics cluster;
             AtomicBoolean interrupted = new AtomicBoolean();
-            try (LocalGargamelCluster gargamel = LocalGargamelCluster.start(plan, err)) {
+            try (GargamelCluster gargamel = connect(plan, urls.size())) {
                 TerminalEmulator emulator = new TerminalEmulator(settings, terminal -> gargamel.executor());
                 gargamel.onFailure(emulator::stop);
                 Thread stopOnInterrupt = new Thread(() -> {
@@ -119,6 +121,22 @@ final class ReplicatedRun {
             return GargamelMain.EXIT_INTERRUPTED;
         } catch (IOException e) {
             throw new CommandFailedException("cannot write the results under " + request.out() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Starts the scheduler and nodes here, or joins the running cluster given by --scheduler. */
+    private GargamelCluster connect(ClusterPlan plan, int replicas) throws IOException, InterruptedException {
+        if (request.scheduler() == null) {
+            return LocalGargamelCluster.start(plan, err);
+        }
+        err.println("joining the Gargamel cluster through the scheduler at " + request.scheduler() + " ...");
+        try {
+            return RemoteGargamelCluster.connect(org.gargamel.common.group.GroupConfig.parseHostPort(request.scheduler()),
+                    request.bind(), replicas);
+        } catch (InterruptedException | RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new CommandFailedException("cannot join the cluster at " + request.scheduler() + ": " + e.getMessage(), e);
         }
     }
 

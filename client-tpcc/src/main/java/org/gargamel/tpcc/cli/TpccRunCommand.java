@@ -66,6 +66,9 @@ final class TpccRunCommand {
                 .value("--rate", "R", "open loop: R calls per second in total instead of closed-loop terminals")
                 .value("--isolation", "LEVEL", "psi (default) or si through Gargamel; direct: read-committed (= psi), "
                         + "repeatable-read (= si) or serializable")
+                .value("--scheduler", "HOST:PORT", "join a Gargamel cluster that already runs (give its replicas with "
+                        + "--jdbc-url, for the load and the checks) instead of starting one here")
+                .value("--bind", "ADDRESS", "with --scheduler: the address this client listens on (default 127.0.0.1)")
                 .value("--workers", "K", "workers (connections running chains) per node (default " + DEFAULT_WORKERS + ")")
                 .flag("--keying", "keying and think times of clause 5.2.5.7 (off for throughput runs)")
                 .value("--seed", "S", "seed of the terminals' random streams (default: from the clock)")
@@ -94,7 +97,7 @@ final class TpccRunCommand {
      */
     record Request(String mode, int replicas, List<String> jdbcUrls, PostgresBackend backend, int warehouses,
             int terminals, Duration duration, Double rate, String isolation, DirectIsolation directIsolation, int workers,
-            boolean keying, long seed, long loadSeed, int maxRetries, Path out) {
+            boolean keying, long seed, long loadSeed, int maxRetries, Path out, String scheduler, String bind) {
 
         boolean direct() {
             return mode.equals("direct");
@@ -171,8 +174,29 @@ final class TpccRunCommand {
         if (Files.exists(outDirectory) && !Files.isDirectory(outDirectory)) {
             throw new UsageException("--out " + outDirectory + " exists and is not a directory");
         }
+        String scheduler = options.has("--scheduler") ? options.string("--scheduler", null) : null;
+        if (scheduler != null) {
+            if (direct) {
+                throw new UsageException("--scheduler joins a Gargamel cluster; direct mode has none");
+            }
+            if (urls.isEmpty()) {
+                throw new UsageException("--scheduler needs the cluster's replicas as --jdbc-url (one per node) for the "
+                        + "load and the checks");
+            }
+            if (options.has("--workers")) {
+                throw new UsageException("--workers contradicts --scheduler: the running nodes have their own workers");
+            }
+            try {
+                org.gargamel.common.group.GroupConfig.parseHostPort(scheduler);
+            } catch (IllegalArgumentException e) {
+                throw new UsageException("--scheduler: " + e.getMessage());
+            }
+        } else if (options.has("--bind")) {
+            throw new UsageException("--bind is for --scheduler");
+        }
         return new Request(mode, replicas, urls, backend, warehouses, terminals, duration, rate, isolationName,
-                directIsolation, workers, options.flag("--keying"), seed, loadSeed, maxRetries, outDirectory);
+                directIsolation, workers, options.flag("--keying"), seed, loadSeed, maxRetries, outDirectory, scheduler,
+                options.string("--bind", "127.0.0.1"));
     }
 
     static int execute(Request request, PrintStream out, PrintStream err) {

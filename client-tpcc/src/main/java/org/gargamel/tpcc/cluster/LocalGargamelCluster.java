@@ -29,7 +29,7 @@ import org.gargamel.tpcc.workload.CallExecutor;
  * reports it ({@link #failure()}) and calls the registered listeners, so the run stops at once instead of hanging.
  * {@link #close()} stops every process, also on failure and Ctrl-C.
  */
-public final class LocalGargamelCluster implements AutoCloseable {
+public final class LocalGargamelCluster implements GargamelCluster {
     public static final String MAIN_CLASS = "org.gargamel.tpcc.cli.GargamelMain";
     static final String SCHEDULER_READY = "gargamel scheduler ready";
     static final String NODE_READY = "gargamel node ready";
@@ -132,24 +132,29 @@ public final class LocalGargamelCluster implements AutoCloseable {
     }
 
     /** An executor for a terminal; all share this cluster's client. */
+    @Override
     public CallExecutor executor() {
         return new GargamelExecutor(client);
     }
 
+    @Override
     public GargamelClient client() {
         return client;
     }
 
     /** Called (once) if a process of the cluster dies before {@link #stop()}. */
+    @Override
     public void onFailure(Runnable listener) {
         failureListeners.add(listener);
     }
 
     /** Why the cluster failed during the run, or null. */
+    @Override
     public String failure() {
         return failure;
     }
 
+    @Override
     public void awaitQuiescence(Duration timeout) throws InterruptedException {
         try {
             client.awaitQuiescence(timeout);
@@ -159,6 +164,7 @@ public final class LocalGargamelCluster implements AutoCloseable {
     }
 
     /** Stops the client and the processes (the nodes write their statistics) and returns those statistics. */
+    @Override
     public ClusterStatistics stop() {
         close();
         return ClusterStatistics.read(statisticsFiles);
