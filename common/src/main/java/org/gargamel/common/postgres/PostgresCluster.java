@@ -34,6 +34,17 @@ public final class PostgresCluster implements AutoCloseable {
     private final Path workDirectory;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Thread shutdownHook;
+    /** zonky's scripts that existed before this JVM started any embedded server (not ours to delete). */
+    private static final java.util.Set<Path> ZONKY_SCRIPTS_BEFORE = zonkyScripts();
+
+    private static java.util.Set<Path> zonkyScripts() {
+        try (var files = Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
+            return files.filter(f -> f.getFileName().toString().startsWith("detect_linux_distribution_"))
+                    .collect(java.util.stream.Collectors.toSet());
+        } catch (IOException e) {
+            return java.util.Set.of();
+        }
+    }
 
     private PostgresCluster(PostgresBackend backend, List<String> jdbcUrls, List<AutoCloseable> servers,
             Path workDirectory) {
@@ -208,6 +219,36 @@ public final class PostgresCluster implements AutoCloseable {
         if (workDirectory != null) {
             awaitDataDirectoriesRemoved();
             deleteRecursively(workDirectory);
+            removeZonkyLeftovers();
+        }
+    }
+
+    /**
+     * zonky writes a distribution-detection script into the temporary directory on every start and never deletes
+     * it, and leaves an empty {@code embedded-pg} directory: remove the scripts that appeared since this class
+     * was loaded, and the directory if it is empty (another process may be using it otherwise).
+     */
+    private void removeZonkyLeftovers() {
+        Path temporary = Path.of(System.getProperty("java.io.tmpdir"));
+        try (var files = Files.list(temporary)) {
+            for (Path file : files.filter(f -> f.getFileName().toString().startsWith("detect_linux_distribution_")
+                    && f.getFileName().toString().endsWith(".sh")).toList()) {
+                // Not one that predates us, and old enough that no other JVM is about to run it.
+                if (!ZONKY_SCRIPTS_BEFORE.contains(file)
+                        && Files.getLastModifiedTime(file).toMillis() < System.currentTimeMillis() - 2_000) {
+                    Files.deleteIfExists(file);
+                }
+            }
+            Path lockDirectory = temporary.resolve("embedded-pg");
+            if (Files.isDirectory(lockDirectory)) {
+                try (var entries = Files.list(lockDirectory)) {
+                    if (entries.findAny().isEmpty()) {
+                        Files.deleteIfExists(lockDirectory);
+                    }
+                }
+            }
+        } catch (IOException e) {
+            // Best effort: a leftover script of 551 bytes is not worth failing a run for.
         }
     }
 
