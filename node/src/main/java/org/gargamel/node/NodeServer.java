@@ -138,7 +138,8 @@ public final class NodeServer implements AutoCloseable {
                 startThread(worker::run, name + "-worker-" + i);
             }
             Connection applierConnection = dataSource.getConnection();
-            startThread(() -> runApplier(applierConnection), name + "-applier");
+            WriteSetApplier applier = new WriteSetApplier(applierConnection);
+            startThread(() -> runApplier(applierConnection, applier), name + "-applier");
             startThread(this::runProgress, name + "-progress");
             writeSets = Channels.writeSets(config.writeSets().toGroupConfig("writeSets"), name);
             writeSets.setReceiver(new WriteSetListener());
@@ -421,9 +422,8 @@ public final class NodeServer implements AutoCloseable {
 
     // ---- applier ----
 
-    private void runApplier(Connection connection) {
+    private void runApplier(Connection connection, WriteSetApplier applier) {
         try {
-            WriteSetApplier applier = new WriteSetApplier(connection);
             while (running) {
                 WriteSet writeSet;
                 try {

@@ -18,7 +18,7 @@ import org.gargamel.common.wire.WriteSet;
 import org.gargamel.node.capture.WriteSetCapture;
 
 /**
- * Applies write-sets of other replicas (DESIGN.md §5) inside the caller's transaction, with
+ * Applies write-sets of other replicas (DESIGN.md §5) inside the caller's transaction, on a connection set to
  * {@code session_replication_role = replica} so that no user trigger fires (nor the capture trigger). Column-wise:
  * an update sets only the columns it carries, so two column-disjoint updates of one row, executed at two replicas,
  * commute. Consecutive changes of the same table, operation and columns go in one statement over
@@ -32,8 +32,24 @@ public final class WriteSetApplier {
     private final Map<String, List<String>> primaryKeys = new HashMap<>();
     private final Map<String, PreparedStatement> statements = new HashMap<>();
 
-    public WriteSetApplier(Connection connection) {
+    /**
+     * Dedicates {@code connection} to applying: {@code session_replication_role = replica} and index nested loops
+     * for the whole session, set once and committed (changing session_replication_role discards every cached plan,
+     * so it must not be set per transaction).
+     */
+    public WriteSetApplier(Connection connection) throws SQLException {
         this.connection = connection;
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("SET session_replication_role = replica");
+            // The planner guesses 100 rows for jsonb_populate_recordset and may hash-join a whole table (order_line)
+            // to update ten rows; a write-set names rows by primary key, so index nested loops are always right.
+            statement.execute("SET enable_hashjoin = off");
+            statement.execute("SET enable_mergejoin = off");
+            statement.execute("SET enable_seqscan = off");
+        }
+        if (!connection.getAutoCommit()) {
+            connection.commit();
+        }
     }
 
     /** A run of consecutive changes of one shape. */
@@ -44,14 +60,6 @@ public final class WriteSetApplier {
     public int apply(List<WriteSet.RowChange> changes) throws SQLException {
         if (changes.isEmpty()) {
             return 0;
-        }
-        try (Statement statement = connection.createStatement()) {
-            statement.execute("SET LOCAL session_replication_role = replica");
-            // The planner guesses 100 rows for jsonb_populate_recordset and may hash-join a whole table (order_line)
-            // to update ten rows; a write-set names rows by primary key, so index nested loops are always right.
-            statement.execute("SET LOCAL enable_hashjoin = off");
-            statement.execute("SET LOCAL enable_mergejoin = off");
-            statement.execute("SET LOCAL enable_seqscan = off");
         }
         int touched = 0;
         for (Batch batch : batches(changes)) {

@@ -13,7 +13,8 @@ import org.gargamel.common.wire.WriteSet;
 
 /**
  * Generic, column-granular write-set capture (DESIGN.md §5; docs/node.md). One plpgsql row trigger on every table of
- * the schema records, in the session's temporary table {@code gargamel_changes}: for an INSERT the new row, for an
+ * the schema appends to the transaction-local setting {@code gargamel.changes} (so it vanishes at commit or
+ * rollback, with no table to truncate and no plan to invalidate): for an INSERT the new row, for an
  * UPDATE the primary key plus only the columns whose value changed, for a DELETE the primary key — as {@code to_jsonb}
  * writes them, so numeric scale, timestamps, text, arrays and NULL survive exactly. The trigger does nothing unless
  * the session turned capture on ({@link #enableForSession}), so other users of the database are unaffected, and it
@@ -28,6 +29,13 @@ public final class WriteSetCapture {
     public static final String TRIGGER = "gargamel_capture";
 
     private static final String FUNCTION = """
+            CREATE OR REPLACE FUNCTION gargamel.record(tbl text, op text, row_data jsonb) RETURNS void LANGUAGE plpgsql AS $record$
+            BEGIN
+                PERFORM set_config('gargamel.changes',
+                    coalesce(current_setting('gargamel.changes', true), '') || tbl || chr(31) || op || chr(31) || row_data::text || chr(30),
+                    true);
+            END
+            $record$;
             CREATE OR REPLACE FUNCTION gargamel.capture() RETURNS trigger LANGUAGE plpgsql AS $function$
             DECLARE
                 new_row jsonb;
@@ -41,7 +49,7 @@ public final class WriteSetCapture {
                     RETURN NULL;
                 END IF;
                 IF TG_OP = 'INSERT' THEN
-                    INSERT INTO pg_temp.gargamel_changes (tbl, op, row_data) VALUES (TG_TABLE_NAME, 'I', to_jsonb(NEW));
+                    PERFORM gargamel.record(TG_TABLE_NAME, 'I', to_jsonb(NEW));
                     RETURN NULL;
                 END IF;
                 IF TG_NARGS = 0 THEN
@@ -53,7 +61,7 @@ public final class WriteSetCapture {
                     key_row := key_row || jsonb_build_object(key_column, old_row -> key_column);
                 END LOOP;
                 IF TG_OP = 'DELETE' THEN
-                    INSERT INTO pg_temp.gargamel_changes (tbl, op, row_data) VALUES (TG_TABLE_NAME, 'D', key_row);
+                    PERFORM gargamel.record(TG_TABLE_NAME, 'D', key_row);
                     RETURN NULL;
                 END IF;
                 new_row := to_jsonb(NEW);
@@ -63,8 +71,8 @@ public final class WriteSetCapture {
                     END IF;
                 END LOOP;
                 IF key_changed THEN
-                    INSERT INTO pg_temp.gargamel_changes (tbl, op, row_data) VALUES (TG_TABLE_NAME, 'D', key_row);
-                    INSERT INTO pg_temp.gargamel_changes (tbl, op, row_data) VALUES (TG_TABLE_NAME, 'I', new_row);
+                    PERFORM gargamel.record(TG_TABLE_NAME, 'D', key_row);
+                    PERFORM gargamel.record(TG_TABLE_NAME, 'I', new_row);
                     RETURN NULL;
                 END IF;
                 SELECT coalesce(jsonb_object_agg(n.key, n.value), '{}'::jsonb) INTO changed
@@ -73,7 +81,7 @@ public final class WriteSetCapture {
                 IF changed = '{}'::jsonb THEN
                     RETURN NULL;
                 END IF;
-                INSERT INTO pg_temp.gargamel_changes (tbl, op, row_data) VALUES (TG_TABLE_NAME, 'U', key_row || changed);
+                PERFORM gargamel.record(TG_TABLE_NAME, 'U', key_row || changed);
                 RETURN NULL;
             END
             $function$""";
@@ -130,11 +138,9 @@ public final class WriteSetCapture {
         }
     }
 
-    /** Turns capture on for this session (and creates its temporary change table). Commits. */
+    /** Turns capture on for this session. Commits. */
     public static void enableForSession(Connection connection) throws SQLException {
         try (Statement statement = connection.createStatement()) {
-            statement.execute("CREATE TEMP TABLE IF NOT EXISTS gargamel_changes (seq bigserial PRIMARY KEY, tbl text NOT NULL, "
-                    + "op \"char\" NOT NULL, row_data jsonb NOT NULL) ON COMMIT DELETE ROWS");
             statement.execute("SET gargamel.capture = 'on'");
         }
         if (!connection.getAutoCommit()) {
@@ -144,18 +150,42 @@ public final class WriteSetCapture {
 
     /** The changes of the current transaction so far, in the order they happened. Call just before commit. */
     public static List<WriteSet.RowChange> read(Connection connection) throws SQLException {
-        List<WriteSet.RowChange> changes = new ArrayList<>();
+        String recorded;
         try (Statement statement = connection.createStatement();
-                ResultSet rows = statement.executeQuery("SELECT tbl, op, row_data::text FROM pg_temp.gargamel_changes ORDER BY seq")) {
-            while (rows.next()) {
-                WriteSet.Operation operation = switch (rows.getString(2)) {
-                    case "I" -> WriteSet.Operation.INSERT;
-                    case "U" -> WriteSet.Operation.UPDATE;
-                    case "D" -> WriteSet.Operation.DELETE;
-                    default -> throw new SQLException("unknown captured operation '" + rows.getString(2) + "'");
-                };
-                changes.add(new WriteSet.RowChange(rows.getString(1), operation, rows.getString(3)));
+                ResultSet rows = statement.executeQuery("SELECT current_setting('gargamel.changes', true)")) {
+            rows.next();
+            recorded = rows.getString(1);
+        }
+        return parse(recorded);
+    }
+
+    /**
+     * Splits what the trigger recorded: entries end with the record separator (U+001E), fields are split by the unit
+     * separator (U+001F). JSON text never holds a raw control character (they are escaped), so the split is exact.
+     */
+    static List<WriteSet.RowChange> parse(String recorded) throws SQLException {
+        List<WriteSet.RowChange> changes = new ArrayList<>();
+        if (recorded == null || recorded.isEmpty()) {
+            return changes;
+        }
+        int start = 0;
+        while (start < recorded.length()) {
+            int end = recorded.indexOf('\u001e', start);
+            int first = recorded.indexOf('\u001f', start);
+            int second = first < 0 ? -1 : recorded.indexOf('\u001f', first + 1);
+            if (end < 0 || first < 0 || second < 0 || second > end) {
+                throw new SQLException("malformed captured change at offset " + start + ": "
+                        + recorded.substring(start, Math.min(recorded.length(), start + 80)));
             }
+            String operation = recorded.substring(first + 1, second);
+            WriteSet.Operation kind = switch (operation) {
+                case "I" -> WriteSet.Operation.INSERT;
+                case "U" -> WriteSet.Operation.UPDATE;
+                case "D" -> WriteSet.Operation.DELETE;
+                default -> throw new SQLException("unknown captured operation '" + operation + "'");
+            };
+            changes.add(new WriteSet.RowChange(recorded.substring(start, first), kind, recorded.substring(second + 1, end)));
+            start = end + 1;
         }
         return changes;
     }
