@@ -214,9 +214,11 @@ public final class Scheduler {
         ProcedureRule rule;
         List<WriteKey> keys = null;
         try {
-            rule = rules.check(call);
+            rule = rules.procedure(call.procedure());
             if (!rule.readOnly() && mode == SchedulingMode.GARGAMEL) {
-                keys = rules.writeKeys(call, isolation);
+                keys = rules.writeKeys(call, isolation);  // checks the call first
+            } else {
+                rules.check(call);
             }
         } catch (RulesException | IllegalArgumentException e) {
             throw new RejectedCallException(e.getMessage(), e);
