@@ -116,7 +116,7 @@ class SchedulerTest {
         assertArrayEquals(new long[] {4}, deps(t5));
         assertEquals(t4.worker(), t5.worker());
         assertArrayEquals(new long[0], deps(t6));
-        assertEquals(B0, t6.worker(), "a and a#1 carry 3 and 2 calls, b#0 none");
+        assertEquals(B0, t6.worker(), "a#0 and a#1 carry 2 and 3 calls, b#0 none");
         assertEquals(t1.worker(), t2.worker());
         // t2's chain is still open: a call after t2 alone would go back to t2's worker.
         assertEquals(6, s.graphSize());
