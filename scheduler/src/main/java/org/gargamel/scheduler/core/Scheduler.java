@@ -412,14 +412,33 @@ public final class Scheduler {
         }
     }
 
+    /**
+     * The least-loaded worker; among equally loaded workers, the one whose node is least loaded, so that new chains
+     * spread over the replicas rather than filling the first node's workers (then node name, then index).
+     */
     private WorkerState leastLoaded() {
         WorkerState best = liveWorkers[0];
+        int bestNodeLoad = nodeLoad(best.node);
         for (int i = 1; i < liveWorkers.length; i++) {
-            if (liveWorkers[i].load < best.load) {
-                best = liveWorkers[i];
+            WorkerState candidate = liveWorkers[i];
+            if (candidate.load > best.load) {
+                continue;
+            }
+            int candidateNodeLoad = candidate.node == best.node ? bestNodeLoad : nodeLoad(candidate.node);
+            if (candidate.load < best.load || candidateNodeLoad < bestNodeLoad) {
+                best = candidate;
+                bestNodeLoad = candidateNodeLoad;
             }
         }
         return best;
+    }
+
+    private static int nodeLoad(NodeState node) {
+        int load = 0;
+        for (WorkerState worker : node.workers) {
+            load += worker.load;
+        }
+        return load;
     }
 
     private void rebuildWorkers() {

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
  * <li>every earlier conflicting update call not yet visible everywhere is reached through the transitive
  * closure of the dependencies;
  * <li>a call runs on the worker of its most recent dependency with an open chain (no earlier successor,
- * live node) when there is one, and otherwise on the least-loaded worker (ties in node, index order);
+ * live node) when there is one, and otherwise on the least-loaded worker (ties: least-loaded node, then name, index);
  * <li>at the end, with everything reported, nothing is left.
  * </ul>
  * Some runs remove a node midway: its unreported placements come back exactly.
@@ -119,15 +119,22 @@ class SchedulerPropertyTest {
             ProcedureCall call = TpccCalls.random(random, warehouses);
             boolean readOnly = rules.check(call).readOnly();
             // Oracle view before placement.
+            // Least loaded; ties: the least-loaded node, then node name, then index.
             int minLoad = Integer.MAX_VALUE;
+            int minNodeLoad = Integer.MAX_VALUE;
             WorkerRef leastLoaded = null;
             for (Map.Entry<String, Integer> node : liveNodes.entrySet()) {
+                int nodeLoad = 0;
+                for (int i = 0; i < node.getValue(); i++) {
+                    nodeLoad += load.getOrDefault(new WorkerRef(node.getKey(), i), 0);
+                }
                 for (int i = 0; i < node.getValue(); i++) {
                     WorkerRef w = new WorkerRef(node.getKey(), i);
                     int l = load.getOrDefault(w, 0);
                     assertEquals(l, scheduler.load(w), "load of " + w);
-                    if (l < minLoad) {
+                    if (l < minLoad || (l == minLoad && nodeLoad < minNodeLoad)) {
                         minLoad = l;
+                        minNodeLoad = nodeLoad;
                         leastLoaded = w;
                     }
                 }

@@ -52,7 +52,7 @@ class SchedulerTest {
         assertEquals(1, t1.txn());
         assertEquals(2, t2.txn());
         assertEquals(A0, t1.worker(), "least loaded, ties by node name then index");
-        assertEquals(A1, t2.worker());
+        assertEquals(B0, t2.worker(), "least loaded, then on the least-loaded node: chains spread over replicas");
         assertArrayEquals(new long[0], deps(t1));
         assertArrayEquals(new long[0], deps(t2));
         assertEquals(2, s.graphSize());
@@ -99,7 +99,7 @@ class SchedulerTest {
         assertArrayEquals(new long[] {1}, deps(t3));
         assertEquals(t1.worker(), t2.worker(), "the first successor continues the chain");
         assertNotEquals(t1.worker(), t3.worker(), "the second successor starts a branch");
-        assertEquals(A1, t3.worker(), "on the least-loaded worker");
+        assertEquals(B0, t3.worker(), "on the least-loaded worker of the least-loaded node");
     }
 
     @Test
@@ -116,7 +116,7 @@ class SchedulerTest {
         assertArrayEquals(new long[] {4}, deps(t5));
         assertEquals(t4.worker(), t5.worker());
         assertArrayEquals(new long[0], deps(t6));
-        assertEquals(B0, t6.worker(), "a#0 and a#1 carry 2 and 3 calls, b#0 none");
+        assertEquals(A1, t6.worker(), "a#1 and b#1 are idle; node a carries 2 calls, node b 3");
         assertEquals(t1.worker(), t2.worker());
         // t2's chain is still open: a call after t2 alone would go back to t2's worker.
         assertEquals(6, s.graphSize());
@@ -151,12 +151,12 @@ class SchedulerTest {
         assertTrue(r.readOnly());
         assertFalse(t1.readOnly());
         assertArrayEquals(new long[0], deps(r));
-        assertEquals(A1, r.worker(), "least loaded");
+        assertEquals(B0, r.worker(), "least loaded, on the least-loaded node");
         assertEquals(1, s.graphSize());
         assertEquals(2, s.inFlight());
-        s.reportVisible("b", 2);  // not its node: ignored
+        s.reportVisible("a", 2);  // not its node: ignored
         assertEquals(2, s.inFlight());
-        s.reportVisible("a", 2);
+        s.reportVisible("b", 2);
         assertEquals(1, s.inFlight());
         assertEquals(0, s.load(A1));
         Placement t3 = s.place(newOrder(1, 1, 2));
@@ -218,14 +218,15 @@ class SchedulerTest {
     void removeNodeReturnsItsUnreportedPlacementsAndGcProceeds() {
         Scheduler s = gargamel();
         s.addNode("c", 1);
+        WorkerRef c0 = new WorkerRef("c", 0);
         Placement t1 = s.place(newOrder(1, 1, 1));   // a#0
-        Placement t2 = s.place(newOrder(1, 2, 2));   // a#1
-        Placement t3 = s.place(newOrder(1, 3, 3));   // b#0
-        Placement t4 = s.place(newOrder(1, 4, 4));   // b#1
-        Placement t5 = s.place(orderStatus(1, 1, 1)); // c#0
-        Placement t6 = s.place(newOrder(1, 5, 5));   // a#0
-        assertEquals(new WorkerRef("c", 0), t5.worker());
-        assertEquals(A0, t6.worker());
+        Placement t2 = s.place(newOrder(1, 2, 2));   // b#0: node a is busier
+        Placement t3 = s.place(newOrder(1, 3, 3));   // c#0
+        Placement t4 = s.place(newOrder(1, 4, 4));   // a#1
+        Placement t5 = s.place(orderStatus(1, 1, 1)); // b#1
+        Placement t6 = s.place(newOrder(1, 5, 5));   // c#0: one call per worker, node c has the fewest
+        assertEquals(List.of(A0, B0, c0, A1, B1, c0), List.of(t1.worker(), t2.worker(), t3.worker(), t4.worker(),
+                t5.worker(), t6.worker()));
         for (String node : List.of("a", "b", "c")) {
             s.reportVisible(node, 3);
         }
@@ -236,29 +237,24 @@ class SchedulerTest {
         assertEquals(4, s.graphSize());
         assertEquals(5, s.inFlight());
 
-        List<Placement> rejected = s.removeNode("a");
-        assertEquals(List.of(t2, t6), rejected, "a executed 1, applied 4, never reported 2 and 6");
+        List<Placement> rejected = s.removeNode("c");
+        assertEquals(List.of(t6), rejected, "c executed 3 and never reported 6");
         assertEquals(2, s.nodeCount());
-        assertEquals(0, s.load(A0));
-        // 1 (reported by a and b) still waits for c; 4 likewise.
-        s.reportVisible("c", 1);
-        s.reportVisible("c", 4);
-        assertEquals(2, s.graphSize(), "2 and 6 stay until b and c report them");
+        assertEquals(0, s.load(c0));
+        assertEquals(2, s.graphSize(), "1 and 4 were reported by a and b, the nodes left; 2 and 6 stay until both report");
         Placement t7 = s.place(newOrder(1, 5, 6));   // after 6, whose node left: a new chain
         assertArrayEquals(new long[] {6}, deps(t7));
-        assertEquals("b", t7.worker().node());
-        List<Placement> rejectedC = s.removeNode("c");
-        assertEquals(List.of(t5), rejectedC, "c's read-only call");
+        assertEquals(A0, t7.worker(), "a's workers are idle again");
+        List<Placement> rejectedB = s.removeNode("b");
+        assertEquals(List.of(t2, t5), rejectedB, "b never reported 2, nor its read-only 5");
         for (long txn : new long[] {2, 6, 7}) {
-            s.reportVisible("b", txn);
+            s.reportVisible("a", txn);
         }
         assertEquals(0, s.graphSize());
         assertEquals(0, s.inFlight());
         assertEquals(0, s.indexSize());
         assertEquals(0, s.trackedTransactions());
-        assertEquals(List.of(), s.removeNode("a"), "already gone");
-        assertEquals(t1.txn(), 1);
-        assertEquals(t4.worker(), B1);
+        assertEquals(List.of(), s.removeNode("c"), "already gone");
     }
 
     @Test
