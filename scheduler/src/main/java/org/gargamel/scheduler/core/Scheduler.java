@@ -95,6 +95,7 @@ public final class Scheduler {
     private final ConflictIndex index;
 
     private final TreeMap<String, NodeState> nodes = new TreeMap<>();
+    private final Map<String, NodeState> nodesByName = new HashMap<>();
     private final Map<WorkerRef, WorkerState> workersByRef = new HashMap<>();
     /** Live workers ordered by node name, then index: the tie-break order of the least-loaded choice. */
     private WorkerState[] liveWorkers = new WorkerState[0];
@@ -103,7 +104,9 @@ public final class Scheduler {
     private long joinSequence;
     private int roundRobin;
 
-    private final Map<Long, Txn> txns = new HashMap<>();
+    private final TxnTable<Txn> txns = new TxnTable<>();
+    /** Scratch for the live back-dependencies of the call being placed. */
+    private Txn[] scratch = new Txn[16];
     private long nextTxn = 1;
     private long lastUpdate;
     private long inFlight;
@@ -150,6 +153,7 @@ public final class Scheduler {
         int slot = Long.numberOfTrailingZeros(~liveMask);
         NodeState state = new NodeState(node, slot, joinSequence++, workers);
         nodes.put(node, state);
+        nodesByName.put(node, state);
         liveMask |= state.bit;
         for (WorkerState worker : state.workers) {
             workersByRef.put(worker.ref, worker);
@@ -170,6 +174,7 @@ public final class Scheduler {
         if (state == null) {
             return List.of();
         }
+        nodesByName.remove(node);
         state.live = false;
         liveMask &= ~state.bit;
         for (WorkerState worker : state.workers) {
@@ -214,9 +219,11 @@ public final class Scheduler {
         ProcedureRule rule;
         List<WriteKey> keys = null;
         try {
-            rule = rules.check(call);
+            rule = rules.procedure(call.procedure());
             if (!rule.readOnly() && mode == SchedulingMode.GARGAMEL) {
-                keys = rules.writeKeys(call, isolation);
+                keys = rules.writeKeys(call, isolation);  // checks the call first
+            } else {
+                rules.check(call);
             }
         } catch (RulesException | IllegalArgumentException e) {
             throw new RejectedCallException(e.getMessage(), e);
@@ -238,8 +245,9 @@ public final class Scheduler {
                 case GARGAMEL -> {
                     dependencies = liveDependencies(index.add(id, keys));
                     Txn open = null;
-                    for (long dependency : dependencies) {
-                        Txn before = txns.get(dependency);
+                    for (int i = 0; i < dependencies.length; i++) {
+                        Txn before = scratch[i];
+                        scratch[i] = null;
                         if (!before.hasSuccessor && before.worker.node.live && (open == null || before.id() > open.id())) {
                             open = before;
                         }
@@ -278,7 +286,7 @@ public final class Scheduler {
      * Unknown nodes and ids are ignored; repeated reports are harmless.
      */
     public void reportVisible(String node, long txn) {
-        NodeState state = nodes.get(node);
+        NodeState state = nodesByName.get(node);
         if (state == null) {
             return;
         }
@@ -338,25 +346,27 @@ public final class Scheduler {
         return index.size();
     }
 
-    /** Drops back-dependencies already collected (the index never returns them; this is a guard). */
+    /**
+     * Drops back-dependencies already collected (the index never returns them; this is a guard) and leaves
+     * the live ones' records in {@link #scratch}, in the same order.
+     */
     private long[] liveDependencies(long[] dependencies) {
+        if (scratch.length < dependencies.length) {
+            scratch = new Txn[Math.max(dependencies.length, scratch.length * 2)];
+        }
         int live = 0;
         for (long dependency : dependencies) {
             Txn t = txns.get(dependency);
             if (t != null && t.inGraph) {
-                live++;
+                scratch[live++] = t;
             }
         }
         if (live == dependencies.length) {
             return dependencies.length == 0 ? NO_DEPENDENCIES : dependencies;
         }
         long[] result = new long[live];
-        int i = 0;
-        for (long dependency : dependencies) {
-            Txn t = txns.get(dependency);
-            if (t != null && t.inGraph) {
-                result[i++] = dependency;
-            }
+        for (int i = 0; i < live; i++) {
+            result[i] = scratch[i].id();
         }
         return result;
     }

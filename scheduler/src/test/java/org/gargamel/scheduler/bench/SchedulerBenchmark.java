@@ -1,0 +1,146 @@
+package org.gargamel.scheduler.bench;
+
+import java.math.BigDecimal;
+import java.time.LocalDateTime;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import org.gargamel.classifier.ClassifierRules;
+import org.gargamel.classifier.Isolation;
+import org.gargamel.common.call.ProcedureCall;
+import org.gargamel.scheduler.core.Placement;
+import org.gargamel.scheduler.core.Scheduler;
+import org.gargamel.scheduler.core.SchedulingMode;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.options.CommandLineOptions;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+
+/**
+ * The scheduler core on the TPC-C mix at 10 warehouses (PSI, 3 nodes of 4 workers): one operation = place a
+ * call (check, write keys, conflict index, worker choice) and report the oldest in-flight transaction from
+ * every node (which collects it), so {@code inflight} transactions stay in flight.
+ * Run: {@code scripts/bench-scheduler} (prints {@code inflight=N p50_us=X p99_us=Y} per size).
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.SampleTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Warmup(iterations = 2, time = 2)
+@Measurement(iterations = 3, time = 3)
+@Fork(value = 1, jvmArgs = {"-Xmx2g", "-XX:+UseParallelGC"})
+public class SchedulerBenchmark {
+    private static final int WAREHOUSES = 10;
+    private static final int DISTINCT_CALLS = 1 << 16;
+    private static final String[] NODES = {"node-1", "node-2", "node-3"};
+    private static final int WORKERS = 4;
+
+    @Param({"100", "1000", "10000", "100000"})
+    public int inflight;
+
+    private List<ProcedureCall> calls;
+    private Scheduler scheduler;
+    /** FIFO of in-flight placements: a ring of size inflight + 1. */
+    private Placement[] ring;
+    private int head;
+    private int tail;
+    private int next;
+
+    @Setup(Level.Trial)
+    public void setUp() {
+        calls = tpccMix(new SplittableRandom(42), DISTINCT_CALLS);
+        scheduler = new Scheduler(ClassifierRules.tpcc(), SchedulingMode.GARGAMEL, Isolation.PSI);
+        for (String node : NODES) {
+            scheduler.addNode(node, WORKERS);
+        }
+        ring = new Placement[inflight + 1];
+        head = 0;
+        tail = 0;
+        for (next = 0; next < inflight; next++) {
+            ring[tail] = scheduler.place(calls.get(next % DISTINCT_CALLS));
+            tail = (tail + 1) % ring.length;
+        }
+        if (scheduler.inFlight() != inflight) {
+            throw new IllegalStateException("in flight: " + scheduler.inFlight() + ", expected " + inflight);
+        }
+    }
+
+    @Benchmark
+    public Placement placeAndRetireOldest() {
+        Placement placement = scheduler.place(calls.get(next++ & (DISTINCT_CALLS - 1)));
+        ring[tail] = placement;
+        tail = tail + 1 == ring.length ? 0 : tail + 1;
+        Placement oldest = ring[head];
+        ring[head] = null;
+        head = head + 1 == ring.length ? 0 : head + 1;
+        for (String node : NODES) {
+            scheduler.reportVisible(node, oldest.txn());
+        }
+        return placement;
+    }
+
+    /** A TPC-C mix (45/43/4/4/4 New-Order/Payment/Order-Status/Delivery/Stock-Level) over 10 warehouses. */
+    static List<ProcedureCall> tpccMix(SplittableRandom random, int count) {
+        LocalDateTime now = LocalDateTime.of(2026, 1, 1, 10, 0);
+        List<ProcedureCall> result = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            int w = random.nextInt(1, WAREHOUSES + 1);
+            int d = random.nextInt(1, 11);
+            int kind = random.nextInt(100);
+            if (kind < 45) {
+                int lines = random.nextInt(5, 16);
+                List<Integer> items = new ArrayList<>();
+                List<Integer> supply = new ArrayList<>();
+                List<Integer> quantities = new ArrayList<>();
+                for (int line = 0; line < lines; line++) {
+                    items.add(random.nextInt(1, 100_001));
+                    supply.add(random.nextInt(100) == 0 ? random.nextInt(1, WAREHOUSES + 1) : w);
+                    quantities.add(5);
+                }
+                result.add(ProcedureCall.of("new_order", w, d, random.nextInt(1, 3001), items, supply, quantities, now));
+            } else if (kind < 88) {
+                int cw = random.nextInt(100) < 15 ? random.nextInt(1, WAREHOUSES + 1) : w;
+                boolean byName = random.nextInt(100) < 60;
+                result.add(ProcedureCall.of("payment", w, d, cw, random.nextInt(1, 11),
+                        byName ? null : random.nextInt(1, 3001), byName ? "BARBARABLE" : null,
+                        new BigDecimal("10.00"), now));
+            } else if (kind < 92) {
+                result.add(ProcedureCall.of("order_status", w, d, random.nextInt(1, 3001), null));
+            } else if (kind < 96) {
+                result.add(ProcedureCall.of("delivery", w, 1, now));
+            } else {
+                result.add(ProcedureCall.of("stock_level", w, d, 15));
+            }
+        }
+        return result;
+    }
+
+    /** Runs JMH (JMH command-line options are accepted) and prints one line per in-flight size. */
+    public static void main(String[] args) throws Exception {
+        Collection<RunResult> results = new Runner(new OptionsBuilder()
+                .parent(new CommandLineOptions(args))
+                .include(SchedulerBenchmark.class.getName() + ".placeAndRetireOldest")
+                .build()).run();
+        List<RunResult> sorted = new ArrayList<>(results);
+        sorted.sort((a, b) -> Integer.compare(Integer.parseInt(a.getParams().getParam("inflight")),
+                Integer.parseInt(b.getParams().getParam("inflight"))));
+        for (RunResult result : sorted) {
+            var statistics = result.getPrimaryResult().getStatistics();
+            System.out.printf("inflight=%s p50_us=%.2f p99_us=%.2f%n", result.getParams().getParam("inflight"),
+                    statistics.getPercentile(50), statistics.getPercentile(99));
+        }
+    }
+}
