@@ -6,8 +6,10 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -52,16 +54,21 @@ public final class GargamelClient implements AutoCloseable {
         this.channel = channel;
         this.options = options;
         this.slots = new Semaphore(options.maxInFlight());
-        this.timers = Executors.newSingleThreadScheduledExecutor(runnable -> {
+        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, runnable -> {
             Thread thread = new Thread(runnable, "gargamel-client-timeouts");
             thread.setDaemon(true);
             return thread;
         });
+        executor.setRemoveOnCancelPolicy(true);  // answered calls leave no timer behind
+        this.timers = executor;
     }
 
     /** Joins the group and waits until the scheduler is a member. */
     public static GargamelClient connect(GroupConfig group, ClientOptions options) throws Exception {
-        JChannel channel = Channels.control(group.withBindPort(0),
+        // TCPPING needs a fixed port, even for a client: take a free one.
+        GroupConfig bound = group.transport() == GroupConfig.Transport.TCP && group.bindPort() == 0
+                ? group.withBindPort(freePort()) : group;
+        JChannel channel = Channels.control(bound,
                 "client-" + UUID.randomUUID().toString().substring(0, 8));
         GargamelClient client = new GargamelClient(channel, options);
         channel.setReceiver(client.new Listener());
@@ -81,6 +88,12 @@ public final class GargamelClient implements AutoCloseable {
         } catch (Exception | Error e) {
             client.close();
             throw e;
+        }
+    }
+
+    private static int freePort() throws java.io.IOException {
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+            return socket.getLocalPort();
         }
     }
 
@@ -106,15 +119,36 @@ public final class GargamelClient implements AutoCloseable {
         }
         long callId = nextCallId.incrementAndGet();
         pending.put(callId, future);
-        future.whenComplete((outcome, failure) -> slots.release());
-        timers.schedule(() -> {
-            CompletableFuture<CallOutcome> expired = pending.remove(callId);
-            if (expired != null) {
-                expired.completeExceptionally(new GargamelClientException(GargamelClientException.Reason.TIMED_OUT,
-                        "no outcome for " + call.procedure() + " (call " + callId + ") within "
-                                + options.callTimeout().toMillis() + " ms; it may still commit"));
+        ScheduledFuture<?> timeout;
+        try {
+            timeout = timers.schedule(() -> {
+                CompletableFuture<CallOutcome> expired = pending.remove(callId);
+                if (expired != null) {
+                    expired.completeExceptionally(new GargamelClientException(GargamelClientException.Reason.TIMED_OUT,
+                            "no outcome for " + call.procedure() + " (call " + callId + ") within "
+                                    + options.callTimeout().toMillis() + " ms: the outcome is unknown (it may still commit)"));
+                }
+            }, options.callTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            timeout = null;  // closed meanwhile: handled just below
+        }
+        ScheduledFuture<?> timer = timeout;
+        future.whenComplete((outcome, failure) -> {
+            slots.release();
+            if (timer != null) {
+                timer.cancel(false);
             }
-        }, options.callTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        });
+        // close() or the scheduler's departure may have run failAll() between the checks above and put():
+        if (closed || scheduler != target) {
+            CompletableFuture<CallOutcome> orphan = pending.remove(callId);
+            if (orphan != null) {
+                orphan.completeExceptionally(new GargamelClientException(GargamelClientException.Reason.DISCONNECTED,
+                        (closed ? "the client is closed" : "the scheduler left the group") + "; " + call.procedure()
+                                + " was not sent"));
+            }
+            return future;
+        }
         try {
             channel.send(new BytesMessage(target, WireCodec.encode(new SubmitCall(callId, call))));
         } catch (Exception e) {
@@ -188,8 +222,17 @@ public final class GargamelClient implements AutoCloseable {
                 + (last == null ? "none" : last.inFlight() + " in flight, " + last.nodes() + " node(s)") + ")");
     }
 
+    /** Calls of this client awaiting their outcome. */
     public int inFlight() {
         return pending.size();
+    }
+
+    /**
+     * Transactions the scheduler has scheduled (from every client) and not yet seen visible at every node;
+     * asks it with DRAIN_QUERY and waits up to 10 s for the answer.
+     */
+    public long inFlightAtScheduler() throws InterruptedException, TimeoutException {
+        return drainStatus(Duration.ofSeconds(10)).inFlight();
     }
 
     public String name() {

@@ -93,7 +93,7 @@ public class SchedulerBenchmark {
     }
 
     /** A TPC-C mix (45/43/4/4/4 New-Order/Payment/Order-Status/Delivery/Stock-Level) over 10 warehouses. */
-    static List<ProcedureCall> tpccMix(SplittableRandom random, int count) {
+    public static List<ProcedureCall> tpccMix(SplittableRandom random, int count) {
         LocalDateTime now = LocalDateTime.of(2026, 1, 1, 10, 0);
         List<ProcedureCall> result = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
