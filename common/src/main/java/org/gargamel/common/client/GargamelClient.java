@@ -43,7 +43,7 @@ public final class GargamelClient implements AutoCloseable {
     private final JChannel channel;
     private final ClientOptions options;
     private final Semaphore slots;
-    private final Map<Long, CompletableFuture<CallOutcome>> pending = new ConcurrentHashMap<>();
+    private final Map<Long, PendingCall> pending = new ConcurrentHashMap<>();
     private final Map<Long, CompletableFuture<DrainStatus>> drains = new ConcurrentHashMap<>();
     private final AtomicLong nextCallId = new AtomicLong();
     private final ScheduledExecutorService timers;
@@ -118,45 +118,30 @@ public final class GargamelClient implements AutoCloseable {
             return future;
         }
         long callId = nextCallId.incrementAndGet();
-        pending.put(callId, future);
-        ScheduledFuture<?> timeout;
+        PendingCall entry = new PendingCall(future);
+        pending.put(callId, entry);
         try {
-            timeout = timers.schedule(() -> {
-                CompletableFuture<CallOutcome> expired = pending.remove(callId);
-                if (expired != null) {
-                    expired.completeExceptionally(new GargamelClientException(GargamelClientException.Reason.TIMED_OUT,
-                            "no outcome for " + call.procedure() + " (call " + callId + ") within "
-                                    + options.callTimeout().toMillis() + " ms: the outcome is unknown (it may still commit)"));
-                }
-            }, options.callTimeout().toMillis(), TimeUnit.MILLISECONDS);
-        } catch (RejectedExecutionException e) {
-            timeout = null;  // closed meanwhile: handled just below
-        }
-        ScheduledFuture<?> timer = timeout;
-        future.whenComplete((outcome, failure) -> {
-            slots.release();
-            if (timer != null) {
-                timer.cancel(false);
+            entry.timer = timers.schedule(() -> fail(callId, GargamelClientException.Reason.TIMED_OUT,
+                    "no outcome for " + call.procedure() + " (call " + callId + ") within "
+                            + options.callTimeout().toMillis() + " ms: the outcome is unknown (it may still commit)"),
+                    options.callTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            if (future.isDone()) {
+                entry.timer.cancel(false);  // answered before the timer was set
             }
-        });
+        } catch (RejectedExecutionException e) {
+            // closed meanwhile: handled just below
+        }
         // close() or the scheduler's departure may have run failAll() between the checks above and put():
         if (closed || scheduler != target) {
-            CompletableFuture<CallOutcome> orphan = pending.remove(callId);
-            if (orphan != null) {
-                orphan.completeExceptionally(new GargamelClientException(GargamelClientException.Reason.DISCONNECTED,
-                        (closed ? "the client is closed" : "the scheduler left the group") + "; " + call.procedure()
-                                + " was not sent"));
-            }
+            fail(callId, GargamelClientException.Reason.DISCONNECTED, (closed ? "the client is closed"
+                    : "the scheduler left the group") + "; " + call.procedure() + " was not sent");
             return future;
         }
         try {
             channel.send(new BytesMessage(target, WireCodec.encode(new SubmitCall(callId, call))));
         } catch (Exception e) {
-            CompletableFuture<CallOutcome> unsent = pending.remove(callId);
-            if (unsent != null) {
-                unsent.completeExceptionally(new GargamelClientException(GargamelClientException.Reason.DISCONNECTED,
-                        "cannot send " + call.procedure() + " to the scheduler: " + e.getMessage()));
-            }
+            fail(callId, GargamelClientException.Reason.DISCONNECTED,
+                    "cannot send " + call.procedure() + " to the scheduler: " + e.getMessage());
         }
         return future;
     }
@@ -249,15 +234,47 @@ public final class GargamelClient implements AutoCloseable {
 
     private void failAll(String reason) {
         for (Long callId : pending.keySet()) {
-            CompletableFuture<CallOutcome> future = pending.remove(callId);
-            if (future != null) {
-                future.completeExceptionally(new GargamelClientException(GargamelClientException.Reason.DISCONNECTED,
-                        reason + "; the outcome of call " + callId + " is unknown"));
-            }
+            fail(callId, GargamelClientException.Reason.DISCONNECTED, reason + "; the outcome of call " + callId
+                    + " is unknown");
         }
         for (CompletableFuture<DrainStatus> drain : drains.values()) {
             drain.completeExceptionally(new GargamelClientException(GargamelClientException.Reason.DISCONNECTED, reason));
         }
+    }
+
+    /** A call still waiting: its future and its timeout. */
+    private static final class PendingCall {
+        final CompletableFuture<CallOutcome> future;
+        volatile ScheduledFuture<?> timer;
+
+        PendingCall(CompletableFuture<CallOutcome> future) {
+            this.future = future;
+        }
+    }
+
+    /**
+     * The one place a call ends: whoever removes it from {@link #pending} completes it, after freeing its slot (so
+     * code run on completion may submit again at once) and cancelling its timer.
+     */
+    private void finish(long callId, CallOutcome outcome, GargamelClientException failure) {
+        PendingCall call = pending.remove(callId);
+        if (call == null) {
+            return;
+        }
+        slots.release();
+        ScheduledFuture<?> timer = call.timer;
+        if (timer != null) {
+            timer.cancel(false);
+        }
+        if (failure != null) {
+            call.future.completeExceptionally(failure);
+        } else {
+            call.future.complete(outcome);
+        }
+    }
+
+    private void fail(long callId, GargamelClientException.Reason reason, String message) {
+        finish(callId, null, new GargamelClientException(reason, message));
     }
 
     private void viewChanged(View view) {
@@ -286,10 +303,7 @@ public final class GargamelClient implements AutoCloseable {
                 return;
             }
             if (decoded instanceof CallOutcome outcome) {
-                CompletableFuture<CallOutcome> future = pending.remove(outcome.callId());
-                if (future != null) {
-                    future.complete(outcome);
-                }
+                finish(outcome.callId(), outcome, null);
             } else if (decoded instanceof DrainStatus status) {
                 CompletableFuture<DrainStatus> future = drains.get(status.queryId());
                 if (future != null) {
