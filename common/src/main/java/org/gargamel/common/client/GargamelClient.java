@@ -6,9 +6,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -39,6 +37,7 @@ import org.jgroups.util.NameCache;
  */
 public final class GargamelClient implements AutoCloseable {
     public static final String SCHEDULER_NAME = "scheduler";
+    private static final long SWEEP_MILLIS = 50;
 
     private final JChannel channel;
     private final ClientOptions options;
@@ -59,8 +58,8 @@ public final class GargamelClient implements AutoCloseable {
             thread.setDaemon(true);
             return thread;
         });
-        executor.setRemoveOnCancelPolicy(true);  // answered calls leave no timer behind
         this.timers = executor;
+        timers.scheduleWithFixedDelay(this::sweepTimeouts, SWEEP_MILLIS, SWEEP_MILLIS, TimeUnit.MILLISECONDS);
     }
 
     /** Joins the group and waits until the scheduler is a member. */
@@ -118,19 +117,8 @@ public final class GargamelClient implements AutoCloseable {
             return future;
         }
         long callId = nextCallId.incrementAndGet();
-        PendingCall entry = new PendingCall(future);
-        pending.put(callId, entry);
-        try {
-            entry.timer = timers.schedule(() -> fail(callId, GargamelClientException.Reason.TIMED_OUT,
-                    "no outcome for " + call.procedure() + " (call " + callId + ") within "
-                            + options.callTimeout().toMillis() + " ms: the outcome is unknown (it may still commit)"),
-                    options.callTimeout().toMillis(), TimeUnit.MILLISECONDS);
-            if (future.isDone()) {
-                entry.timer.cancel(false);  // answered before the timer was set
-            }
-        } catch (RejectedExecutionException e) {
-            // closed meanwhile: handled just below
-        }
+        pending.put(callId, new PendingCall(future, call.procedure(),
+                System.nanoTime() + options.callTimeout().toNanos()));
         // close() or the scheduler's departure may have run failAll() between the checks above and put():
         if (closed || scheduler != target) {
             fail(callId, GargamelClientException.Reason.DISCONNECTED, (closed ? "the client is closed"
@@ -242,19 +230,29 @@ public final class GargamelClient implements AutoCloseable {
         }
     }
 
-    /** A call still waiting: its future and its timeout. */
-    private static final class PendingCall {
-        final CompletableFuture<CallOutcome> future;
-        volatile ScheduledFuture<?> timer;
+    /** A call still waiting: its future and when it times out. */
+    private record PendingCall(CompletableFuture<CallOutcome> future, String procedure, long deadline) {
+    }
 
-        PendingCall(CompletableFuture<CallOutcome> future) {
-            this.future = future;
+    /**
+     * Fails the calls past their deadline. Runs every {@link #SWEEP_MILLIS} ms (cheaper than one timer per call at
+     * tens of thousands of calls per second; a timeout fires up to that much late).
+     */
+    private void sweepTimeouts() {
+        long now = System.nanoTime();
+        for (Map.Entry<Long, PendingCall> entry : pending.entrySet()) {
+            PendingCall call = entry.getValue();
+            if (now - call.deadline() >= 0) {
+                fail(entry.getKey(), GargamelClientException.Reason.TIMED_OUT, "no outcome for " + call.procedure()
+                        + " (call " + entry.getKey() + ") within " + options.callTimeout().toMillis()
+                        + " ms: the outcome is unknown (it may still commit)");
+            }
         }
     }
 
     /**
      * The one place a call ends: whoever removes it from {@link #pending} completes it, after freeing its slot (so
-     * code run on completion may submit again at once) and cancelling its timer.
+     * code run on completion may submit again at once).
      */
     private void finish(long callId, CallOutcome outcome, GargamelClientException failure) {
         PendingCall call = pending.remove(callId);
@@ -262,10 +260,6 @@ public final class GargamelClient implements AutoCloseable {
             return;
         }
         slots.release();
-        ScheduledFuture<?> timer = call.timer;
-        if (timer != null) {
-            timer.cancel(false);
-        }
         if (failure != null) {
             call.future.completeExceptionally(failure);
         } else {
