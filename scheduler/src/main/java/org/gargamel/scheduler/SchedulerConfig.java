@@ -49,6 +49,14 @@ public record SchedulerConfig(GroupSettings control, String mode, String isolati
         if (control == null) {
             throw new ConfigException("key 'control' is required (the control group's bind address and initial hosts)");
         }
+        if ("in-memory".equals(control.transport())) {
+            if (control.bind() != null) {
+                throw new ConfigException("key 'control.bind' contradicts 'control.transport: in-memory' (remove one)");
+            }
+            if (!control.initialHosts().isEmpty()) {
+                throw new ConfigException("key 'control.initialHosts' contradicts 'control.transport: in-memory' (remove one)");
+            }
+        }
         control.toGroupConfig("control");
         schedulingMode();
         isolationLevel();
@@ -57,6 +65,13 @@ public record SchedulerConfig(GroupSettings control, String mode, String isolati
         }
         if (rules != null && !Files.isRegularFile(Path.of(rules))) {
             throw new ConfigException("key 'rules': file " + rules + " does not exist");
+        }
+        if (rules != null) {
+            try {
+                loadRules();
+            } catch (RuntimeException e) {
+                throw new ConfigException("key 'rules': " + e.getMessage(), e);
+            }
         }
         return this;
     }

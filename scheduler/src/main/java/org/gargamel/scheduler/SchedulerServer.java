@@ -4,9 +4,11 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import org.gargamel.common.group.Channels;
 import org.gargamel.common.group.GroupConfig;
 import org.gargamel.common.client.GargamelClient;
@@ -37,17 +39,21 @@ import org.jgroups.View;
  */
 public final class SchedulerServer implements AutoCloseable {
     private static final int BATCH = 256;
+    /** Events waiting for the loop. A full queue rejects new calls at once and makes nodes' reports wait. */
+    private static final int QUEUE_CAPACITY = 1 << 16;
 
     private final SchedulerConfig config;
     private final Scheduler scheduler;
     private final GroupConfig group;
-    private final LinkedBlockingQueue<Runnable> events = new LinkedBlockingQueue<>();
+    private final BlockingQueue<Runnable> events = new ArrayBlockingQueue<>(QUEUE_CAPACITY);
     private final Map<Long, PendingCall> pending = new HashMap<>();
     private final Map<String, Address> nodes = new HashMap<>();
     private final AtomicLong malformed = new AtomicLong();
     private final AtomicLong scheduled = new AtomicLong();
     private final AtomicLong rejected = new AtomicLong();
     private JChannel channel;
+    /** The latest view, as seen by the loop: a NODE_HELLO from outside it is stale and ignored. */
+    private View view;
     private Thread loop;
     private volatile boolean running;
 
@@ -62,12 +68,26 @@ public final class SchedulerServer implements AutoCloseable {
     }
 
     public void start() throws Exception {
+        start(channel -> { });
+    }
+
+    /**
+     * Starts the loop and joins the control group; {@code beforeConnect} may change the channel first (tests insert
+     * JGroups fault-injection protocols such as DISCARD and DELAY).
+     */
+    public void start(Consumer<JChannel> beforeConnect) throws Exception {
         running = true;
         loop = new Thread(this::runLoop, "scheduler-loop");
         loop.start();
         channel = Channels.control(group, GargamelClient.SCHEDULER_NAME);
         channel.setReceiver(new Listener());
+        beforeConnect.accept(channel);
         channel.connect(Channels.CONTROL_CLUSTER);
+    }
+
+    /** The scheduler's address in the control group (after {@link #start}). */
+    public Address address() {
+        return channel.getAddress();
     }
 
     public String describe() {
@@ -153,16 +173,30 @@ public final class SchedulerServer implements AutoCloseable {
     }
 
     private void onHello(Address source, NodeHello hello) {
+        if (view != null && !view.containsMember(source)) {
+            return;  // it left after sending: accepting it would place calls on a departed node
+        }
         if (hello.workers() < 1) {
             System.err.println("gargamel scheduler: ignored NODE_HELLO from " + hello.nodeName() + " with "
                     + hello.workers() + " workers");
             return;
         }
-        Address previous = nodes.put(hello.nodeName(), source);
+        Address previous = nodes.get(hello.nodeName());
+        if (previous != null && !previous.equals(source)) {
+            System.err.println("gargamel scheduler: ignored NODE_HELLO for " + hello.nodeName() + " from " + source
+                    + ": that name belongs to " + previous);
+            return;
+        }
+        try {
+            scheduler.addNode(hello.nodeName(), hello.workers());
+        } catch (RuntimeException e) {
+            System.err.println("gargamel scheduler: ignored NODE_HELLO from " + source + ": " + e.getMessage());
+            return;
+        }
+        nodes.put(hello.nodeName(), source);
         if (previous == null) {
             System.err.println("gargamel scheduler: " + hello.nodeName() + " joined with " + hello.workers() + " workers");
         }
-        scheduler.addNode(hello.nodeName(), hello.workers());
     }
 
     private void onProgress(Address source, Progress progress) {
@@ -181,6 +215,7 @@ public final class SchedulerServer implements AutoCloseable {
     }
 
     private void onView(View view) {
+        this.view = view;
         List<String> gone = new ArrayList<>();
         for (Map.Entry<String, Address> node : nodes.entrySet()) {
             if (!view.containsMember(node.getValue())) {
@@ -230,13 +265,16 @@ public final class SchedulerServer implements AutoCloseable {
                 return;
             }
             if (decoded instanceof SubmitCall submit) {
-                events.add(() -> onSubmit(source, submit));
+                if (!events.offer(() -> onSubmit(source, submit))) {
+                    reject(source, submit.callId(), "overloaded: the scheduler's event queue is full (" + QUEUE_CAPACITY
+                            + " events); retry later");
+                }
             } else if (decoded instanceof NodeHello hello) {
-                events.add(() -> onHello(source, hello));
+                enqueue(() -> onHello(source, hello));
             } else if (decoded instanceof Progress progress) {
-                events.add(() -> onProgress(source, progress));
+                enqueue(() -> onProgress(source, progress));
             } else if (decoded instanceof DrainQuery query) {
-                events.add(() -> onDrain(source, query));
+                enqueue(() -> onDrain(source, query));
             } else {
                 malformed.incrementAndGet();
                 System.err.println("gargamel scheduler: unexpected " + decoded.type() + " from " + source);
@@ -245,7 +283,18 @@ public final class SchedulerServer implements AutoCloseable {
 
         @Override
         public void viewAccepted(View view) {
-            events.add(() -> onView(view));
+            enqueue(() -> onView(view));
+        }
+
+        /** Reports and views are never dropped: a full queue makes the sender's receive thread wait. */
+        private void enqueue(Runnable event) {
+            try {
+                while (running && !events.offer(event, 100, TimeUnit.MILLISECONDS)) {
+                    // the loop is behind; JGroups' flow control slows the senders down
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 }

@@ -6,8 +6,8 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -37,11 +37,12 @@ import org.jgroups.util.NameCache;
  */
 public final class GargamelClient implements AutoCloseable {
     public static final String SCHEDULER_NAME = "scheduler";
+    private static final long SWEEP_MILLIS = 50;
 
     private final JChannel channel;
     private final ClientOptions options;
     private final Semaphore slots;
-    private final Map<Long, CompletableFuture<CallOutcome>> pending = new ConcurrentHashMap<>();
+    private final Map<Long, PendingCall> pending = new ConcurrentHashMap<>();
     private final Map<Long, CompletableFuture<DrainStatus>> drains = new ConcurrentHashMap<>();
     private final AtomicLong nextCallId = new AtomicLong();
     private final ScheduledExecutorService timers;
@@ -52,11 +53,13 @@ public final class GargamelClient implements AutoCloseable {
         this.channel = channel;
         this.options = options;
         this.slots = new Semaphore(options.maxInFlight());
-        this.timers = Executors.newSingleThreadScheduledExecutor(runnable -> {
+        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, runnable -> {
             Thread thread = new Thread(runnable, "gargamel-client-timeouts");
             thread.setDaemon(true);
             return thread;
         });
+        this.timers = executor;
+        timers.scheduleWithFixedDelay(this::sweepTimeouts, SWEEP_MILLIS, SWEEP_MILLIS, TimeUnit.MILLISECONDS);
     }
 
     /** Joins the group and waits until the scheduler is a member. */
@@ -114,24 +117,19 @@ public final class GargamelClient implements AutoCloseable {
             return future;
         }
         long callId = nextCallId.incrementAndGet();
-        pending.put(callId, future);
-        future.whenComplete((outcome, failure) -> slots.release());
-        timers.schedule(() -> {
-            CompletableFuture<CallOutcome> expired = pending.remove(callId);
-            if (expired != null) {
-                expired.completeExceptionally(new GargamelClientException(GargamelClientException.Reason.TIMED_OUT,
-                        "no outcome for " + call.procedure() + " (call " + callId + ") within "
-                                + options.callTimeout().toMillis() + " ms; it may still commit"));
-            }
-        }, options.callTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        pending.put(callId, new PendingCall(future, call.procedure(),
+                System.nanoTime() + options.callTimeout().toNanos()));
+        // close() or the scheduler's departure may have run failAll() between the checks above and put():
+        if (closed || scheduler != target) {
+            fail(callId, GargamelClientException.Reason.DISCONNECTED, (closed ? "the client is closed"
+                    : "the scheduler left the group") + "; " + call.procedure() + " was not sent");
+            return future;
+        }
         try {
             channel.send(new BytesMessage(target, WireCodec.encode(new SubmitCall(callId, call))));
         } catch (Exception e) {
-            CompletableFuture<CallOutcome> unsent = pending.remove(callId);
-            if (unsent != null) {
-                unsent.completeExceptionally(new GargamelClientException(GargamelClientException.Reason.DISCONNECTED,
-                        "cannot send " + call.procedure() + " to the scheduler: " + e.getMessage()));
-            }
+            fail(callId, GargamelClientException.Reason.DISCONNECTED,
+                    "cannot send " + call.procedure() + " to the scheduler: " + e.getMessage());
         }
         return future;
     }
@@ -197,8 +195,17 @@ public final class GargamelClient implements AutoCloseable {
                 + (last == null ? "none" : last.inFlight() + " in flight, " + last.nodes() + " node(s)") + ")");
     }
 
+    /** Calls of this client awaiting their outcome. */
     public int inFlight() {
         return pending.size();
+    }
+
+    /**
+     * Transactions the scheduler has scheduled (from every client) and not yet seen visible at every node;
+     * asks it with DRAIN_QUERY and waits up to 10 s for the answer.
+     */
+    public long inFlightAtScheduler() throws InterruptedException, TimeoutException {
+        return drainStatus(Duration.ofSeconds(10)).inFlight();
     }
 
     public String name() {
@@ -215,15 +222,53 @@ public final class GargamelClient implements AutoCloseable {
 
     private void failAll(String reason) {
         for (Long callId : pending.keySet()) {
-            CompletableFuture<CallOutcome> future = pending.remove(callId);
-            if (future != null) {
-                future.completeExceptionally(new GargamelClientException(GargamelClientException.Reason.DISCONNECTED,
-                        reason + "; the outcome of call " + callId + " is unknown"));
-            }
+            fail(callId, GargamelClientException.Reason.DISCONNECTED, reason + "; the outcome of call " + callId
+                    + " is unknown");
         }
         for (CompletableFuture<DrainStatus> drain : drains.values()) {
             drain.completeExceptionally(new GargamelClientException(GargamelClientException.Reason.DISCONNECTED, reason));
         }
+    }
+
+    /** A call still waiting: its future and when it times out. */
+    private record PendingCall(CompletableFuture<CallOutcome> future, String procedure, long deadline) {
+    }
+
+    /**
+     * Fails the calls past their deadline. Runs every {@link #SWEEP_MILLIS} ms (cheaper than one timer per call at
+     * tens of thousands of calls per second; a timeout fires up to that much late).
+     */
+    private void sweepTimeouts() {
+        long now = System.nanoTime();
+        for (Map.Entry<Long, PendingCall> entry : pending.entrySet()) {
+            PendingCall call = entry.getValue();
+            if (now - call.deadline() >= 0) {
+                fail(entry.getKey(), GargamelClientException.Reason.TIMED_OUT, "no outcome for " + call.procedure()
+                        + " (call " + entry.getKey() + ") within " + options.callTimeout().toMillis()
+                        + " ms: the outcome is unknown (it may still commit)");
+            }
+        }
+    }
+
+    /**
+     * The one place a call ends: whoever removes it from {@link #pending} completes it, after freeing its slot (so
+     * code run on completion may submit again at once).
+     */
+    private void finish(long callId, CallOutcome outcome, GargamelClientException failure) {
+        PendingCall call = pending.remove(callId);
+        if (call == null) {
+            return;
+        }
+        slots.release();
+        if (failure != null) {
+            call.future.completeExceptionally(failure);
+        } else {
+            call.future.complete(outcome);
+        }
+    }
+
+    private void fail(long callId, GargamelClientException.Reason reason, String message) {
+        finish(callId, null, new GargamelClientException(reason, message));
     }
 
     private void viewChanged(View view) {
@@ -252,10 +297,7 @@ public final class GargamelClient implements AutoCloseable {
                 return;
             }
             if (decoded instanceof CallOutcome outcome) {
-                CompletableFuture<CallOutcome> future = pending.remove(outcome.callId());
-                if (future != null) {
-                    future.complete(outcome);
-                }
+                finish(outcome.callId(), outcome, null);
             } else if (decoded instanceof DrainStatus status) {
                 CompletableFuture<DrainStatus> future = drains.get(status.queryId());
                 if (future != null) {

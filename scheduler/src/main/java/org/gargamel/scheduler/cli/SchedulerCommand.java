@@ -15,6 +15,11 @@ public final class SchedulerCommand {
     private SchedulerCommand() {
     }
 
+    /** The entry point of {@code scripts/gargamel scheduler}; returns the exit code. */
+    public static int run(String[] args) throws Exception {
+        return run(args, System.out, System.err);
+    }
+
     public static int run(String[] args, PrintStream out, PrintStream err) throws Exception {
         Path config = null;
         for (int i = 0; i < args.length; i++) {

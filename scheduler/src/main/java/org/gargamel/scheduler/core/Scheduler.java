@@ -107,6 +107,8 @@ public final class Scheduler {
     private final TxnTable<Txn> txns = new TxnTable<>();
     /** Scratch for the live back-dependencies of the call being placed. */
     private Txn[] scratch = new Txn[16];
+    /** Scratch for {@link #collect}: no allocation per collected transaction. */
+    private final ArrayDeque<Txn> collectWork = new ArrayDeque<>();
     private long nextTxn = 1;
     private long lastUpdate;
     private long inFlight;
@@ -376,7 +378,7 @@ public final class Scheduler {
      * index only after its back-dependencies (the index requires it); if one is still there, it waits for it.
      */
     private void collect(Txn first) {
-        ArrayDeque<Txn> work = new ArrayDeque<>();
+        ArrayDeque<Txn> work = collectWork;  // reused: collect never re-enters itself
         work.add(first);
         while (!work.isEmpty()) {
             Txn txn = work.poll();

@@ -93,7 +93,7 @@ public class SchedulerBenchmark {
     }
 
     /** A TPC-C mix (45/43/4/4/4 New-Order/Payment/Order-Status/Delivery/Stock-Level) over 10 warehouses. */
-    static List<ProcedureCall> tpccMix(SplittableRandom random, int count) {
+    public static List<ProcedureCall> tpccMix(SplittableRandom random, int count) {
         LocalDateTime now = LocalDateTime.of(2026, 1, 1, 10, 0);
         List<ProcedureCall> result = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
@@ -130,6 +130,20 @@ public class SchedulerBenchmark {
 
     /** Runs JMH (JMH command-line options are accepted) and prints one line per in-flight size. */
     public static void main(String[] args) throws Exception {
+        List<String> jmhArgs = new ArrayList<>(List.of(args));
+        boolean endToEnd = !jmhArgs.remove("--no-end-to-end");
+        boolean jmh = !jmhArgs.remove("--end-to-end-only");
+        if (jmh) {
+            runJmh(jmhArgs.toArray(String[]::new));
+        }
+        if (endToEnd) {
+            double rate = EndToEndRate.measure(java.time.Duration.ofSeconds(5), java.time.Duration.ofSeconds(10));
+            System.out.printf("end_to_end_calls_per_s=%.0f (TPC-C mix, 1 client, JGroups TCP on 127.0.0.1, "
+                    + "3 no-op fake nodes x 4 workers)%n", rate);
+        }
+    }
+
+    private static void runJmh(String[] args) throws Exception {
         Collection<RunResult> results = new Runner(new OptionsBuilder()
                 .parent(new CommandLineOptions(args))
                 .include(SchedulerBenchmark.class.getName() + ".placeAndRetireOldest")

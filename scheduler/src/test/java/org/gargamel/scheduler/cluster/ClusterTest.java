@@ -1,0 +1,337 @@
+package org.gargamel.scheduler.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.gargamel.common.call.ProcedureCall;
+import org.gargamel.common.client.ClientOptions;
+import org.gargamel.common.client.GargamelClient;
+import org.gargamel.common.client.GargamelClientException;
+import org.gargamel.common.wire.CallOutcome;
+import org.gargamel.scheduler.bench.SchedulerBenchmark;
+import org.jgroups.protocols.DELAY;
+import org.jgroups.protocols.DISCARD;
+import org.jgroups.protocols.SHARED_LOOPBACK_PING;
+import org.jgroups.stack.ProtocolStack;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The scheduler process with fake nodes and clients in one JVM, over JGroups: in memory, over TCP on 127.0.0.1, and
+ * with message loss and delay injected; rejections, overload, timeouts, a node or the scheduler leaving.
+ */
+@Tag("cluster")
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class ClusterTest {
+    private static final ClientOptions OPTIONS = new ClientOptions(10_000, Duration.ofSeconds(30), Duration.ofSeconds(20));
+
+    /** Submits the TPC-C mix from every client at once; returns each call's outcome (or failure) in order. */
+    private static List<Object> runMix(List<GargamelClient> clients, int callsPerClient, long seed) throws Exception {
+        List<CompletableFuture<CallOutcome>> futures = new ArrayList<>();
+        List<ProcedureCall> calls = SchedulerBenchmark.tpccMix(new SplittableRandom(seed), callsPerClient);
+        for (ProcedureCall call : calls) {
+            for (GargamelClient client : clients) {
+                futures.add(client.submit(call));
+            }
+        }
+        List<Object> outcomes = new ArrayList<>();
+        for (CompletableFuture<CallOutcome> future : futures) {
+            try {
+                outcomes.add(future.get(45, TimeUnit.SECONDS));
+            } catch (ExecutionException e) {
+                outcomes.add(e.getCause());
+            }
+        }
+        return outcomes;
+    }
+
+    private static Map<CallOutcome.Status, Integer> count(List<Object> outcomes) {
+        Map<CallOutcome.Status, Integer> counts = new EnumMap<>(CallOutcome.Status.class);
+        for (Object outcome : outcomes) {
+            assertInstanceOf(CallOutcome.class, outcome, "every call gets an outcome, not a failure");
+            counts.merge(((CallOutcome) outcome).status(), 1, Integer::sum);
+        }
+        return counts;
+    }
+
+    private static void assertCleanRun(TestCluster cluster, GargamelClient client, long expectedExecutions)
+            throws Exception {
+        assertEquals(List.of(), cluster.bus.violations, "dependencies ran first, workers exist");
+        assertEquals(0, cluster.bus.duplicates.get(), "no transaction ran twice");
+        assertEquals(expectedExecutions, cluster.bus.executions.get(), "each scheduled call ran exactly once");
+        client.awaitQuiescence(Duration.ofSeconds(20));
+        assertEquals(0, client.inFlightAtScheduler(), "every replica reported everything: the graph is empty");
+    }
+
+    @Test
+    void inMemoryClusterRunsTheMixWithExactlyOneOutcomePerCall() throws Exception {
+        try (TestCluster cluster = TestCluster.inMemory(3, 2)) {
+            cluster.bus.abortProcedure = "delivery";
+            GargamelClient first = cluster.readyClient(OPTIONS);
+            GargamelClient second = cluster.client(OPTIONS);
+            List<Object> outcomes = runMix(List.of(first, second), 1500, 1);
+            Map<CallOutcome.Status, Integer> counts = count(outcomes);
+            int deliveries = 0;
+            for (Object outcome : outcomes) {
+                CallOutcome o = (CallOutcome) outcome;
+                if (o.status() == CallOutcome.Status.USER_ABORTED) {
+                    deliveries++;
+                    assertEquals("P0001", o.sqlState());
+                    assertTrue(o.message().contains("delivery"), o.message());
+                } else {
+                    assertEquals(CallOutcome.Status.COMMITTED, o.status(), String.valueOf(o));
+                    assertTrue(o.result().startsWith("ok "), o.result());
+                }
+            }
+            assertTrue(deliveries > 0, "the mix has deliveries, user-aborted by the fake nodes: " + counts);
+            assertEquals(3000, outcomes.size());
+            assertEquals(3, cluster.bus.executed.values().stream().distinct().count(), "updates spread over the 3 nodes");
+            assertCleanRun(cluster, first, 3000);
+            assertEquals(3000, cluster.scheduler.scheduledCount());
+        }
+    }
+
+    @Test
+    void tcpClusterOnLoopback() throws Exception {
+        try (TestCluster cluster = TestCluster.tcp(2, 2)) {
+            GargamelClient client = cluster.readyClient(OPTIONS);
+            List<Object> outcomes = runMix(List.of(client), 1000, 2);
+            assertEquals(Map.of(CallOutcome.Status.COMMITTED, 1000), count(outcomes));
+            assertCleanRun(cluster, client, 1000);
+        }
+    }
+
+    @Test
+    void lossAndDelayStillGiveExactlyOneOutcomePerCall() throws Exception {
+        // The faults are switched on once the group has formed (the in-memory stack has no MERGE3 to heal a
+        // partition that lost discovery messages would leave), then hit every message of the run.
+        List<DELAY> delays = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<DISCARD> discards = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (TestCluster cluster = TestCluster.inMemory("gargamel", 100_000, 2, 2, channel -> {
+            try {
+                DELAY delay = new DELAY();
+                delay.init();  // the channel's stack was initialised already: a protocol inserted now must be too
+                DISCARD discard = new DISCARD();
+                channel.getProtocolStack().insertProtocol(delay, ProtocolStack.Position.ABOVE, SHARED_LOOPBACK_PING.class);
+                channel.getProtocolStack().insertProtocol(discard, ProtocolStack.Position.ABOVE, DELAY.class);
+                delays.add(delay);
+                discards.add(discard);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        })) {
+            GargamelClient client = cluster.readyClient(OPTIONS);
+            assertEquals(3, discards.size(), "scheduler and both nodes have the fault protocols");
+            for (DELAY delay : delays) {
+                delay.setInDelay(3);
+                delay.setOutDelay(3);
+            }
+            for (DISCARD discard : discards) {
+                discard.setUpDiscardRate(0.05).setDownDiscardRate(0.05);
+            }
+            List<ProcedureCall> calls = new ArrayList<>(SchedulerBenchmark.tpccMix(new SplittableRandom(3), 400));
+            calls.add(ProcedureCall.of("no_such_procedure", 1));
+            List<CompletableFuture<CallOutcome>> futures = new ArrayList<>();
+            for (ProcedureCall call : calls) {
+                futures.add(client.submit(call));
+            }
+            int committed = 0;
+            for (int i = 0; i < futures.size(); i++) {
+                CallOutcome outcome = futures.get(i).get(45, TimeUnit.SECONDS);
+                if (i == calls.size() - 1) {
+                    assertEquals(CallOutcome.Status.REJECTED, outcome.status());
+                } else {
+                    assertEquals(CallOutcome.Status.COMMITTED, outcome.status(), String.valueOf(outcome));
+                    committed++;
+                }
+            }
+            assertEquals(400, committed);
+            long dropped = 0;
+            for (DISCARD discard : discards) {
+                dropped += dropped(discard, "num_up") + dropped(discard, "num_down");
+            }
+            assertTrue(dropped > 0, "the run lost messages (" + dropped + ") and UNICAST3 resent them");
+            assertCleanRun(cluster, client, 400);
+        }
+    }
+
+    @Test
+    void badCallsAreRejectedWithTheClassifiersMessage() throws Exception {
+        try (TestCluster cluster = TestCluster.inMemory(1, 1)) {
+            GargamelClient client = cluster.readyClient(OPTIONS);
+            CallOutcome unknown = client.submit(ProcedureCall.of("no_such_procedure", 1)).get(10, TimeUnit.SECONDS);
+            assertEquals(CallOutcome.Status.REJECTED, unknown.status());
+            assertTrue(unknown.message().contains("unknown procedure 'no_such_procedure'"), unknown.message());
+            CallOutcome arity = client.submit(ProcedureCall.of("delivery", 1)).get(10, TimeUnit.SECONDS);
+            assertEquals(CallOutcome.Status.REJECTED, arity.status());
+            assertTrue(arity.message().contains("delivery takes"), arity.message());
+            assertEquals(0, cluster.bus.executions.get(), "nothing rejected reaches a node");
+            assertEquals(2, cluster.scheduler.rejectedCount());
+        }
+    }
+
+    @Test
+    void noNodeMeansRejectedNotSilence() throws Exception {
+        try (TestCluster cluster = TestCluster.inMemory(0, 1)) {
+            GargamelClient client = cluster.client(OPTIONS);
+            CallOutcome outcome = client.submit(ProcedureCall.of("delivery", 1, 1, java.time.LocalDateTime.now()))
+                    .get(10, TimeUnit.SECONDS);
+            assertEquals(CallOutcome.Status.REJECTED, outcome.status());
+            assertTrue(outcome.message().contains("no node"), outcome.message());
+        }
+    }
+
+    @Test
+    void schedulerOverloadIsAnImmediateRejection() throws Exception {
+        try (TestCluster cluster = TestCluster.inMemory("gargamel", 5, 1, 2, channel -> { })) {
+            cluster.nodes.get(0).pause(true);
+            GargamelClient client = cluster.readyClient(OPTIONS);
+            List<CompletableFuture<CallOutcome>> futures = new ArrayList<>();
+            for (int w = 1; w <= 8; w++) {
+                futures.add(client.submit(ProcedureCall.of("delivery", w, 1, java.time.LocalDateTime.now())));
+            }
+            // The 3 beyond the limit are rejected while the 5 others wait at the paused node.
+            int rejected = 0;
+            for (int i = 5; i < 8; i++) {
+                CallOutcome outcome = futures.get(i).get(10, TimeUnit.SECONDS);
+                assertEquals(CallOutcome.Status.REJECTED, outcome.status());
+                assertTrue(outcome.message().contains("overloaded") && outcome.message().contains("maxInFlight 5"),
+                        outcome.message());
+                rejected++;
+            }
+            assertEquals(3, rejected);
+            for (int i = 0; i < 5; i++) {
+                assertFalse(futures.get(i).isDone(), "call " + i + " waits at the paused node");
+            }
+            cluster.nodes.get(0).pause(false);
+            for (int i = 0; i < 5; i++) {
+                assertEquals(CallOutcome.Status.COMMITTED, futures.get(i).get(10, TimeUnit.SECONDS).status());
+            }
+        }
+    }
+
+    @Test
+    void clientOverloadAndTimeoutFailClearlyAndAtOnce() throws Exception {
+        try (TestCluster cluster = TestCluster.inMemory(1, 1)) {
+            cluster.nodes.get(0).pause(true);
+            GargamelClient client = cluster.readyClient(new ClientOptions(2, Duration.ofMillis(500), Duration.ofSeconds(20)));
+            CompletableFuture<CallOutcome> a = client.submit(ProcedureCall.of("delivery", 1, 1, java.time.LocalDateTime.now()));
+            CompletableFuture<CallOutcome> b = client.submit(ProcedureCall.of("delivery", 2, 1, java.time.LocalDateTime.now()));
+            CompletableFuture<CallOutcome> c = client.submit(ProcedureCall.of("delivery", 3, 1, java.time.LocalDateTime.now()));
+            assertTrue(c.isCompletedExceptionally(), "the third call fails at once");
+            GargamelClientException overload = failure(c);
+            assertEquals(GargamelClientException.Reason.OVERLOADED, overload.reason());
+            assertTrue(overload.getMessage().contains("2 calls are already in flight"), overload.getMessage());
+            GargamelClientException timeout = failure(a);
+            assertEquals(GargamelClientException.Reason.TIMED_OUT, timeout.reason());
+            assertTrue(timeout.getMessage().contains("outcome is unknown"), timeout.getMessage());
+            assertEquals(GargamelClientException.Reason.TIMED_OUT, failure(b).reason());
+            assertEquals(0, client.inFlight(), "timed-out calls free their slots");
+        }
+    }
+
+    @Test
+    void aNodeLeavingGetsItsPendingCallsRejectedAndNothingHangs() throws Exception {
+        try (TestCluster cluster = TestCluster.inMemory(2, 1)) {
+            FakeNode staying = cluster.nodes.get(0);
+            FakeNode leaving = cluster.nodes.get(1);
+            staying.pause(true);
+            leaving.pause(true);
+            GargamelClient client = cluster.readyClient(OPTIONS);
+            // Independent calls (one warehouse each) while both nodes are paused: the least-loaded choice
+            // alternates node-1 and node-2.
+            List<CompletableFuture<CallOutcome>> futures = new ArrayList<>();
+            for (int w = 1; w <= 10; w++) {
+                futures.add(client.submit(ProcedureCall.of("delivery", w, 1, java.time.LocalDateTime.now())));
+            }
+            waitUntil(() -> cluster.scheduler.scheduledCount() == 10, "every call was scheduled");
+            staying.pause(false);
+            waitUntil(() -> cluster.bus.executions.get() >= 5, "node-1 ran its share");
+            leaving.close();
+            int rejected = 0;
+            int committed = 0;
+            for (CompletableFuture<CallOutcome> future : futures) {
+                CallOutcome outcome = future.get(20, TimeUnit.SECONDS);
+                if (outcome.status() == CallOutcome.Status.REJECTED) {
+                    rejected++;
+                    assertTrue(outcome.message().contains("node-2 left the cluster"), outcome.message());
+                } else {
+                    assertEquals(CallOutcome.Status.COMMITTED, outcome.status());
+                    committed++;
+                }
+            }
+            assertEquals(5, rejected, "node-2's five calls");
+            assertEquals(5, committed);
+            // The cluster goes on with node-1 alone.
+            CallOutcome after = client.submit(ProcedureCall.of("delivery", 1, 1, java.time.LocalDateTime.now()))
+                    .get(20, TimeUnit.SECONDS);
+            assertEquals(CallOutcome.Status.COMMITTED, after.status());
+            assertEquals(1, client.drainStatus(Duration.ofSeconds(5)).nodes());
+        }
+    }
+
+    @Test
+    void theSchedulerLeavingFailsPendingCallsAtOnce() throws Exception {
+        TestCluster cluster = TestCluster.inMemory(1, 1);
+        try {
+            cluster.nodes.get(0).pause(true);
+            GargamelClient client = cluster.readyClient(OPTIONS);
+            CompletableFuture<CallOutcome> pending = client.submit(ProcedureCall.of("delivery", 1, 1,
+                    java.time.LocalDateTime.now()));
+            waitUntil(() -> cluster.scheduler.scheduledCount() == 1, "the call was scheduled");
+            cluster.scheduler.close();
+            GargamelClientException failure = failure(pending);
+            assertEquals(GargamelClientException.Reason.DISCONNECTED, failure.reason());
+            assertTrue(failure.getMessage().contains("scheduler left"), failure.getMessage());
+            CompletableFuture<CallOutcome> later = client.submit(ProcedureCall.of("delivery", 1, 1,
+                    java.time.LocalDateTime.now()));
+            assertEquals(GargamelClientException.Reason.DISCONNECTED, failure(later).reason());
+            client.close();
+            CompletableFuture<CallOutcome> closed = client.submit(ProcedureCall.of("delivery", 1, 1,
+                    java.time.LocalDateTime.now()));
+            assertTrue(failure(closed).getMessage().contains("closed"));
+        } finally {
+            cluster.close();
+        }
+    }
+
+    /** DISCARD counts what it dropped in protected fields (shown over JMX only). */
+    private static int dropped(DISCARD discard, String field) throws ReflectiveOperationException {
+        java.lang.reflect.Field counter = DISCARD.class.getDeclaredField(field);
+        counter.setAccessible(true);
+        return counter.getInt(discard);
+    }
+
+    private static GargamelClientException failure(CompletableFuture<CallOutcome> future) throws Exception {
+        try {
+            CallOutcome outcome = future.get(20, TimeUnit.SECONDS);
+            throw new AssertionError("expected a failure, got " + outcome);
+        } catch (ExecutionException e) {
+            assertNotNull(e.getCause());
+            return assertInstanceOf(GargamelClientException.class, e.getCause());
+        }
+    }
+
+    private static void waitUntil(java.util.function.BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting until " + what);
+            }
+            Thread.sleep(10);
+        }
+    }
+}

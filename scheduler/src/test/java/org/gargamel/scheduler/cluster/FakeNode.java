@@ -1,0 +1,256 @@
+package org.gargamel.scheduler.cluster;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import org.gargamel.common.client.GargamelClient;
+import org.gargamel.common.group.Channels;
+import org.gargamel.common.group.GroupConfig;
+import org.gargamel.common.wire.CallOutcome;
+import org.gargamel.common.wire.Execute;
+import org.gargamel.common.wire.Message;
+import org.gargamel.common.wire.NodeHello;
+import org.gargamel.common.wire.Progress;
+import org.gargamel.common.wire.WireCodec;
+import org.jgroups.Address;
+import org.jgroups.BytesMessage;
+import org.jgroups.JChannel;
+import org.jgroups.Receiver;
+import org.jgroups.View;
+import org.jgroups.util.NameCache;
+
+/**
+ * A node without PostgreSQL, for the scheduler's cluster tests and benchmark (docs/protocol.md): it joins the
+ * control group, announces its workers, runs each worker's EXECUTEs in FIFO order once every back-dependency is
+ * visible here, answers the client (COMMITTED, or USER_ABORTED for a call whose procedure is in
+ * {@link Bus#abortProcedure}), and reports PROGRESS. "Write-sets" travel over an in-JVM {@link Bus}: an update
+ * executed here becomes visible at the other nodes of the bus, which report it too.
+ *
+ * <p>One thread per node does everything. It checks what the scheduler promised: a back-dependency must have
+ * finished executing somewhere (globally) before a dependent starts; otherwise {@link Bus#violations} says so.
+ */
+public final class FakeNode implements AutoCloseable {
+    /** The nodes of one test cluster and what they observed together. */
+    public static final class Bus {
+        final List<FakeNode> nodes = new CopyOnWriteArrayList<>();
+        /** Update transactions executed somewhere, with the node that ran them. */
+        public final ConcurrentHashMap<Long, String> executed = new ConcurrentHashMap<>();
+        public final List<String> violations = new CopyOnWriteArrayList<>();
+        public final AtomicLong executions = new AtomicLong();
+        /** Executions of a transaction id seen twice (must stay 0). */
+        public final AtomicLong duplicates = new AtomicLong();
+        public volatile String abortProcedure = "";
+    }
+
+    private record Visible(long txn) {
+    }
+
+    private final String name;
+    private final int workers;
+    private final Bus bus;
+    private final JChannel channel;
+    private final LinkedBlockingQueue<Object> inbox = new LinkedBlockingQueue<>();
+    private final List<Queue<Execute>> queues = new ArrayList<>();
+    private final Set<Long> visible = new HashSet<>();
+    private final long[] progressBuffer = new long[4096];
+    private int progressCount;
+    private final Thread thread;
+    private volatile Address scheduler;
+    private volatile boolean paused;
+    private volatile boolean running = true;
+
+    public FakeNode(String name, int workers, GroupConfig group, Bus bus, Consumer<JChannel> beforeConnect)
+            throws Exception {
+        this.name = name;
+        this.workers = workers;
+        this.bus = bus;
+        for (int i = 0; i < workers; i++) {
+            queues.add(new ArrayDeque<>());
+        }
+        channel = Channels.control(group, name);
+        channel.setReceiver(new Receiver() {
+            @Override
+            public void receive(org.jgroups.Message message) {
+                Message decoded = WireCodec.decode(message.getArray(), message.getOffset(), message.getLength());
+                if (decoded instanceof Execute execute) {
+                    inbox.add(execute);
+                }
+            }
+
+            @Override
+            public void viewAccepted(View view) {
+                Address found = null;
+                for (Address member : view.getMembers()) {
+                    if (GargamelClient.SCHEDULER_NAME.equals(NameCache.get(member))) {
+                        found = member;
+                    }
+                }
+                scheduler = found;
+                if (found != null) {
+                    inbox.add("hello");
+                }
+            }
+        });
+        beforeConnect.accept(channel);
+        thread = new Thread(this::run, "fake-" + name);
+        thread.setDaemon(true);
+        thread.start();
+        bus.nodes.add(this);
+        channel.connect(Channels.CONTROL_CLUSTER);
+    }
+
+    public FakeNode(String name, int workers, GroupConfig group, Bus bus) throws Exception {
+        this(name, workers, group, bus, channel -> { });
+    }
+
+    public String name() {
+        return name;
+    }
+
+    /** A paused node keeps receiving EXECUTEs but runs nothing (to leave calls pending). */
+    public void pause(boolean pause) {
+        paused = pause;
+        inbox.add("wake");
+    }
+
+    /** Leaves the group (as a crash would, seen from the scheduler). */
+    @Override
+    public void close() {
+        running = false;
+        bus.nodes.remove(this);
+        channel.close();
+        thread.interrupt();
+        try {
+            thread.join(2_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void run() {
+        List<Object> events = new ArrayList<>();
+        while (running) {
+            try {
+                Object first = inbox.poll(20, TimeUnit.MILLISECONDS);
+                if (first != null) {
+                    events.add(first);
+                    inbox.drainTo(events, 4096);
+                }
+            } catch (InterruptedException e) {
+                return;
+            }
+            for (Object event : events) {
+                if (event instanceof Execute execute) {
+                    queues.get(Math.floorMod(execute.worker(), workers)).add(execute);
+                    if (execute.worker() < 0 || execute.worker() >= workers) {
+                        bus.violations.add(name + ": txn " + execute.txnId() + " for worker " + execute.worker()
+                                + " of " + workers);
+                    }
+                } else if (event instanceof Visible v) {
+                    makeVisible(v.txn());
+                } else if ("hello".equals(event)) {
+                    send(scheduler, new NodeHello(name, workers));
+                }
+            }
+            events.clear();
+            if (!paused) {
+                runQueues();
+            }
+            flushProgress();
+        }
+    }
+
+    private void runQueues() {
+        boolean progressed = true;
+        while (progressed) {
+            progressed = false;
+            for (Queue<Execute> queue : queues) {
+                Execute head;
+                while ((head = queue.peek()) != null && ready(head)) {
+                    queue.poll();
+                    execute(head);
+                    progressed = true;
+                }
+            }
+        }
+    }
+
+    private boolean ready(Execute execute) {
+        for (long dependency : execute.backDependencies()) {
+            if (!visible.contains(dependency)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void execute(Execute execute) {
+        long txn = execute.txnId();
+        bus.executions.incrementAndGet();
+        for (long dependency : execute.backDependencies()) {
+            if (!bus.executed.containsKey(dependency)) {
+                bus.violations.add(name + ": txn " + txn + " started before its dependency " + dependency + " ran");
+            }
+        }
+        CallOutcome outcome = bus.abortProcedure.equals(execute.call().procedure())
+                ? CallOutcome.userAborted(execute.callId(), txn, "P0001", "fake abort of " + execute.call().procedure())
+                : CallOutcome.committed(execute.callId(), txn, "ok " + txn);
+        if (!execute.readOnly()) {
+            if (bus.executed.putIfAbsent(txn, name) != null) {
+                bus.duplicates.incrementAndGet();
+            }
+            makeVisible(txn);
+            for (FakeNode other : bus.nodes) {
+                if (other != this) {
+                    other.inbox.add(new Visible(txn));
+                }
+            }
+        } else {
+            addProgress(txn);
+        }
+        send(execute.client(), outcome);
+    }
+
+    private void makeVisible(long txn) {
+        if (visible.add(txn)) {
+            addProgress(txn);
+        }
+    }
+
+    private void addProgress(long txn) {
+        progressBuffer[progressCount++] = txn;
+        if (progressCount == progressBuffer.length) {
+            flushProgress();
+        }
+    }
+
+    private void flushProgress() {
+        if (progressCount > 0 && scheduler != null) {
+            long[] ids = java.util.Arrays.copyOf(progressBuffer, progressCount);
+            progressCount = 0;
+            send(scheduler, new Progress(name, ids));
+        }
+    }
+
+    private void send(Address target, Message message) {
+        if (target == null) {
+            return;
+        }
+        try {
+            channel.send(new BytesMessage(target, WireCodec.encode(message)));
+        } catch (Exception e) {
+            if (running) {
+                bus.violations.add(name + ": cannot send " + message.type() + ": " + e);
+            }
+        }
+    }
+}

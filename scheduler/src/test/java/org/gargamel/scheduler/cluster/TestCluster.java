@@ -1,0 +1,117 @@
+package org.gargamel.scheduler.cluster;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+import org.gargamel.common.client.ClientOptions;
+import org.gargamel.common.client.GargamelClient;
+import org.gargamel.common.config.GroupSettings;
+import org.gargamel.common.group.GroupConfig;
+import org.gargamel.scheduler.SchedulerConfig;
+import org.gargamel.scheduler.SchedulerServer;
+import org.jgroups.JChannel;
+
+/** A scheduler, fake nodes and clients in one JVM, in-memory or over TCP on 127.0.0.1; closes them all. */
+final class TestCluster implements AutoCloseable {
+    final FakeNode.Bus bus = new FakeNode.Bus();
+    final SchedulerServer scheduler;
+    final List<FakeNode> nodes = new ArrayList<>();
+    final List<GargamelClient> clients = new ArrayList<>();
+    private final boolean tcp;
+    private final List<String> initialHosts = new ArrayList<>();
+    private final Consumer<JChannel> faults;
+
+    private TestCluster(boolean tcp, String mode, int maxInFlight, int nodeCount, int workers, Consumer<JChannel> faults)
+            throws Exception {
+        this.tcp = tcp;
+        this.faults = faults;
+        GroupSettings control;
+        if (tcp) {
+            for (int i = 0; i <= nodeCount; i++) {
+                initialHosts.add("127.0.0.1:" + freePort());
+            }
+            control = GroupSettings.tcp(initialHosts.get(0), initialHosts);
+        } else {
+            control = GroupSettings.inMemory();
+        }
+        scheduler = new SchedulerServer(new SchedulerConfig(control, mode, "psi", null, maxInFlight));
+        try {
+            scheduler.start(faults);
+            for (int i = 1; i <= nodeCount; i++) {
+                addNode("node-" + i, workers);
+            }
+        } catch (Exception | Error e) {
+            close();
+            throw e;
+        }
+    }
+
+    static TestCluster inMemory(int nodes, int workers) throws Exception {
+        return new TestCluster(false, "gargamel", 100_000, nodes, workers, channel -> { });
+    }
+
+    static TestCluster inMemory(String mode, int maxInFlight, int nodes, int workers, Consumer<JChannel> faults)
+            throws Exception {
+        return new TestCluster(false, mode, maxInFlight, nodes, workers, faults);
+    }
+
+    static TestCluster tcp(int nodes, int workers) throws Exception {
+        return new TestCluster(true, "gargamel", 100_000, nodes, workers, channel -> { });
+    }
+
+    GroupConfig group(int port) {
+        if (!tcp) {
+            return GroupConfig.inMemory();
+        }
+        List<InetSocketAddress> hosts = new ArrayList<>();
+        for (String host : initialHosts) {
+            hosts.add(GroupConfig.parseHostPort(host));
+        }
+        return GroupConfig.tcp("127.0.0.1", port, hosts);
+    }
+
+    FakeNode addNode(String name, int workers) throws Exception {
+        int port = tcp ? GroupConfig.parseHostPort(initialHosts.get(nodes.size() + 1)).getPort() : 0;
+        FakeNode node = new FakeNode(name, workers, group(port), bus, faults);
+        nodes.add(node);
+        return node;
+    }
+
+    GargamelClient client(ClientOptions options) throws Exception {
+        GargamelClient client = GargamelClient.connect(group(0), options);
+        clients.add(client);
+        return client;
+    }
+
+    GargamelClient client() throws Exception {
+        return client(ClientOptions.defaults());
+    }
+
+    /** A client that sees the scheduler with every node announced. */
+    GargamelClient readyClient(ClientOptions options) throws Exception {
+        GargamelClient client = client(options);
+        client.awaitNodes(nodes.size(), Duration.ofSeconds(20));
+        return client;
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    @Override
+    public void close() {
+        for (GargamelClient client : clients) {
+            client.close();
+        }
+        for (FakeNode node : nodes) {
+            node.close();
+        }
+        scheduler.close();
+    }
+}
