@@ -2,7 +2,7 @@ package org.gargamel.tpcc.workload;
 
 import org.gargamel.common.call.ProcedureCall;
 
-/** Runs calls for one terminal: directly on PostgreSQL, or (later) through Gargamel. */
+/** Runs calls for one terminal: directly on PostgreSQL ({@link DirectExecutor}) or through Gargamel (GargamelExecutor). */
 public interface CallExecutor extends AutoCloseable {
     CallOutcome execute(ProcedureCall call);
 
