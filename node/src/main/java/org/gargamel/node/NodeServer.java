@@ -81,6 +81,13 @@ public final class NodeServer implements AutoCloseable {
     private volatile boolean running;
     /** Round-robin: winners committed here so far (a transaction's snapshot). Written by the applier only. */
     private volatile long certifiedCommitted;
+    /**
+     * Round-robin: set while the applier makes room for a certified write-set (it cancelled local executions that
+     * held its rows). Executions wait for it to clear before they start again, or a cancelled call could re-take a
+     * row the applier needs and block it again and again.
+     */
+    private volatile boolean makingRoom;
+    private final Object room = new Object();
     /** Completed when the node cannot go on (a write-set that does not apply); the process then exits. */
     private final CompletableFuture<Throwable> fatal = new CompletableFuture<>();
 
@@ -326,6 +333,7 @@ public final class NodeServer implements AutoCloseable {
             long start = System.nanoTime();
             String procedure = call.call().procedure();
             while (running) {
+                awaitRoom();
                 long snapshot = certifiedCommitted;
                 OwnTransaction transaction = null;
                 try {
@@ -381,6 +389,14 @@ public final class NodeServer implements AutoCloseable {
             visibility.markVisible(call.txnId());
             reply(call, outcome);
             progress.add(call.txnId());
+        }
+    }
+
+    private void awaitRoom() throws InterruptedException {
+        synchronized (room) {
+            while (makingRoom && running) {
+                room.wait(50);
+            }
         }
     }
 
@@ -514,6 +530,18 @@ public final class NodeServer implements AutoCloseable {
     private void applyMakingRoom(WriteSet writeSet, WriteSetApplier applier, Connection connection)
             throws SQLException, InterruptedException {
         Set<String> rows = certifier.rows(writeSet.changes());
+        try {
+            applyMakingRoom(writeSet, applier, connection, rows);
+        } finally {
+            synchronized (room) {
+                makingRoom = false;
+                room.notifyAll();
+            }
+        }
+    }
+
+    private void applyMakingRoom(WriteSet writeSet, WriteSetApplier applier, Connection connection, Set<String> rows)
+            throws SQLException, InterruptedException {
         while (true) {
             try (Statement statement = connection.createStatement()) {
                 statement.execute("SET LOCAL lock_timeout = '100ms'");
@@ -525,6 +553,7 @@ public final class NodeServer implements AutoCloseable {
                 if (!"55P03".equals(e.getSQLState()) || !running) {
                     throw e;
                 }
+                makingRoom = true;
                 for (OwnTransaction transaction : own.values()) {
                     if (!java.util.Collections.disjoint(transaction.rows, rows)) {
                         transaction.doomed = true;
