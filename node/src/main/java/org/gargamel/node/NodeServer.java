@@ -113,6 +113,12 @@ public final class NodeServer implements AutoCloseable {
         ClassifierRules rules = config.loadRules();
         HikariConfig pool = new HikariConfig();
         pool.setJdbcUrl(config.jdbcUrl());
+        if (config.user() != null) {
+            pool.setUsername(config.user());
+        }
+        if (config.password() != null) {
+            pool.setPassword(config.password());
+        }
         pool.setPoolName(name);
         pool.setMaximumPoolSize(config.workers() + 2);
         pool.setMinimumIdle(0);

@@ -70,6 +70,15 @@ class NodeConfigTest {
     }
 
     @Test
+    void userAndPassword() throws Exception {
+        NodeConfig config = read(GOOD + "user: gargamel\npassword: secret\n");
+        assertEquals("gargamel", config.user());
+        assertTrue(!config.toString().contains("secret"), config.toString());
+        assertTrue(error(GOOD + "password: secret\n").contains("key 'password' needs key 'user'"));
+        assertTrue(error(GOOD.replace("/tpcc", "/tpcc?user=x") + "user: gargamel\n").contains("contradict"));
+    }
+
+    @Test
     void contradictionsAreNamed() {
         String samePort = error(GOOD.replace("bind: 127.0.0.1:7811", "bind: 127.0.0.1:7810"));
         assertTrue(samePort.contains("control.bind") && samePort.contains("writeSets.bind"), samePort);
