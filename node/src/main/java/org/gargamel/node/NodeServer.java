@@ -79,6 +79,7 @@ public final class NodeServer implements AutoCloseable {
     private JChannel writeSets;
     private volatile Address scheduler;
     private volatile boolean running;
+    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
     /** Round-robin: winners committed here so far (a transaction's snapshot). Written by the applier only. */
     private volatile long certifiedCommitted;
     /** Completed when the node cannot go on (a write-set that does not apply); the process then exits. */
@@ -167,6 +168,9 @@ public final class NodeServer implements AutoCloseable {
 
     @Override
     public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;  // idempotent: the statistics are written once
+        }
         running = false;
         if (control != null) {
             control.close();

@@ -73,10 +73,15 @@ class NodeServerTest {
     }
 
     private void startNodes(String mode, String isolation) throws Exception {
+        startNodes(mode, isolation, null);
+    }
+
+    private void startNodes(String mode, String isolation, Path statsDirectory) throws Exception {
         GroupSettings inMemory = new GroupSettings("in-memory", null, null);
         for (int i = 0; i < 2; i++) {
+            String stats = statsDirectory == null ? null : statsDirectory.resolve(NODES.get(i) + ".json").toString();
             NodeConfig config = new NodeConfig(NODES.get(i), servers.jdbcUrls().get(i), 2, mode, isolation, rules,
-                    inMemory, inMemory, null);
+                    inMemory, inMemory, stats);
             NodeServer node = new NodeServer(config);
             nodes.add(node);
             node.start();
@@ -261,8 +266,9 @@ class NodeServerTest {
 
     /** Round-robin: concurrent payments of one district on both replicas conflict; losers re-execute; all converge. */
     @Test
-    void roundRobinCertificationAbortsAndConverges() throws Exception {
-        startNodes("round-robin", "si");
+    void roundRobinCertificationAbortsAndConverges(@org.junit.jupiter.api.io.TempDir Path statsDirectory)
+            throws Exception {
+        startNodes("round-robin", "si", statsDirectory);
         int calls = 12;
         for (long txn = 1; txn <= calls; txn++) {
             scheduler.execute(NODES.get((int) (txn % 2)), (int) ((txn / 2) % 2), txn, deps(), payment(1, 4, "1.00"));
@@ -278,5 +284,15 @@ class NodeServerTest {
         long aborts = nodes.stream().mapToLong(n -> n.statistics().conflictAborts()).sum();
         assertTrue(aborts > 0, "concurrent payments of one district must conflict at least once");
         System.out.println("round-robin: " + aborts + " conflict aborts for " + calls + " calls");
+        for (NodeServer node : nodes) {
+            node.close();
+        }
+        long reported = 0;
+        for (String name : NODES) {
+            String json = java.nio.file.Files.readString(statsDirectory.resolve(name + ".json"));
+            assertTrue(json.contains("\"payment\"") && json.contains("\"applyMs\""), json);
+            reported += new com.fasterxml.jackson.databind.ObjectMapper().readTree(json).get("conflictAborts").asLong();
+        }
+        assertEquals(aborts, reported, "the stats files count the conflict aborts");
     }
 }
