@@ -264,6 +264,52 @@ class NodeServerTest {
         assertEquals(0, retries());
     }
 
+    /**
+     * SI: a local transaction commits only after every write-set delivered before its own is applied (commit order =
+     * total order). node-1's applier is held up by a row lock on the row of node-2's earlier write-set; node-1's own
+     * later call on another row must not commit (nor reply) until that write-set is applied. PSI commits at once.
+     */
+    @Test
+    void siCommitsInTotalOrderPsiDoesNotWait() throws Exception {
+        for (String isolation : List.of("si", "psi")) {
+            startNodes("gargamel", isolation);
+            long base = isolation.equals("si") ? 0 : 10;
+            int d = isolation.equals("si") ? 9 : 10;
+            try (Connection blocker = servers.connect(0); Statement statement = blocker.createStatement()) {
+                blocker.setAutoCommit(false);
+                statement.execute("SELECT * FROM district WHERE w_id = 1 AND d_id = " + d + " FOR UPDATE");
+                scheduler.execute("node-2", 0, base + 1, deps(), payment(1, d, "5.00"));
+                assertEquals(CallOutcome.Status.COMMITTED, scheduler.awaitOutcome(base + 1, TIMEOUT).status());
+                Thread.sleep(300);  // node-2's write-set reaches node-1, whose applier now waits for the lock
+                scheduler.execute("node-1", 0, base + 2, deps(), newOrder(1, 8, isolation + "-later"));
+                if (isolation.equals("si")) {
+                    Thread.sleep(1_000);
+                    assertEquals(null, scheduler.outcomesByTxn.get(base + 2),
+                            "SI: the later transaction must wait for the earlier write-set's apply");
+                    try (Connection check = servers.connect(0); Statement query = check.createStatement();
+                            ResultSet rows = query.executeQuery("SELECT count(*) FROM orders WHERE note = 'si-later'")) {
+                        rows.next();
+                        assertEquals(0, rows.getInt(1), "SI: not committed before the earlier write-set");
+                    }
+                } else {
+                    assertEquals(CallOutcome.Status.COMMITTED, scheduler.awaitOutcome(base + 2, TIMEOUT).status(),
+                            "PSI: commits at once");
+                }
+                blocker.rollback();
+            }
+            assertEquals(CallOutcome.Status.COMMITTED, scheduler.awaitOutcome(base + 2, TIMEOUT).status());
+            scheduler.awaitVisibleEverywhere(NODES, range(base + 1, base + 2), TIMEOUT);
+            assertConverged();
+            assertEquals("1 5.00", district(0, 1, d));
+            for (NodeServer node : nodes) {
+                node.close();
+            }
+            nodes.clear();
+            scheduler.close();
+            scheduler = new FakeScheduler();
+        }
+    }
+
     /** Round-robin: concurrent payments of one district on both replicas conflict; losers re-execute; all converge. */
     @Test
     void roundRobinCertificationAbortsAndConverges(@org.junit.jupiter.api.io.TempDir Path statsDirectory)
