@@ -14,6 +14,8 @@ import org.gargamel.common.config.GroupSettings;
  * <pre>
  * name: node-1                      # unique, stable; the scheduler addresses workers as (name, index)
  * jdbcUrl: jdbc:postgresql://127.0.0.1:5432/tpcc?user=gargamel&amp;password=secret
+ * user: gargamel                    # optional, instead of user= in the URL
+ * password: secret                  # optional, instead of password= in the URL
  * workers: 4                        # connections running chains
  * mode: gargamel                    # gargamel | round-robin (certification) | centralized; as the scheduler's
  * isolation: psi                    # psi | si; as the scheduler's
@@ -24,16 +26,31 @@ import org.gargamel.common.config.GroupSettings;
  * </pre>
  */
 public record NodeConfig(String name, String jdbcUrl, int workers, String mode, String isolation, String rules,
-        GroupSettings control, GroupSettings writeSets, String statsFile) {
+        GroupSettings control, GroupSettings writeSets, String statsFile, String user, String password) {
 
     @JsonCreator
     public NodeConfig(@JsonProperty("name") String name, @JsonProperty("jdbcUrl") String jdbcUrl,
             @JsonProperty("workers") Integer workers, @JsonProperty("mode") String mode,
             @JsonProperty("isolation") String isolation, @JsonProperty("rules") String rules,
             @JsonProperty("control") GroupSettings control, @JsonProperty("writeSets") GroupSettings writeSets,
-            @JsonProperty("statsFile") String statsFile) {
+            @JsonProperty("statsFile") String statsFile, @JsonProperty("user") String user,
+            @JsonProperty("password") String password) {
         this(name, jdbcUrl, workers == null ? 4 : workers.intValue(), mode == null ? "gargamel" : mode,
-                isolation == null ? "psi" : isolation, rules, control, writeSets, statsFile);
+                isolation == null ? "psi" : isolation, rules, control, writeSets, statsFile, user, password);
+    }
+
+    /** Without a separate user and password (in the URL, or none). */
+    public NodeConfig(String name, String jdbcUrl, int workers, String mode, String isolation, String rules,
+            GroupSettings control, GroupSettings writeSets, String statsFile) {
+        this(name, jdbcUrl, workers, mode, isolation, rules, control, writeSets, statsFile, null, null);
+    }
+
+    @Override
+    public String toString() {
+        return "NodeConfig[name=" + name + ", jdbcUrl=" + jdbcUrl.replaceAll("password=[^&]*", "password=***")
+                + ", workers=" + workers + ", mode=" + mode + ", isolation=" + isolation + ", rules=" + rules
+                + ", control=" + control + ", writeSets=" + writeSets + ", statsFile=" + statsFile + ", user=" + user
+                + ", password=" + (password == null ? "null" : "***") + "]";
     }
 
     public static NodeConfig read(Path file) {
@@ -57,6 +74,13 @@ public record NodeConfig(String name, String jdbcUrl, int workers, String mode, 
         if (jdbcUrl == null || !jdbcUrl.startsWith("jdbc:postgresql:")) {
             throw new ConfigException("key 'jdbcUrl' is required and must start with jdbc:postgresql: (got "
                     + (jdbcUrl == null ? "nothing" : "'" + jdbcUrl + "'") + ")");
+        }
+        if (password != null && user == null) {
+            throw new ConfigException("key 'password' needs key 'user'");
+        }
+        if ((user != null && jdbcUrl.matches(".*[?&]user=.*")) || (password != null && jdbcUrl.matches(".*[?&]password=.*"))) {
+            throw new ConfigException("keys 'user'/'password' and 'jdbcUrl' contradict each other: give the user and "
+                    + "password either in the URL or as keys, not both");
         }
         if (workers < 1 || workers > 256) {
             throw new ConfigException("key 'workers' must be between 1 and 256, got " + workers);

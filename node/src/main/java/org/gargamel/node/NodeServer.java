@@ -79,6 +79,7 @@ public final class NodeServer implements AutoCloseable {
     private JChannel writeSets;
     private volatile Address scheduler;
     private volatile boolean running;
+    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
     /** Round-robin: winners committed here so far (a transaction's snapshot). Written by the applier only. */
     private volatile long certifiedCommitted;
     /**
@@ -120,6 +121,12 @@ public final class NodeServer implements AutoCloseable {
         ClassifierRules rules = config.loadRules();
         HikariConfig pool = new HikariConfig();
         pool.setJdbcUrl(config.jdbcUrl());
+        if (config.user() != null) {
+            pool.setUsername(config.user());
+        }
+        if (config.password() != null) {
+            pool.setPassword(config.password());
+        }
         pool.setPoolName(name);
         pool.setMaximumPoolSize(config.workers() + 2);
         pool.setMinimumIdle(0);
@@ -168,6 +175,9 @@ public final class NodeServer implements AutoCloseable {
 
     @Override
     public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;  // idempotent: the statistics are written once
+        }
         running = false;
         if (control != null) {
             control.close();

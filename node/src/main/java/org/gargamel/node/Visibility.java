@@ -1,28 +1,55 @@
 package org.gargamel.node;
 
-import java.util.Arrays;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Which transactions are visible at this node (committed here, or their write-set applied here), so a call or a
  * write-set waits for its back-dependencies (DESIGN.md §5). Transaction ids are dense increasing numbers from the
- * scheduler, so a bitmap holds them: one bit per id ever scheduled (12 MB per 100 million transactions); a
- * garbage-collection watermark from the scheduler would bound it further and is on the roadmap.
+ * scheduler, so a bitmap holds them, as a ring over the newest {@link #DEFAULT_WINDOW} ids (2 MB): marking an id
+ * beyond the window slides it, and every id below the window counts as visible. That is sound because the
+ * scheduler keeps a transaction in its graph (and so can name it as a back-dependency) only until every replica
+ * has applied it, and bounds the transactions in flight (maxInFlight) far below the window: an id 16 million
+ * behind the newest one seen here was applied everywhere long ago. Memory stays bounded under any run length.
  */
 final class Visibility {
+    static final int DEFAULT_WINDOW = 1 << 24;
+
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
-    private long[] bits = new long[1024];
+    private final long[] ring;
+    /** Word number (id / 64) of the oldest word in the window; ids below it count as visible. */
+    private long baseWord;
+
+    Visibility() {
+        this(DEFAULT_WINDOW);
+    }
+
+    /** {@code window}: ids remembered, a multiple of 64. */
+    Visibility(int window) {
+        if (window < 64 || window % 64 != 0) {
+            throw new IllegalArgumentException("window must be a positive multiple of 64, got " + window);
+        }
+        ring = new long[window / 64];
+    }
 
     void markVisible(long txn) {
         lock.lock();
         try {
-            int word = (int) (txn >>> 6);
-            if (word >= bits.length) {
-                bits = Arrays.copyOf(bits, Math.max(word + 1, bits.length * 2));
+            long word = txn >>> 6;
+            if (word < baseWord) {
+                return;
             }
-            bits[word] |= 1L << (txn & 63);
+            long end = baseWord + ring.length;
+            if (word >= end) {
+                // Slide: the words entering the window reuse (and clear) the slots of the words leaving it.
+                long fresh = Math.min(word - end + 1, ring.length);
+                for (long w = word - fresh + 1; w <= word; w++) {
+                    ring[(int) (w % ring.length)] = 0;
+                }
+                baseWord = word - ring.length + 1;
+            }
+            ring[(int) (word % ring.length)] |= 1L << (txn & 63);
             changed.signalAll();
         } finally {
             lock.unlock();
@@ -66,7 +93,13 @@ final class Visibility {
     }
 
     private boolean visible(long txn) {
-        int word = (int) (txn >>> 6);
-        return word < bits.length && (bits[word] & (1L << (txn & 63))) != 0;
+        long word = txn >>> 6;
+        if (word < baseWord) {
+            return true;
+        }
+        if (word >= baseWord + ring.length) {
+            return false;
+        }
+        return (ring[(int) (word % ring.length)] & (1L << (txn & 63))) != 0;
     }
 }

@@ -17,6 +17,22 @@ public final class NodeCommand {
     private NodeCommand() {
     }
 
+    /**
+     * The entry point for {@code scripts/gargamel node}: returns the exit code (0 stopped or done, 2 bad usage or
+     * configuration, 3 the node failed and stopped, 1 anything else), with the reason on standard error.
+     */
+    public static int run(String[] args) {
+        try {
+            return run(args, System.out, System.err);
+        } catch (IllegalArgumentException e) {
+            System.err.println("gargamel node: " + e.getMessage());
+            return 2;
+        } catch (Exception e) {
+            System.err.println("gargamel node: " + e.getMessage());
+            return 1;
+        }
+    }
+
     public static int run(String[] args, PrintStream out, PrintStream err) throws Exception {
         if (args.length > 0 && args[0].equals("uninstall-capture")) {
             return uninstall(args, out);

@@ -1,0 +1,134 @@
+package org.gargamel.node;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.gargamel.common.call.ProcedureCall;
+import org.gargamel.common.group.Channels;
+import org.gargamel.common.group.GroupConfig;
+import org.gargamel.common.wire.CallOutcome;
+import org.gargamel.common.wire.Execute;
+import org.gargamel.common.wire.Message;
+import org.gargamel.common.wire.NodeHello;
+import org.gargamel.common.wire.Progress;
+import org.gargamel.common.wire.WireCodec;
+import org.jgroups.Address;
+import org.jgroups.BytesMessage;
+import org.jgroups.JChannel;
+import org.jgroups.Receiver;
+import org.jgroups.View;
+import org.jgroups.util.NameCache;
+
+/**
+ * A tiny scheduler for node tests: joins the in-memory control group as {@code scheduler}, sends EXECUTE messages
+ * with the dependencies the test chooses (it is also the client), and collects NODE_HELLO, PROGRESS and
+ * CALL_OUTCOME.
+ */
+final class FakeScheduler implements AutoCloseable {
+    private final JChannel channel;
+    private final AtomicLong nextCallId = new AtomicLong(1);
+    final Map<Long, CallOutcome> outcomesByTxn = new ConcurrentHashMap<>();
+    final Map<String, Set<Long>> visible = new ConcurrentHashMap<>();
+    final Map<String, Integer> hellos = new ConcurrentHashMap<>();
+    private final Map<Long, Long> txnByCall = new ConcurrentHashMap<>();
+    private volatile View view;
+
+    FakeScheduler() throws Exception {
+        channel = Channels.control(GroupConfig.inMemory(), "scheduler");
+        channel.setReceiver(new Receiver() {
+            @Override
+            public void receive(org.jgroups.Message message) {
+                Message decoded;
+                try {
+                    decoded = WireCodec.decode(message.getArray(), message.getOffset(), message.getLength());
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+                if (decoded instanceof CallOutcome outcome) {
+                    outcomesByTxn.put(outcome.txnId(), outcome);
+                } else if (decoded instanceof Progress progress) {
+                    Set<Long> ids = visible.computeIfAbsent(progress.nodeName(), n -> ConcurrentHashMap.newKeySet());
+                    for (long id : progress.visible()) {
+                        ids.add(id);
+                    }
+                } else if (decoded instanceof NodeHello hello) {
+                    hellos.put(hello.nodeName(), hello.workers());
+                }
+            }
+
+            @Override
+            public void viewAccepted(View newView) {
+                view = newView;
+            }
+        });
+        channel.connect(Channels.CONTROL_CLUSTER);
+    }
+
+    Address member(String name) {
+        for (Address member : view.getMembers()) {
+            if (name.equals(NameCache.get(member))) {
+                return member;
+            }
+        }
+        throw new IllegalStateException(name + " is not in the control view " + view);
+    }
+
+    void execute(String node, int worker, long txn, long[] dependencies, boolean readOnly, ProcedureCall call)
+            throws Exception {
+        long callId = nextCallId.getAndIncrement();
+        txnByCall.put(callId, txn);
+        Execute execute = new Execute(txn, worker, readOnly, dependencies, channel.getAddress(), callId, call);
+        channel.send(new BytesMessage(member(node), WireCodec.encode(execute)));
+    }
+
+    void execute(String node, int worker, long txn, long[] dependencies, ProcedureCall call) throws Exception {
+        execute(node, worker, txn, dependencies, false, call);
+    }
+
+    CallOutcome awaitOutcome(long txn, long timeoutMillis) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        while (System.nanoTime() < deadline) {
+            CallOutcome outcome = outcomesByTxn.get(txn);
+            if (outcome != null) {
+                return outcome;
+            }
+            Thread.sleep(5);
+        }
+        throw new AssertionError("no CALL_OUTCOME for transaction " + txn + " within " + timeoutMillis + " ms");
+    }
+
+    /** Waits until every named node has reported every one of the transactions visible. */
+    void awaitVisibleEverywhere(List<String> nodes, long[] txns, long timeoutMillis) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        while (System.nanoTime() < deadline) {
+            List<String> missing = missing(nodes, txns);
+            if (missing.isEmpty()) {
+                return;
+            }
+            Thread.sleep(5);
+        }
+        throw new AssertionError("not visible everywhere within " + timeoutMillis + " ms: " + missing(nodes, txns));
+    }
+
+    private List<String> missing(List<String> nodes, long[] txns) {
+        List<String> missing = new ArrayList<>();
+        for (String node : nodes) {
+            Set<Long> ids = visible.getOrDefault(node, Set.of());
+            for (long txn : txns) {
+                if (!ids.contains(txn)) {
+                    missing.add(node + ":" + txn);
+                }
+            }
+        }
+        return missing;
+    }
+
+    @Override
+    public void close() {
+        channel.close();
+    }
+}

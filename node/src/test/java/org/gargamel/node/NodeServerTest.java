@@ -1,0 +1,344 @@
+package org.gargamel.node;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.math.BigDecimal;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.LongStream;
+import org.gargamel.common.call.ProcedureCall;
+import org.gargamel.common.config.GroupSettings;
+import org.gargamel.common.postgres.PostgresCluster;
+import org.gargamel.common.wire.CallOutcome;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Two NodeServers on two embedded PostgreSQL replicas, driven by {@link FakeScheduler} over the in-memory control
+ * group: column-disjoint updates of one row on two replicas and two workers, a procedure error mid-chain, a call
+ * waiting for a remote write-set, SI, and round-robin certification. Every test ends with identical replicas.
+ */
+@Tag("integration")
+class NodeServerTest {
+    private static final long TIMEOUT = 20_000;
+    private static final List<String> NODES = List.of("node-1", "node-2");
+    private static PostgresCluster servers;
+    private static String rules;
+    private FakeScheduler scheduler;
+    private final List<NodeServer> nodes = new ArrayList<>();
+
+    @BeforeAll
+    static void startServers() throws URISyntaxException {
+        servers = PostgresCluster.embedded(2);
+        rules = Path.of(NodeServerTest.class.getResource("bank-rules.yaml").toURI()).toString();
+    }
+
+    @AfterAll
+    static void stopServers() {
+        servers.close();
+    }
+
+    @BeforeEach
+    void schema() throws Exception {
+        String sql;
+        try (var in = NodeServerTest.class.getResourceAsStream("bank-schema.sql")) {
+            sql = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        for (int i = 0; i < 2; i++) {
+            try (Connection connection = servers.connect(i); Statement statement = connection.createStatement()) {
+                statement.execute(sql);
+            }
+        }
+        scheduler = new FakeScheduler();
+    }
+
+    @AfterEach
+    void stop() {
+        for (NodeServer node : nodes) {
+            node.close();
+        }
+        nodes.clear();
+        scheduler.close();
+    }
+
+    private void startNodes(String mode, String isolation) throws Exception {
+        startNodes(mode, isolation, null);
+    }
+
+    private void startNodes(String mode, String isolation, Path statsDirectory) throws Exception {
+        GroupSettings inMemory = new GroupSettings("in-memory", null, null);
+        for (int i = 0; i < 2; i++) {
+            String stats = statsDirectory == null ? null : statsDirectory.resolve(NODES.get(i) + ".json").toString();
+            NodeConfig config = new NodeConfig(NODES.get(i), servers.jdbcUrls().get(i), 2, mode, isolation, rules,
+                    inMemory, inMemory, stats);
+            NodeServer node = new NodeServer(config);
+            nodes.add(node);
+            node.start();
+        }
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (scheduler.hellos.size() < 2 && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertEquals(2, scheduler.hellos.size(), "NODE_HELLO from both nodes: " + scheduler.hellos);
+    }
+
+    private static ProcedureCall newOrder(int w, int d, String note) {
+        return ProcedureCall.of("new_order", w, d, note);
+    }
+
+    private static ProcedureCall payment(int w, int d, String amount) {
+        return ProcedureCall.of("payment", w, d, new BigDecimal(amount));
+    }
+
+    private static long[] deps(long... ids) {
+        return ids;
+    }
+
+    private static long[] range(long from, long to) {
+        return LongStream.rangeClosed(from, to).toArray();
+    }
+
+    private static String dump(int server) throws Exception {
+        StringBuilder text = new StringBuilder();
+        try (Connection connection = servers.connect(server); Statement statement = connection.createStatement()) {
+            try (ResultSet rows = statement.executeQuery(
+                    "SELECT w_id, d_id, next_o_id, ytd FROM district ORDER BY w_id, d_id")) {
+                while (rows.next()) {
+                    text.append(rows.getInt(1)).append('/').append(rows.getInt(2)).append(' ').append(rows.getInt(3))
+                            .append(' ').append(rows.getString(4)).append('\n');
+                }
+            }
+            try (ResultSet rows = statement.executeQuery("SELECT * FROM orders ORDER BY o_w_id, o_d_id, o_id")) {
+                while (rows.next()) {
+                    text.append(rows.getInt(1)).append('/').append(rows.getInt(2)).append('/').append(rows.getInt(3))
+                            .append(' ').append(rows.getString(4)).append('\n');
+                }
+            }
+        }
+        return text.toString();
+    }
+
+    private static String district(int server, int w, int d) throws Exception {
+        try (Connection connection = servers.connect(server); Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery(
+                        "SELECT next_o_id, ytd FROM district WHERE w_id = " + w + " AND d_id = " + d)) {
+            rows.next();
+            return rows.getInt(1) + " " + rows.getString(2);
+        }
+    }
+
+    private void assertConverged() throws Exception {
+        assertEquals(dump(0), dump(1), "replicas differ");
+    }
+
+    private long retries() {
+        return nodes.stream().mapToLong(n -> n.statistics().retries()).sum();
+    }
+
+    /** DESIGN.md §3: New-Order and Payment of one district at once, on two replicas and on two workers of one. */
+    @Test
+    void newOrderAndPaymentOfOneDistrictOnTwoReplicasAndTwoWorkers() throws Exception {
+        startNodes("gargamel", "psi");
+        // district 1/1: New-Order on node-1, Payment on node-2, at the same time (no dependency between them)
+        scheduler.execute("node-1", 0, 1, deps(), newOrder(1, 1, "a"));
+        scheduler.execute("node-2", 0, 2, deps(), payment(1, 1, "10.50"));
+        // district 1/2: New-Order and Payment on two workers of node-1
+        scheduler.execute("node-1", 1, 3, deps(), payment(1, 2, "7.25"));
+        scheduler.execute("node-1", 0, 4, deps(), newOrder(1, 2, "b"));
+        // and once more each, chained after their own kind
+        scheduler.execute("node-2", 1, 5, deps(1), newOrder(1, 1, "c"));
+        scheduler.execute("node-1", 1, 6, deps(2), payment(1, 1, "0.50"));
+        for (long txn = 1; txn <= 6; txn++) {
+            CallOutcome outcome = scheduler.awaitOutcome(txn, TIMEOUT);
+            assertEquals(CallOutcome.Status.COMMITTED, outcome.status(), "transaction " + txn + ": " + outcome);
+        }
+        scheduler.awaitVisibleEverywhere(NODES, range(1, 6), TIMEOUT);
+        for (int server = 0; server < 2; server++) {
+            assertEquals("3 11.00", district(server, 1, 1), "district 1/1 on replica " + server);
+            assertEquals("2 7.25", district(server, 1, 2), "district 1/2 on replica " + server);
+        }
+        assertConverged();
+        assertEquals(0, retries(), "no serialization failure or deadlock retried");
+        assertEquals(0, nodes.stream().mapToLong(n -> n.statistics().conflictAborts()).sum());
+    }
+
+    /**
+     * A random stream of New-Orders and Payments on three districts, chained per (district, kind) as the TPC-C
+     * rules chain them, placed on random workers of both replicas: no retry, no abort, and every increment lands.
+     */
+    @Test
+    void randomColumnDisjointStreamConvergesWithoutRetries() throws Exception {
+        startNodes("gargamel", "psi");
+        java.util.Random random = new java.util.Random(42);
+        long[][] last = new long[3][2];
+        int[] orders = new int[3];
+        int[] cents = new int[3];
+        int calls = 60;
+        for (long txn = 1; txn <= calls; txn++) {
+            int d = random.nextInt(3);
+            int kind = random.nextInt(2);
+            long[] dependencies = last[d][kind] == 0 ? deps() : deps(last[d][kind]);
+            last[d][kind] = txn;
+            String node = NODES.get(random.nextInt(2));
+            int worker = random.nextInt(2);
+            if (kind == 0) {
+                orders[d]++;
+                scheduler.execute(node, worker, txn, dependencies, newOrder(2, 5 + d, "r" + txn));
+            } else {
+                cents[d] += 125;
+                scheduler.execute(node, worker, txn, dependencies, payment(2, 5 + d, "1.25"));
+            }
+        }
+        for (long txn = 1; txn <= calls; txn++) {
+            CallOutcome outcome = scheduler.awaitOutcome(txn, 60_000);
+            assertEquals(CallOutcome.Status.COMMITTED, outcome.status(), "transaction " + txn + ": " + outcome);
+        }
+        scheduler.awaitVisibleEverywhere(NODES, range(1, calls), TIMEOUT);
+        for (int server = 0; server < 2; server++) {
+            for (int d = 0; d < 3; d++) {
+                assertEquals((orders[d] + 1) + " " + new BigDecimal(cents[d]).movePointLeft(2),
+                        district(server, 2, 5 + d), "district 2/" + (5 + d) + " on replica " + server);
+            }
+        }
+        assertConverged();
+        assertEquals(0, retries(), "no serialization failure or deadlock retried");
+    }
+
+    /** An invalid-item error in the middle of a chain: USER_ABORTED with its SQLSTATE, and the chain goes on. */
+    @Test
+    void procedureErrorMidChainDoesNotStallAndRemoteDependencyIsAwaited() throws Exception {
+        startNodes("gargamel", "psi");
+        // node-2's call depends on the end of node-1's chain: it must wait for that write-set to be applied there
+        scheduler.execute("node-2", 0, 4, deps(3), newOrder(2, 1, "after-chain"));
+        scheduler.execute("node-1", 0, 1, deps(), newOrder(2, 1, "first"));
+        scheduler.execute("node-1", 0, 2, deps(1), newOrder(2, 1, "invalid"));
+        scheduler.execute("node-1", 0, 3, deps(2), newOrder(2, 1, "third"));
+        assertEquals("1", scheduler.awaitOutcome(1, TIMEOUT).result());
+        CallOutcome aborted = scheduler.awaitOutcome(2, TIMEOUT);
+        assertEquals(CallOutcome.Status.USER_ABORTED, aborted.status());
+        assertEquals("GA001", aborted.sqlState());
+        assertTrue(aborted.message().contains("invalid item"), aborted.message());
+        assertEquals("2", scheduler.awaitOutcome(3, TIMEOUT).result());
+        // on node-2, the call saw node-1's chain applied: it takes the next order id, 3
+        assertEquals("3", scheduler.awaitOutcome(4, TIMEOUT).result());
+        scheduler.awaitVisibleEverywhere(NODES, range(1, 4), TIMEOUT);
+        assertEquals("4 0.00", district(0, 2, 1));
+        assertConverged();
+        // read-only: executes, replies, reports progress, and sees the chain
+        scheduler.execute("node-2", 1, 5, deps(4), true, ProcedureCall.of("read_district", 2, 1));
+        assertEquals("(4,0.00)", scheduler.awaitOutcome(5, TIMEOUT).result());
+        scheduler.awaitVisibleEverywhere(List.of("node-2"), range(5, 5), TIMEOUT);
+    }
+
+    /** SI: commits follow the total order; chains across both replicas converge with no retry. */
+    @Test
+    void siChainsAcrossReplicasConverge() throws Exception {
+        startNodes("gargamel", "si");
+        long txn = 1;
+        long previous = 0;
+        for (int i = 0; i < 10; i++) {
+            // one chain on district 1/3 alternating between replicas (row overlap: chained), and
+            // independent payments of other districts on the other worker
+            String node = NODES.get(i % 2);
+            scheduler.execute(node, 0, txn, previous == 0 ? deps() : deps(previous), newOrder(1, 3, "si" + i));
+            previous = txn++;
+            scheduler.execute(node, 1, txn++, deps(), payment(2, 1 + i, "1.00"));
+        }
+        for (long t = 1; t < txn; t++) {
+            assertEquals(CallOutcome.Status.COMMITTED, scheduler.awaitOutcome(t, TIMEOUT).status(), "transaction " + t);
+        }
+        scheduler.awaitVisibleEverywhere(NODES, range(1, txn - 1), TIMEOUT);
+        assertEquals("11 0.00", district(0, 1, 3));
+        assertConverged();
+        assertEquals(0, retries());
+    }
+
+    /**
+     * SI: a local transaction commits only after every write-set delivered before its own is applied (commit order =
+     * total order). node-1's applier is held up by a row lock on the row of node-2's earlier write-set; node-1's own
+     * later call on another row must not commit (nor reply) until that write-set is applied. PSI commits at once.
+     */
+    @Test
+    void siCommitsInTotalOrderPsiDoesNotWait() throws Exception {
+        for (String isolation : List.of("si", "psi")) {
+            startNodes("gargamel", isolation);
+            long base = isolation.equals("si") ? 0 : 10;
+            int d = isolation.equals("si") ? 9 : 10;
+            try (Connection blocker = servers.connect(0); Statement statement = blocker.createStatement()) {
+                blocker.setAutoCommit(false);
+                statement.execute("SELECT * FROM district WHERE w_id = 1 AND d_id = " + d + " FOR UPDATE");
+                scheduler.execute("node-2", 0, base + 1, deps(), payment(1, d, "5.00"));
+                assertEquals(CallOutcome.Status.COMMITTED, scheduler.awaitOutcome(base + 1, TIMEOUT).status());
+                Thread.sleep(300);  // node-2's write-set reaches node-1, whose applier now waits for the lock
+                scheduler.execute("node-1", 0, base + 2, deps(), newOrder(1, 8, isolation + "-later"));
+                if (isolation.equals("si")) {
+                    Thread.sleep(1_000);
+                    assertEquals(null, scheduler.outcomesByTxn.get(base + 2),
+                            "SI: the later transaction must wait for the earlier write-set's apply");
+                    try (Connection check = servers.connect(0); Statement query = check.createStatement();
+                            ResultSet rows = query.executeQuery("SELECT count(*) FROM orders WHERE note = 'si-later'")) {
+                        rows.next();
+                        assertEquals(0, rows.getInt(1), "SI: not committed before the earlier write-set");
+                    }
+                } else {
+                    assertEquals(CallOutcome.Status.COMMITTED, scheduler.awaitOutcome(base + 2, TIMEOUT).status(),
+                            "PSI: commits at once");
+                }
+                blocker.rollback();
+            }
+            assertEquals(CallOutcome.Status.COMMITTED, scheduler.awaitOutcome(base + 2, TIMEOUT).status());
+            scheduler.awaitVisibleEverywhere(NODES, range(base + 1, base + 2), TIMEOUT);
+            assertConverged();
+            assertEquals("1 5.00", district(0, 1, d));
+            for (NodeServer node : nodes) {
+                node.close();
+            }
+            nodes.clear();
+            scheduler.close();
+            scheduler = new FakeScheduler();
+        }
+    }
+
+    /** Round-robin: concurrent payments of one district on both replicas conflict; losers re-execute; all converge. */
+    @Test
+    void roundRobinCertificationAbortsAndConverges(@org.junit.jupiter.api.io.TempDir Path statsDirectory)
+            throws Exception {
+        startNodes("round-robin", "si", statsDirectory);
+        int calls = 12;
+        for (long txn = 1; txn <= calls; txn++) {
+            scheduler.execute(NODES.get((int) (txn % 2)), (int) ((txn / 2) % 2), txn, deps(), payment(1, 4, "1.00"));
+        }
+        for (long txn = 1; txn <= calls; txn++) {
+            assertEquals(CallOutcome.Status.COMMITTED, scheduler.awaitOutcome(txn, 60_000).status(), "txn " + txn);
+        }
+        scheduler.awaitVisibleEverywhere(NODES, range(1, calls), TIMEOUT);
+        for (int server = 0; server < 2; server++) {
+            assertEquals("1 12.00", district(server, 1, 4), "every payment counted once on replica " + server);
+        }
+        assertConverged();
+        long aborts = nodes.stream().mapToLong(n -> n.statistics().conflictAborts()).sum();
+        assertTrue(aborts > 0, "concurrent payments of one district must conflict at least once");
+        System.out.println("round-robin: " + aborts + " conflict aborts for " + calls + " calls");
+        for (NodeServer node : nodes) {
+            node.close();
+        }
+        long reported = 0;
+        for (String name : NODES) {
+            String json = java.nio.file.Files.readString(statsDirectory.resolve(name + ".json"));
+            assertTrue(json.contains("\"payment\"") && json.contains("\"applyMs\""), json);
+            reported += new com.fasterxml.jackson.databind.ObjectMapper().readTree(json).get("conflictAborts").asLong();
+        }
+        assertEquals(aborts, reported, "the stats files count the conflict aborts");
+    }
+}
