@@ -146,7 +146,7 @@ public final class NodeServer implements AutoCloseable {
             for (int i = 0; i < config.workers(); i++) {
                 Connection connection = dataSource.getConnection();
                 WriteSetCapture.enableForSession(connection);
-                connection.commit();
+                CallRunner.prepare(connection);
                 Worker worker = new Worker(i, connection);
                 workers.add(worker);
                 startThread(worker::run, name + "-worker-" + i);
@@ -264,12 +264,12 @@ public final class NodeServer implements AutoCloseable {
         void executeReadOnly(Execute call) {
             long start = System.nanoTime();
             try {
-                String result = callProcedure(connection, call.call());
-                connection.commit();
+                String result = CallRunner.runReadOnly(connection, call.call(),
+                        si ? CallRunner.Isolation.REPEATABLE_READ : CallRunner.Isolation.READ_COMMITTED);
                 statistics.readOnly(call.call().procedure(), System.nanoTime() - start);
                 reply(call, CallOutcome.committed(call.callId(), call.txnId(), result));
             } catch (SQLException e) {
-                rollbackQuietly(connection);
+                CallRunner.rollback(connection);  // a failed SI read-only call leaves its transaction block open
                 reply(call, CallOutcome.userAborted(call.callId(), call.txnId(), e.getSQLState(), e.getMessage()));
             }
             visibility.markVisible(call.txnId());
@@ -282,22 +282,21 @@ public final class NodeServer implements AutoCloseable {
             String procedure = call.call().procedure();
             for (int attempt = 0; ; attempt++) {
                 try {
-                    connection.setTransactionIsolation(si ? Connection.TRANSACTION_REPEATABLE_READ
-                            : Connection.TRANSACTION_READ_COMMITTED);
-                    String result = callProcedure(connection, call.call());
-                    List<WriteSet.RowChange> changes = WriteSetCapture.read(connection);
-                    WriteSet writeSet = new WriteSet(call.txnId(), name, procedure, call.backDependencies(), -1, changes);
+                    // PSI: run, read the changes and commit in one round trip; SI: commit in the total order.
+                    CallRunner.Ran ran = CallRunner.run(connection, call.call(),
+                            si ? CallRunner.Isolation.REPEATABLE_READ : CallRunner.Isolation.READ_COMMITTED, !si);
+                    WriteSet writeSet = new WriteSet(call.txnId(), name, procedure, call.backDependencies(), -1,
+                            ran.changes());
                     if (si) {
                         commitInTotalOrder(writeSet);
                     } else {
-                        connection.commit();
                         broadcast(writeSet);
                     }
                     statistics.executed(procedure, true, System.nanoTime() - start);
-                    finish(call, CallOutcome.committed(call.callId(), call.txnId(), result));
+                    finish(call, CallOutcome.committed(call.callId(), call.txnId(), ran.result()));
                     return;
                 } catch (SQLException e) {
-                    rollbackQuietly(connection);
+                    CallRunner.rollback(connection);
                     if (SqlErrorKind.classify(e) == SqlErrorKind.RETRYABLE && attempt < MAX_LOCAL_RETRIES) {
                         // Not expected with a sound classifier; counted, never hidden.
                         statistics.retry();
@@ -319,7 +318,7 @@ public final class NodeServer implements AutoCloseable {
                     broadcast(empty);
                 }
             } catch (SQLException e) {
-                rollbackQuietly(connection);
+                CallRunner.rollback(connection);
             }
             statistics.executed(call.call().procedure(), false, System.nanoTime() - start);
             finish(call, CallOutcome.userAborted(call.callId(), call.txnId(), error.getSQLState(), error.getMessage()));
@@ -332,7 +331,7 @@ public final class NodeServer implements AutoCloseable {
             try {
                 broadcast(writeSet);
                 transaction.awaitDecision();
-                connection.commit();
+                CallRunner.commit(connection);
             } finally {
                 transaction.finished.countDown();
             }
@@ -347,13 +346,14 @@ public final class NodeServer implements AutoCloseable {
                 long snapshot = certifiedCommitted;
                 OwnTransaction transaction = null;
                 try {
-                    connection.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
                     cancellable = true;
                     String result;
                     List<WriteSet.RowChange> changes;
                     try {
-                        result = callProcedure(connection, call.call());
-                        changes = WriteSetCapture.read(connection);
+                        CallRunner.Ran ran = CallRunner.run(connection, call.call(), CallRunner.Isolation.REPEATABLE_READ,
+                                false);
+                        result = ran.result();
+                        changes = ran.changes();
                     } finally {
                         cancellable = false;
                     }
@@ -364,18 +364,18 @@ public final class NodeServer implements AutoCloseable {
                     broadcast(writeSet);
                     boolean won = transaction.awaitDecisionOrDoom(connection);
                     if (won) {
-                        connection.commit();
+                        CallRunner.commit(connection);
                         transaction.finished.countDown();
                         statistics.executed(procedure, true, System.nanoTime() - start);
                         finish(call, CallOutcome.committed(call.callId(), call.txnId(), result));
                         return;
                     }
-                    rollbackQuietly(connection);
+                    CallRunner.rollback(connection);
                     transaction.finished.countDown();
                     statistics.conflictAbort();
                     statistics.retry();
                 } catch (SQLException e) {
-                    rollbackQuietly(connection);
+                    CallRunner.rollback(connection);
                     if (transaction != null) {
                         transaction.finished.countDown();
                     }
@@ -435,7 +435,7 @@ public final class NodeServer implements AutoCloseable {
                     return decision.get(20, TimeUnit.MILLISECONDS);
                 } catch (java.util.concurrent.TimeoutException e) {
                     if (doomed) {
-                        rollbackQuietly(connection);
+                        CallRunner.rollback(connection);
                         awaitDecision();
                         return false;
                     }
@@ -690,26 +690,6 @@ public final class NodeServer implements AutoCloseable {
     }
 
     // ---- helpers ----
-
-    /** Runs the call; the result is its first row as text, e.g. {@code (3001,15.50)}. */
-    static String callProcedure(Connection connection, ProcedureCall call) throws SQLException {
-        try (PreparedStatement statement = ProcedureCallBinder.prepare(connection, call);
-                ResultSet rows = statement.executeQuery()) {
-            if (!rows.next()) {
-                return "";
-            }
-            int columns = rows.getMetaData().getColumnCount();
-            StringBuilder text = new StringBuilder(columns > 1 ? "(" : "");
-            for (int i = 1; i <= columns; i++) {
-                text.append(i > 1 ? "," : "").append(rows.getString(i));
-            }
-            int more = 0;
-            while (rows.next()) {
-                more++;
-            }
-            return text.append(columns > 1 ? ")" : "").append(more > 0 ? " (+" + more + " rows)" : "").toString();
-        }
-    }
 
     private static void rollbackQuietly(Connection connection) {
         try {

@@ -239,6 +239,8 @@ class NodeServerTest {
         scheduler.execute("node-2", 1, 5, deps(4), true, ProcedureCall.of("read_district", 2, 1));
         assertEquals("(4,0.00)", scheduler.awaitOutcome(5, TIMEOUT).result());
         scheduler.awaitVisibleEverywhere(List.of("node-2"), range(5, 5), TIMEOUT);
+        scheduler.execute("node-2", 1, 6, deps(), true, ProcedureCall.of("read_isolation", 1));
+        assertEquals("read committed", scheduler.awaitOutcome(6, TIMEOUT).result(), "PSI reads at READ COMMITTED");
     }
 
     /** SI: commits follow the total order; chains across both replicas converge with no retry. */
@@ -262,6 +264,9 @@ class NodeServerTest {
         assertEquals("11 0.00", district(0, 1, 3));
         assertConverged();
         assertEquals(0, retries());
+        // a read-only call reads one snapshot in SI: its procedure runs in a REPEATABLE READ transaction of its own
+        scheduler.execute("node-1", 0, txn, deps(), true, ProcedureCall.of("read_isolation", 1));
+        assertEquals("repeatable read", scheduler.awaitOutcome(txn, TIMEOUT).result());
     }
 
     /**

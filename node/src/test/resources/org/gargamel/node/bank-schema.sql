@@ -23,3 +23,5 @@ BEGIN
 END $$;
 CREATE OR REPLACE FUNCTION read_district(p_w integer, p_d integer) RETURNS TABLE (next_o_id integer, ytd numeric)
 LANGUAGE sql AS $$ SELECT next_o_id, ytd FROM district WHERE w_id = p_w AND d_id = p_d $$;
+CREATE OR REPLACE FUNCTION read_isolation(p_w integer) RETURNS text
+LANGUAGE sql AS $$ SELECT current_setting('transaction_isolation') $$;

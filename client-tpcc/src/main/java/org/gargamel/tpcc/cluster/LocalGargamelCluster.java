@@ -3,7 +3,6 @@ package org.gargamel.tpcc.cluster;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,6 +18,7 @@ import org.gargamel.common.client.ClientOptions;
 import org.gargamel.common.client.GargamelClient;
 import org.gargamel.common.config.ConfigFiles;
 import org.gargamel.common.group.GroupConfig;
+import org.gargamel.common.group.LoopbackPorts;
 import org.gargamel.common.process.ChildProcess;
 import org.gargamel.tpcc.workload.CallExecutor;
 
@@ -34,8 +34,23 @@ public final class LocalGargamelCluster implements GargamelCluster {
     static final String SCHEDULER_READY = "gargamel scheduler ready";
     static final String NODE_READY = "gargamel node ready";
     private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
-    private static final List<String> CHILD_JVM_OPTIONS = List.of("-Xmx768m", "-XX:+UseSerialGC",
-            "-Djava.net.preferIPv4Stack=true", "-XX:TieredStopAtLevel=4");
+    /** Extra options for the scheduler and node JVMs (profiling, say), split on spaces. */
+    static final String CHILD_JAVA_OPTIONS_VARIABLE = "GARGAMEL_CHILD_JAVA_OPTS";
+    private static final List<String> CHILD_JVM_OPTIONS = childJvmOptions();
+
+    private static List<String> childJvmOptions() {
+        // C1 only: these JVMs live for one run on the same cores as PostgreSQL and each other, and C2 compiling
+        // JGroups, pgjdbc and Jackson took most of their CPU for the first 30 s of a run; with C1 alone a 20 s run of
+        // one replica at 4 warehouses made 11,460 tpmC against 7,923 (docs/node.md). Long-lived deployments
+        // (`scripts/gargamel node`) keep the default tiers.
+        List<String> options = new ArrayList<>(List.of("-Xmx768m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                "-Djava.net.preferIPv4Stack=true"));
+        String extra = System.getenv(CHILD_JAVA_OPTIONS_VARIABLE);
+        if (extra != null && !extra.isBlank()) {
+            options.addAll(List.of(extra.trim().split("\\s+")));
+        }
+        return List.copyOf(options);
+    }
 
     private final ClusterPlan plan;
     private final List<ChildProcess> processes = new CopyOnWriteArrayList<>();
@@ -64,14 +79,14 @@ public final class LocalGargamelCluster implements GargamelCluster {
 
     private void launch(PrintStream err) throws IOException, InterruptedException {
         Path directory = Files.createDirectories(plan.directory());
-        int schedulerPort = freePort();
+        int schedulerPort = LoopbackPorts.pick();
         int[] controlPorts = new int[plan.replicas()];
         int[] writeSetPorts = new int[plan.replicas()];
         List<String> controlHosts = new ArrayList<>(List.of("127.0.0.1:" + schedulerPort));
         List<String> writeSetHosts = new ArrayList<>();
         for (int i = 0; i < plan.replicas(); i++) {
-            controlPorts[i] = freePort();
-            writeSetPorts[i] = freePort();
+            controlPorts[i] = LoopbackPorts.pick();
+            writeSetPorts[i] = LoopbackPorts.pick();
             controlHosts.add("127.0.0.1:" + controlPorts[i]);
             writeSetHosts.add("127.0.0.1:" + writeSetPorts[i]);
         }
@@ -234,10 +249,4 @@ public final class LocalGargamelCluster implements GargamelCluster {
         }
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            socket.setReuseAddress(true);
-            return socket.getLocalPort();
-        }
-    }
 }

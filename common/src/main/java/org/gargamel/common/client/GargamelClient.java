@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.gargamel.common.call.ProcedureCall;
 import org.gargamel.common.group.Channels;
 import org.gargamel.common.group.GroupConfig;
+import org.gargamel.common.group.LoopbackPorts;
 import org.gargamel.common.wire.CallOutcome;
 import org.gargamel.common.wire.DrainQuery;
 import org.gargamel.common.wire.DrainStatus;
@@ -62,39 +63,51 @@ public final class GargamelClient implements AutoCloseable {
         timers.scheduleWithFixedDelay(this::sweepTimeouts, SWEEP_MILLIS, SWEEP_MILLIS, TimeUnit.MILLISECONDS);
     }
 
-    /** Joins the group and waits until the scheduler is a member. */
+    /**
+     * Joins the group and waits until the scheduler is a member. A client never founds a cluster of its own: if its
+     * discovery missed the scheduler (a loaded machine) and it became the coordinator of a group without one, it
+     * leaves and joins again, until the connect timeout. Otherwise a later merge could leave it unable to reach
+     * nodes that joined meanwhile.
+     */
     public static GargamelClient connect(GroupConfig group, ClientOptions options) throws Exception {
         // TCPPING needs a fixed port, even for a client: take a free one.
         GroupConfig bound = group.transport() == GroupConfig.Transport.TCP && group.bindPort() == 0
-                ? group.withBindPort(freePort()) : group;
-        JChannel channel = Channels.control(bound,
-                "client-" + UUID.randomUUID().toString().substring(0, 8));
-        GargamelClient client = new GargamelClient(channel, options);
-        channel.setReceiver(client.new Listener());
-        try {
-            channel.connect(Channels.CONTROL_CLUSTER);
-            client.viewChanged(channel.getView());
-            long deadline = System.nanoTime() + options.connectTimeout().toNanos();
-            while (client.scheduler == null) {
-                if (System.nanoTime() > deadline) {
-                    throw new GargamelClientException(GargamelClientException.Reason.DISCONNECTED,
-                            "no scheduler joined the group within " + options.connectTimeout().toSeconds() + " s (members: "
-                                    + channel.getView().getMembers() + ")");
+                ? group.withBindPort(LoopbackPorts.pick()) : group;
+        long deadline = System.nanoTime() + options.connectTimeout().toNanos();
+        while (true) {
+            JChannel channel = Channels.control(bound, "client-" + UUID.randomUUID().toString().substring(0, 8));
+            GargamelClient client = new GargamelClient(channel, options);
+            channel.setReceiver(client.new Listener());
+            try {
+                channel.connect(Channels.CONTROL_CLUSTER);
+                client.viewChanged(channel.getView());
+                boolean founded = channel.getView().getCoord().equals(channel.getAddress());
+                while (client.scheduler == null && !(founded && channel.getView().size() == 1)) {
+                    if (System.nanoTime() > deadline) {
+                        throw noScheduler(options, channel);
+                    }
+                    Thread.sleep(20);
                 }
-                Thread.sleep(20);
+                if (client.scheduler != null) {
+                    return client;
+                }
+                if (System.nanoTime() > deadline) {
+                    throw noScheduler(options, channel);
+                }
+                client.close();
+                Thread.sleep(200);  // alone in a group of its own: leave, and look for the scheduler again
+            } catch (Exception | Error e) {
+                client.close();
+                throw e;
             }
-            return client;
-        } catch (Exception | Error e) {
-            client.close();
-            throw e;
         }
     }
 
-    private static int freePort() throws java.io.IOException {
-        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
+    private static GargamelClientException noScheduler(ClientOptions options, JChannel channel) {
+        return new GargamelClientException(GargamelClientException.Reason.DISCONNECTED, "no scheduler joined the group within "
+                + options.connectTimeout().toSeconds() + " s (members: " + channel.getView().getMembers() + ")");
     }
+
 
     /** Submits a call; the future completes exactly once. Never blocks. */
     public CompletableFuture<CallOutcome> submit(ProcedureCall call) {

@@ -35,6 +35,7 @@ import org.jgroups.stack.Protocol;
 public final class Channels {
     public static final String CONTROL_CLUSTER = "gargamel-control";
     public static final String WRITE_SET_CLUSTER = "gargamel-writesets";
+    static final long JOIN_TIMEOUT_MILLIS = 1000;
 
     private Channels() {
     }
@@ -59,7 +60,10 @@ public final class Channels {
                     .setBindPort(config.bindPort());
             transport.setPortRange(0);
             stack.add(transport);
-            stack.add(new TCPPING().setInitialHosts(resolve(config.initialHosts())).setPortRange(0));
+            // return_entire_cache: a member that misses another's physical address (after a merge, say) learns it
+            // from any initial host, instead of dropping every message to it ("no physical address").
+            stack.add(new TCPPING().setInitialHosts(resolve(config.initialHosts())).setPortRange(0)
+                    .returnEntireCache(true));
             stack.add(new MERGE3().setMinInterval(2000).setMaxInterval(5000));
             stack.add(new FD_SOCK2());
             stack.add(new FD_ALL3().setTimeout(8000).setInterval(2000));
@@ -68,7 +72,9 @@ public final class Channels {
         stack.add(new NAKACK2().useMcastXmit(false));
         stack.add(new UNICAST3());
         stack.add(new STABLE().setDesiredAverageGossip(5000).setMaxBytes(4_000_000));
-        stack.add(new GMS().setJoinTimeout(1000).printLocalAddress(false));
+        // The first member of a group waits this long for discovery responses before it founds the group. A client
+        // that misses the scheduler this way leaves and joins again (GargamelClient.connect).
+        stack.add(new GMS().setJoinTimeout(JOIN_TIMEOUT_MILLIS).printLocalAddress(false));
         if (totalOrder) {
             stack.add(new SEQUENCER());
         }

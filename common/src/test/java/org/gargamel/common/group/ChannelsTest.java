@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -22,7 +21,7 @@ class ChannelsTest {
 
     @Test
     void totalOrderOverTcpOnLoopbackDeliversTheSameSequenceEverywhere() throws Exception {
-        int[] ports = {freePort(), freePort(), freePort()};
+        int[] ports = {LoopbackPorts.pick(), LoopbackPorts.pick(), LoopbackPorts.pick()};
         List<InetSocketAddress> hosts = new ArrayList<>();
         for (int port : ports) {
             hosts.add(InetSocketAddress.createUnresolved("127.0.0.1", port));
@@ -108,9 +107,4 @@ class ChannelsTest {
         }
     }
 
-    static int freePort() throws Exception {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
-    }
 }

@@ -21,16 +21,16 @@ import org.gargamel.node.capture.WriteSetCapture;
  * Applies write-sets of other replicas (DESIGN.md §5) inside the caller's transaction, on a connection set to
  * {@code session_replication_role = replica} so that no user trigger fires (nor the capture trigger). Column-wise:
  * an update sets only the columns it carries, so two column-disjoint updates of one row, executed at two replicas,
- * commute. Consecutive changes of the same table, operation and columns go in one statement over
- * {@code jsonb_populate_recordset}; every statement must touch exactly the rows it names, otherwise the replicas have
- * diverged and the apply fails with the table and the first row.
+ * commute. Changes of the same table, operation and columns go in one statement over {@code jsonb_populate_recordset}
+ * (grouped across the whole write-set when no row appears twice in it, else only consecutive ones, so a row's changes
+ * keep their order), and all the statements go to the server in one round trip. Every statement must touch exactly
+ * the rows it names, otherwise the replicas have diverged and the apply fails with the table and the first row.
  */
 public final class WriteSetApplier {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Connection connection;
     private final Map<String, List<String>> primaryKeys = new HashMap<>();
-    private final Map<String, PreparedStatement> statements = new HashMap<>();
 
     /**
      * Dedicates {@code connection} to applying: {@code session_replication_role = replica} and index nested loops
@@ -52,8 +52,20 @@ public final class WriteSetApplier {
         }
     }
 
-    /** A run of consecutive changes of one shape. */
-    private record Batch(String table, WriteSet.Operation operation, List<String> columns, List<String> rows) {
+    /** Changes of one shape, applied by one statement. */
+    private static final class Batch {
+        final String table;
+        final WriteSet.Operation operation;
+        final List<String> columns;
+        final List<String> rows = new ArrayList<>();
+        /** Index in the write-set of the last change added. */
+        int last;
+
+        Batch(String table, WriteSet.Operation operation, List<String> columns) {
+            this.table = table;
+            this.operation = operation;
+            this.columns = columns;
+        }
     }
 
     /** Applies {@code changes} in order in the current transaction; returns the rows touched. */
@@ -61,33 +73,96 @@ public final class WriteSetApplier {
         if (changes.isEmpty()) {
             return 0;
         }
-        int touched = 0;
-        for (Batch batch : batches(changes)) {
-            touched += run(batch);
+        List<Batch> batches = batches(changes);
+        StringBuilder sql = new StringBuilder();
+        for (Batch batch : batches) {
+            sql.append(sql.length() == 0 ? "" : "; ").append(statement(batch));
         }
-        return touched;
+        // One prepared text for the whole write-set: its statements go out as one pipeline with a single Sync (the
+        // driver keeps the server-side statements of recurring shapes, such as a New-Order's, prepared).
+        try (PreparedStatement statement = connection.prepareStatement(sql.toString())) {
+            for (int i = 0; i < batches.size(); i++) {
+                StringBuilder array = new StringBuilder("[");
+                List<String> rows = batches.get(i).rows;
+                for (int j = 0; j < rows.size(); j++) {
+                    array.append(j == 0 ? "" : ",").append(rows.get(j));
+                }
+                statement.setString(i + 1, array.append(']').toString());
+            }
+            boolean isResultSet = statement.execute();
+            int touched = 0;
+            for (Batch batch : batches) {
+                int count = isResultSet ? -1 : statement.getUpdateCount();
+                if (count != batch.rows.size()) {
+                    throw new SQLException(batch.operation + " of " + batch.rows.size() + " row(s) of table "
+                            + batch.table + " touched " + count + ": the replicas have diverged (first row: "
+                            + batch.rows.get(0) + ")", "GA901");
+                }
+                touched += count;
+                isResultSet = statement.getMoreResults();
+            }
+            return touched;
+        }
     }
 
+    /**
+     * Groups the changes into statements. If no row (table and primary key) appears twice, a change joins the group of
+     * its shape as long as no change of another shape to the same table came in between: only changes to other
+     * tables move (a New-Order's stock updates and order lines alternate), which commutes, because they touch
+     * different rows and with {@code session_replication_role = replica} no foreign-key trigger checks the order,
+     * while a table's own changes keep their order (a unique key freed by a delete and taken by an insert). Otherwise
+     * only consecutive changes of one shape, touching different rows, share a statement.
+     */
     private List<Batch> batches(List<WriteSet.RowChange> changes) throws SQLException {
-        List<Batch> batches = new ArrayList<>();
-        Batch current = null;
-        Set<String> keysInBatch = new HashSet<>();
+        List<JsonNode> rows = new ArrayList<>(changes.size());
+        List<String> rowKeys = new ArrayList<>(changes.size());
+        Set<String> keys = new HashSet<>();
+        boolean rowsDistinct = true;
         for (WriteSet.RowChange change : changes) {
             JsonNode row = parse(change);
+            rows.add(row);
+            String key = rowKey(change.table(), row);
+            rowKeys.add(key);
+            if (key != null && !keys.add(change.table() + '\u0002' + key)) {
+                rowsDistinct = false;
+            }
+        }
+        List<Batch> batches = new ArrayList<>();
+        Map<String, Batch> byShape = new HashMap<>();
+        Map<String, Integer> lastOfTable = new HashMap<>();
+        Batch current = null;
+        Set<String> keysInBatch = new HashSet<>();
+        for (int i = 0; i < changes.size(); i++) {
+            WriteSet.RowChange change = changes.get(i);
+            JsonNode row = rows.get(i);
             List<String> columns = new ArrayList<>();
             for (Iterator<String> names = row.fieldNames(); names.hasNext(); ) {
                 columns.add(names.next());
             }
-            String key = change.operation() == WriteSet.Operation.INSERT ? null : rowKey(change.table(), row);
-            boolean fits = current != null && current.table().equals(change.table())
-                    && current.operation() == change.operation() && current.columns().equals(columns)
+            if (rowsDistinct) {
+                String shape = change.table() + '\u0001' + change.operation() + '\u0001' + columns;
+                current = byShape.get(shape);
+                Integer previous = lastOfTable.get(change.table());
+                if (current == null || previous == null || previous != current.last) {
+                    current = new Batch(change.table(), change.operation(), columns);
+                    byShape.put(shape, current);
+                    batches.add(current);
+                }
+                current.rows.add(change.row());
+                current.last = i;
+                lastOfTable.put(change.table(), i);
+                continue;
+            }
+            String key = change.operation() == WriteSet.Operation.INSERT ? null : rowKeys.get(i);
+            boolean fits = current != null && current.table.equals(change.table())
+                    && current.operation == change.operation() && current.columns.equals(columns)
                     && (key == null || !keysInBatch.contains(key));
             if (!fits) {
-                current = new Batch(change.table(), change.operation(), columns, new ArrayList<>());
+                current = new Batch(change.table(), change.operation(), columns);
                 batches.add(current);
                 keysInBatch.clear();
             }
-            current.rows().add(change.row());
+            current.rows.add(change.row());
             if (key != null) {
                 keysInBatch.add(key);
             }
@@ -95,29 +170,13 @@ public final class WriteSetApplier {
         return batches;
     }
 
-    private int run(Batch batch) throws SQLException {
-        PreparedStatement statement = statement(batch);
-        StringBuilder array = new StringBuilder("[");
-        for (int i = 0; i < batch.rows().size(); i++) {
-            array.append(i == 0 ? "" : ",").append(batch.rows().get(i));
-        }
-        statement.setString(1, array.append(']').toString());
-        int touched = statement.executeUpdate();
-        if (touched != batch.rows().size()) {
-            throw new SQLException(batch.operation() + " of " + batch.rows().size() + " row(s) of table " + batch.table()
-                    + " touched " + touched + ": the replicas have diverged (first row: " + batch.rows().get(0) + ")",
-                    "GA901");
-        }
-        return touched;
-    }
-
-    private PreparedStatement statement(Batch batch) throws SQLException {
-        String table = quote(batch.table());
-        List<String> key = primaryKey(batch.table());
+    private String statement(Batch batch) throws SQLException {
+        String table = quote(batch.table);
+        List<String> key = primaryKey(batch.table);
         StringBuilder sql = new StringBuilder();
-        switch (batch.operation()) {
+        switch (batch.operation) {
             case INSERT -> {
-                String columns = String.join(", ", batch.columns().stream().map(WriteSetApplier::quote).toList());
+                String columns = String.join(", ", batch.columns.stream().map(WriteSetApplier::quote).toList());
                 sql.append("INSERT INTO ").append(table).append(" (").append(columns).append(") SELECT ").append(columns)
                         .append(" FROM jsonb_populate_recordset(null::").append(table).append(", ?::jsonb)");
             }
@@ -125,15 +184,15 @@ public final class WriteSetApplier {
                 requireKey(batch, key);
                 sql.append("UPDATE ").append(table).append(" AS x SET ");
                 boolean first = true;
-                for (String column : batch.columns()) {
+                for (String column : batch.columns) {
                     if (!key.contains(column)) {
                         sql.append(first ? "" : ", ").append(quote(column)).append(" = r.").append(quote(column));
                         first = false;
                     }
                 }
                 if (first) {
-                    throw new SQLException("an update of table " + batch.table() + " carries no column besides its key: "
-                            + batch.rows().get(0));
+                    throw new SQLException("an update of table " + batch.table + " carries no column besides its key: "
+                            + batch.rows.get(0));
                 }
                 sql.append(" FROM jsonb_populate_recordset(null::").append(table).append(", ?::jsonb) AS r WHERE ")
                         .append(keyMatch(key));
@@ -144,13 +203,7 @@ public final class WriteSetApplier {
                         .append(table).append(", ?::jsonb) AS r WHERE ").append(keyMatch(key));
             }
         }
-        String text = sql.toString();
-        PreparedStatement statement = statements.get(text);
-        if (statement == null) {
-            statement = connection.prepareStatement(text);
-            statements.put(text, statement);
-        }
-        return statement;
+        return sql.toString();
     }
 
     private static String keyMatch(List<String> key) {
@@ -164,13 +217,13 @@ public final class WriteSetApplier {
 
     private static void requireKey(Batch batch, List<String> key) throws SQLException {
         if (key.isEmpty()) {
-            throw new SQLException(batch.operation() + " of table " + batch.table()
+            throw new SQLException(batch.operation + " of table " + batch.table
                     + " cannot be applied: the table has no primary key here");
         }
         for (String column : key) {
-            if (!batch.columns().contains(column)) {
-                throw new SQLException(batch.operation() + " of table " + batch.table() + " lacks key column " + column
-                        + ": " + batch.rows().get(0));
+            if (!batch.columns.contains(column)) {
+                throw new SQLException(batch.operation + " of table " + batch.table + " lacks key column " + column
+                        + ": " + batch.rows.get(0));
             }
         }
     }
@@ -188,9 +241,14 @@ public final class WriteSetApplier {
         return key;
     }
 
+    /** The row's primary-key values, or null for a table without a key (insert-only: its rows are never named). */
     private String rowKey(String table, JsonNode row) throws SQLException {
+        List<String> columns = primaryKey(table);
+        if (columns.isEmpty()) {
+            return null;
+        }
         StringBuilder key = new StringBuilder();
-        for (String column : primaryKey(table)) {
+        for (String column : columns) {
             key.append(row.path(column).toString()).append('\u0001');
         }
         return key.toString();

@@ -9,16 +9,23 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.gargamel.common.wire.WriteSet;
 
 /**
- * Generic, column-granular write-set capture (DESIGN.md §5; docs/node.md). One plpgsql row trigger on every table of
- * the schema appends to the transaction-local setting {@code gargamel.changes} (so it vanishes at commit or
- * rollback, with no table to truncate and no plan to invalidate): for an INSERT the new row, for an
- * UPDATE the primary key plus only the columns whose value changed, for a DELETE the primary key — as {@code to_jsonb}
- * writes them, so numeric scale, timestamps, text, arrays and NULL survive exactly. The trigger does nothing unless
- * the session turned capture on ({@link #enableForSession}), so other users of the database are unaffected, and it
- * stays quiet while a node applies write-sets ({@code session_replication_role = replica}).
+ * Generic, column-granular write-set capture (DESIGN.md §5; docs/node.md). A row trigger on every table of the schema
+ * appends to the transaction-local setting {@code gargamel.changes} (so it vanishes at commit or rollback, with no
+ * table to truncate and no plan to invalidate): for an INSERT the new row, for an UPDATE the primary key plus only the
+ * columns whose value changed, for a DELETE the primary key, as JSON ({@code to_json} of each value), so numeric
+ * scale, timestamps, text, arrays and NULL survive exactly. The trigger does nothing unless the session turned capture
+ * on ({@link #enableForSession}), so other users of the database are unaffected, and it stays quiet while a node
+ * applies write-sets ({@code session_replication_role = replica}).
+ *
+ * <p>Each table gets its own trigger function, generated from the catalog when capture is installed: it compares the
+ * columns one by one ({@code NEW.c IS DISTINCT FROM OLD.c}, or their text where equality would hide a difference,
+ * such as numeric {@code 1.0} and {@code 1.00}) with plain PL/pgSQL expressions. A generic function that diffs
+ * {@code to_jsonb(NEW)} against {@code to_jsonb(OLD)} in a query costs a New-Order more than its own work. The price:
+ * after a column is added or dropped, capture must be installed again (every node start does; docs/node.md).
  *
  * <p>A table without a primary key gets insert-only capture (TPC-C's history); an UPDATE or DELETE of it while
  * capture is on fails with SQLSTATE 0A000, because no replica could find the row. An UPDATE that changes a primary
@@ -28,70 +35,17 @@ public final class WriteSetCapture {
     public static final String SCHEMA = "gargamel";
     public static final String TRIGGER = "gargamel_capture";
 
-    private static final String FUNCTION = """
-            CREATE OR REPLACE FUNCTION gargamel.record(tbl text, op text, row_data jsonb) RETURNS void LANGUAGE plpgsql AS $record$
-            BEGIN
-                PERFORM set_config('gargamel.changes',
-                    coalesce(current_setting('gargamel.changes', true), '') || tbl || chr(31) || op || chr(31) || row_data::text || chr(30),
-                    true);
-            END
-            $record$;
-            CREATE OR REPLACE FUNCTION gargamel.capture() RETURNS trigger LANGUAGE plpgsql AS $function$
-            DECLARE
-                new_row jsonb;
-                old_row jsonb;
-                changed jsonb;
-                key_row jsonb := '{}'::jsonb;
-                key_column text;
-                key_changed boolean := false;
-            BEGIN
-                IF coalesce(current_setting('gargamel.capture', true), '') <> 'on' THEN
-                    RETURN NULL;
-                END IF;
-                IF TG_OP = 'INSERT' THEN
-                    PERFORM gargamel.record(TG_TABLE_NAME, 'I', to_jsonb(NEW));
-                    RETURN NULL;
-                END IF;
-                IF TG_NARGS = 0 THEN
-                    RAISE EXCEPTION 'gargamel: % of a row of table % cannot be replicated: the table has no primary key (only inserts are replicated)',
-                        TG_OP, TG_TABLE_NAME USING ERRCODE = '0A000';
-                END IF;
-                old_row := to_jsonb(OLD);
-                FOREACH key_column IN ARRAY TG_ARGV LOOP
-                    key_row := key_row || jsonb_build_object(key_column, old_row -> key_column);
-                END LOOP;
-                IF TG_OP = 'DELETE' THEN
-                    PERFORM gargamel.record(TG_TABLE_NAME, 'D', key_row);
-                    RETURN NULL;
-                END IF;
-                new_row := to_jsonb(NEW);
-                FOREACH key_column IN ARRAY TG_ARGV LOOP
-                    IF (new_row -> key_column) IS DISTINCT FROM (old_row -> key_column) THEN
-                        key_changed := true;
-                    END IF;
-                END LOOP;
-                IF key_changed THEN
-                    PERFORM gargamel.record(TG_TABLE_NAME, 'D', key_row);
-                    PERFORM gargamel.record(TG_TABLE_NAME, 'I', new_row);
-                    RETURN NULL;
-                END IF;
-                SELECT coalesce(jsonb_object_agg(n.key, n.value), '{}'::jsonb) INTO changed
-                  FROM jsonb_each(new_row) AS n
-                 WHERE n.value IS DISTINCT FROM old_row -> n.key;
-                IF changed = '{}'::jsonb THEN
-                    RETURN NULL;
-                END IF;
-                PERFORM gargamel.record(TG_TABLE_NAME, 'U', key_row || changed);
-                RETURN NULL;
-            END
-            $function$""";
+    /** Types whose equality is identity of the stored value; other columns are compared as text. */
+    private static final Set<String> EXACT_EQUALITY = Set.of("int2", "int4", "int8", "bool", "text", "varchar", "bpchar",
+            "date", "timestamp", "timestamptz", "uuid", "bytea", "oid", "char", "name");
 
     private WriteSetCapture() {
     }
 
     /**
-     * Installs capture on every table of {@code schema}; idempotent (re-running replaces the function and the
-     * triggers, and covers tables created since). The caller commits.
+     * Installs capture on every table of {@code schema}; idempotent (re-running regenerates the functions and the
+     * triggers, and covers tables and columns created since). The caller commits, so other sessions see the old
+     * triggers or the new ones, never none.
      */
     public static CaptureInstallation install(Connection connection, String schema) throws SQLException {
         Map<String, List<String>> tables = tables(connection, schema);
@@ -99,21 +53,124 @@ public final class WriteSetCapture {
         List<String> insertOnly = new ArrayList<>();
         try (Statement statement = connection.createStatement()) {
             statement.execute("CREATE SCHEMA IF NOT EXISTS " + SCHEMA);
-            statement.execute(FUNCTION);
             for (Map.Entry<String, List<String>> table : tables.entrySet()) {
                 String qualified = quote(schema) + "." + quote(table.getKey());
-                StringBuilder arguments = new StringBuilder();
-                for (String column : table.getValue()) {
-                    arguments.append(arguments.length() == 0 ? "" : ", ").append('\'').append(column.replace("'", "''"))
-                            .append('\'');
-                }
+                String function = SCHEMA + ".capture_" + tableOid(connection, qualified);
+                List<Column> columns = columns(connection, qualified);
+                statement.execute(triggerFunction(function, table.getKey(), columns, table.getValue()));
                 statement.execute("DROP TRIGGER IF EXISTS " + TRIGGER + " ON " + qualified);
                 statement.execute("CREATE TRIGGER " + TRIGGER + " AFTER INSERT OR UPDATE OR DELETE ON " + qualified
-                        + " FOR EACH ROW EXECUTE FUNCTION " + SCHEMA + ".capture(" + arguments + ")");
+                        + " FOR EACH ROW EXECUTE FUNCTION " + function + "()");
                 (table.getValue().isEmpty() ? insertOnly : keyed).add(table.getKey());
             }
+            // The generic functions of earlier versions, no longer used by any trigger.
+            statement.execute("DROP FUNCTION IF EXISTS " + SCHEMA + ".capture()");
+            statement.execute("DROP FUNCTION IF EXISTS " + SCHEMA + ".record(text, text, jsonb)");
         }
         return new CaptureInstallation(keyed, insertOnly);
+    }
+
+    /** A column of a captured table, with the name of its type. */
+    record Column(String name, String type) {
+    }
+
+    /** The PL/pgSQL trigger function capturing {@code table}'s changes (see the class comment). */
+    static String triggerFunction(String function, String table, List<Column> columns, List<String> key) {
+        String name = literal(table);
+        StringBuilder body = new StringBuilder();
+        body.append("DECLARE\n    entry text;\nBEGIN\n")
+                .append("    IF coalesce(current_setting('gargamel.capture', true), '') <> 'on' THEN\n        RETURN NULL;\n    END IF;\n")
+                .append("    IF TG_OP = 'INSERT' THEN\n")
+                .append("        entry := ").append(name).append(" || chr(31) || 'I' || chr(31) || row_to_json(NEW)::text;\n");
+        if (key.isEmpty()) {
+            body.append("    ELSE\n        RAISE EXCEPTION 'gargamel: % of a row of table % cannot be replicated: the table has no primary key "
+                    + "(only inserts are replicated)', TG_OP, TG_TABLE_NAME USING ERRCODE = '0A000';\n");
+        } else {
+            String oldKey = "json_build_object(" + String.join(", ", key.stream()
+                    .map(column -> literal(column) + ", OLD." + quote(column)).toList()) + ")::text";
+            body.append("    ELSIF TG_OP = 'DELETE' THEN\n")
+                    .append("        entry := ").append(name).append(" || chr(31) || 'D' || chr(31) || ").append(oldKey).append(";\n")
+                    .append("    ELSIF ").append(String.join(" OR ", key.stream()
+                            .map(column -> "NEW." + quote(column) + " IS DISTINCT FROM OLD." + quote(column)).toList()))
+                    .append(" THEN\n")
+                    .append("        entry := ").append(name).append(" || chr(31) || 'D' || chr(31) || ").append(oldKey)
+                    .append(" || chr(30) || ").append(name).append(" || chr(31) || 'I' || chr(31) || row_to_json(NEW)::text;\n")
+                    .append("    ELSE\n        entry := '';\n");
+            for (Column column : columns) {
+                if (key.contains(column.name())) {
+                    continue;
+                }
+                String newValue = "NEW." + quote(column.name());
+                String oldValue = "OLD." + quote(column.name());
+                String changed = EXACT_EQUALITY.contains(column.type()) ? newValue + " IS DISTINCT FROM " + oldValue
+                        : newValue + "::text IS DISTINCT FROM " + oldValue + "::text";
+                body.append("        IF ").append(changed).append(" THEN\n            entry := entry || ")
+                        .append(literal(", " + jsonString(column.name()) + ": ")).append(" || coalesce(to_json(")
+                        .append(newValue).append(")::text, 'null');\n        END IF;\n");
+            }
+            String newKey = String.join(" || ', ' || ", key.stream()
+                    .map(column -> literal(jsonString(column) + ": ") + " || to_json(NEW." + quote(column) + ")::text").toList());
+            body.append("        IF entry = '' THEN\n            RETURN NULL;\n        END IF;\n")
+                    .append("        entry := ").append(name).append(" || chr(31) || 'U' || chr(31) || '{' || ").append(newKey)
+                    .append(" || entry || '}';\n");
+        }
+        body.append("    END IF;\n")
+                .append("    entry := set_config('gargamel.changes', coalesce(current_setting('gargamel.changes', true), '') || entry || chr(30), true);\n")
+                .append("    RETURN NULL;\nEND\n");
+        String tag = "$capture$";
+        for (int i = 0; body.indexOf(tag) >= 0; i++) {
+            tag = "$capture" + i + "$";
+        }
+        return "CREATE OR REPLACE FUNCTION " + function + "() RETURNS trigger LANGUAGE plpgsql AS " + tag + "\n" + body + tag;
+    }
+
+    private static long tableOid(Connection connection, String qualified) throws SQLException {
+        try (PreparedStatement query = connection.prepareStatement("SELECT ?::regclass::oid")) {
+            query.setString(1, qualified);
+            try (ResultSet rows = query.executeQuery()) {
+                rows.next();
+                return rows.getLong(1);
+            }
+        }
+    }
+
+    private static List<Column> columns(Connection connection, String qualified) throws SQLException {
+        List<Column> columns = new ArrayList<>();
+        try (PreparedStatement query = connection.prepareStatement("""
+                SELECT a.attname, t.typname FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
+                 WHERE a.attrelid = ?::regclass AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum""")) {
+            query.setString(1, qualified);
+            try (ResultSet rows = query.executeQuery()) {
+                while (rows.next()) {
+                    columns.add(new Column(rows.getString(1), rows.getString(2)));
+                }
+            }
+        }
+        return columns;
+    }
+
+    /** {@code text} as a JSON string, quotes included. */
+    static String jsonString(String text) {
+        StringBuilder json = new StringBuilder("\"");
+        for (char c : text.toCharArray()) {
+            switch (c) {
+                case '"' -> json.append("\\\"");
+                case '\\' -> json.append("\\\\");
+                default -> {
+                    if (c < 0x20) {
+                        json.append(String.format("\\u%04x", (int) c));
+                    } else {
+                        json.append(c);
+                    }
+                }
+            }
+        }
+        return json.append('"').toString();
+    }
+
+    /** {@code text} as an SQL string literal. */
+    static String literal(String text) {
+        return "'" + text.replace("'", "''") + "'";
     }
 
     /** Removes the triggers, the function and the schema; idempotent. The caller commits. */
@@ -163,7 +220,7 @@ public final class WriteSetCapture {
      * Splits what the trigger recorded: entries end with the record separator (U+001E), fields are split by the unit
      * separator (U+001F). JSON text never holds a raw control character (they are escaped), so the split is exact.
      */
-    static List<WriteSet.RowChange> parse(String recorded) throws SQLException {
+    public static List<WriteSet.RowChange> parse(String recorded) throws SQLException {
         List<WriteSet.RowChange> changes = new ArrayList<>();
         if (recorded == null || recorded.isEmpty()) {
             return changes;

@@ -1,7 +1,5 @@
 package org.gargamel.scheduler.bench;
 
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,6 +12,7 @@ import org.gargamel.common.client.ClientOptions;
 import org.gargamel.common.client.GargamelClient;
 import org.gargamel.common.config.GroupSettings;
 import org.gargamel.common.group.GroupConfig;
+import org.gargamel.common.group.LoopbackPorts;
 import org.gargamel.common.wire.CallOutcome;
 import org.gargamel.scheduler.SchedulerConfig;
 import org.gargamel.scheduler.SchedulerServer;
@@ -36,7 +35,7 @@ public final class EndToEndRate {
     public static double measure(Duration warmup, Duration measured) throws Exception {
         List<String> hosts = new ArrayList<>();
         for (int i = 0; i <= NODES; i++) {
-            hosts.add("127.0.0.1:" + freePort());
+            hosts.add("127.0.0.1:" + LoopbackPorts.pick());
         }
         List<java.net.InetSocketAddress> initial = new ArrayList<>();
         for (String host : hosts) {
@@ -105,11 +104,6 @@ public final class EndToEndRate {
         }
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
-    }
 
     public static void main(String[] args) throws Exception {
         double rate = measure(Duration.ofSeconds(5), Duration.ofSeconds(10));

@@ -1,8 +1,6 @@
 package org.gargamel.scheduler.cluster;
 
-import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,6 +9,7 @@ import org.gargamel.common.client.ClientOptions;
 import org.gargamel.common.client.GargamelClient;
 import org.gargamel.common.config.GroupSettings;
 import org.gargamel.common.group.GroupConfig;
+import org.gargamel.common.group.LoopbackPorts;
 import org.gargamel.scheduler.SchedulerConfig;
 import org.gargamel.scheduler.SchedulerServer;
 import org.jgroups.JChannel;
@@ -32,7 +31,7 @@ final class TestCluster implements AutoCloseable {
         GroupSettings control;
         if (tcp) {
             for (int i = 0; i <= nodeCount; i++) {
-                initialHosts.add("127.0.0.1:" + freePort());
+                initialHosts.add("127.0.0.1:" + LoopbackPorts.pick());
             }
             control = GroupSettings.tcp(initialHosts.get(0), initialHosts);
         } else {
@@ -98,11 +97,6 @@ final class TestCluster implements AutoCloseable {
         return client;
     }
 
-    static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
-    }
 
     @Override
     public void close() {
