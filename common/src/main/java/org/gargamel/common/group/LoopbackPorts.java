@@ -66,7 +66,8 @@ public final class LoopbackPorts {
         Path range = Path.of("/proc/sys/net/ipv4/ip_local_port_range");
         try {
             if (Files.isReadable(range)) {
-                return Integer.parseInt(Files.readString(range).trim().split("\\s+")[0]);
+                // readAllLines, not readString: procfs reports a size of 0 and readString returned "3".
+                return Integer.parseInt(String.join(" ", Files.readAllLines(range)).trim().split("\\s+")[0]);
             }
         } catch (IOException | RuntimeException e) {
             // an unreadable or odd file: fall back to the default
