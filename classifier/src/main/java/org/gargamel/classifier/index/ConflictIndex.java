@@ -20,10 +20,11 @@ import org.gargamel.classifier.WriteKey;
  * dropped, so memory follows what is in flight. Not thread-safe: the scheduler's event loop owns it.
  *
  * <p>Layout, for speed (the scheduler calls it once per transaction, p99 target 2 µs): children and the
- * transactions are kept in primitive long-keyed maps (no boxing); nodes point at {@link Entry} records
- * rather than at ids, so a removed transaction is recognised by a flag; the writers below a node are an
- * append-only array from which removed writers are dropped lazily (when the array is full, or all at once
- * when none is left); dependencies are deduplicated with a per-call stamp on the entry, not a set.
+ * transactions are kept in primitive long-keyed maps (no boxing); full keys, the most numerous, map to
+ * their last writer's id in a {@link LongLongMap} (key and id in one cache line, no record to follow);
+ * elsewhere nodes point at {@link Entry} records, so a removed transaction is recognised by a flag; the
+ * writers below a node are an append-only array from which removed writers are dropped lazily (when the
+ * array is full, or all at once when none is left); dependencies are deduplicated in a small reused id set.
  */
 public final class ConflictIndex {
     /** Slots below this live in an array; others (never seen with generated rules) in a map. */
@@ -43,10 +44,11 @@ public final class ConflictIndex {
         final Node trackedAncestor;
         LongObjectMap<Node> children;
         /**
-         * Full keys one part below, by that part: their last exact writer. A full key's node could hold
-         * nothing else (a wildcard writer stops above it, nothing is below it), so it is not allocated.
+         * Full keys one part below, by that part: the id of their last exact writer. A full key's node could
+         * hold nothing else (a wildcard writer stops above it, nothing is below it), so it is not allocated.
+         * Ids rather than records: key and writer sit in one cache line, and the writer is not dereferenced.
          */
-        LongObjectMap<Entry> leaves;
+        LongLongMap leaves;
         /** The last exact writer of this node's own key when it is a full key (only for keys of no part). */
         Entry lastExact;
         Entry lastWildcard;
@@ -75,8 +77,6 @@ public final class ConflictIndex {
     private static final class Entry {
         final long txn;
         boolean live = true;
-        /** The stamp of the last {@link #add} that collected it as a dependency (deduplication). */
-        long seen;
         /**
          * Exact writes in [0, exactEnd): the node above the full key, whose leaf {@code exactParts[i]} it is
          * (or, for a key of no part, the root holding it itself; a slot's keys all have one length); wildcard nodes in
@@ -102,9 +102,12 @@ public final class ConflictIndex {
     private byte[][] wildcardCache = new byte[16][];
 
     // Scratch space reused by every add (the index is single-threaded).
-    private long stamp;
-    private Entry[] dependencies = new Entry[32];
+    private long[] dependencies = new long[32];
     private int dependencyCount;
+    /** Open-addressing set of the ids collected by the current add (and its own), for deduplication. */
+    private long[] collected = emptySet(64);
+    private int[] collectedSlots = new int[32];
+    private int collectedCount;
     private Node[] exactScratch = new Node[32];
     private long[] exactPartScratch = new long[32];
     private int exactCount;
@@ -153,9 +156,8 @@ public final class ConflictIndex {
             entries.put(txn, previous);
             throw new IllegalStateException("transaction " + txn + " is already in the conflict index");
         }
-        long stamp = ++this.stamp;
-        entry.seen = stamp;  // never its own dependency
         dependencyCount = 0;
+        remember(txn);  // never its own dependency
         exactCount = 0;
         wildcardCount = 0;
         belowCount = 0;
@@ -169,24 +171,27 @@ public final class ConflictIndex {
             // key stops one part short, at the node holding it as a leaf (no wildcard writer at a full key).
             int walk = known == parts.length && known > 0 ? known - 1 : known;
             for (int depth = 0; depth < walk; depth++) {
-                collect(node.lastWildcard, stamp);
+                collect(node.lastWildcard);
                 node = child(node, parts[depth], slot);
             }
-            collect(node.lastWildcard, stamp);
+            collect(node.lastWildcard);
             Node above;
             if (known == parts.length) {
                 long part;
                 if (known > 0) {
                     part = parts[known - 1];
-                    LongObjectMap<Entry> leaves = node.leaves;
+                    LongLongMap leaves = node.leaves;
                     if (leaves == null) {
-                        node.leaves = leaves = new LongObjectMap<>();
+                        node.leaves = leaves = new LongLongMap();
                     }
-                    collect(leaves.put(part, entry), stamp);
+                    long lastWriter = leaves.put(part, txn);
+                    if (lastWriter != LongLongMap.ABSENT) {
+                        collect(lastWriter);
+                    }
                     above = node;  // the leaf's ancestors start at its parent
                 } else {
                     part = 0;
-                    collect(node.lastExact, stamp);
+                    collect(node.lastExact);
                     node.lastExact = entry;
                     above = node.parent;
                 }
@@ -200,7 +205,7 @@ public final class ConflictIndex {
                 for (int i = 0, size = node.belowSize; i < size; i++) {
                     Entry writer = below[i];
                     if (writer.live) {
-                        collect(writer, stamp);
+                        collect(writer.txn);
                     }
                     below[i] = null;
                 }
@@ -238,13 +243,11 @@ public final class ConflictIndex {
         entry.exactEnd = exactCount;
         entry.wildcardEnd = exactCount + wildcardCount;
         entry.belowEpochs = belowCount == 0 ? NO_EPOCHS : Arrays.copyOf(epochScratch, belowCount);
-        long[] result = new long[dependencyCount];
-        Entry[] dependencies = this.dependencies;
-        for (int i = 0; i < result.length; i++) {
-            result[i] = dependencies[i].txn;
-            dependencies[i] = null;
+        for (int i = 0; i < collectedCount; i++) {
+            collected[collectedSlots[i]] = LongLongMap.ABSENT;
         }
-        return result;
+        collectedCount = 0;
+        return Arrays.copyOf(dependencies, dependencyCount);
     }
 
     /**
@@ -265,10 +268,10 @@ public final class ConflictIndex {
         for (; i < entry.exactEnd; i++) {
             Node node = nodes[i];
             long part = exactParts[i];
-            LongObjectMap<Entry> leaves = node.leaves;
+            LongLongMap leaves = node.leaves;
             if (node.lastExact == entry) {
                 node.lastExact = null;
-            } else if (leaves != null && leaves.removeIfSame(part, entry) && leaves.isEmpty()) {
+            } else if (leaves != null && leaves.removeIfSame(part, txn) && leaves.isEmpty()) {
                 node.leaves = null;
             }
             prune(node);
@@ -322,14 +325,60 @@ public final class ConflictIndex {
         return count[0];
     }
 
-    private void collect(Entry writer, long stamp) {
-        if (writer != null && writer.seen != stamp) {
-            writer.seen = stamp;
+    private void collect(Entry writer) {
+        if (writer != null) {
+            collect(writer.txn);
+        }
+    }
+
+    /** Adds {@code txn} to the current call's dependencies unless it is there already (or is the call). */
+    private void collect(long txn) {
+        if (remember(txn)) {
             if (dependencyCount == dependencies.length) {
                 dependencies = Arrays.copyOf(dependencies, dependencyCount * 2);
             }
-            dependencies[dependencyCount++] = writer;
+            dependencies[dependencyCount++] = txn;
         }
+    }
+
+    /** Puts {@code txn} in the set of ids seen by the current add; false if it was there. */
+    private boolean remember(long txn) {
+        if (collectedCount * 2 >= collected.length) {
+            growCollected();
+        }
+        long[] set = collected;
+        int mask = set.length - 1;
+        int i = (int) ((txn * 0x9E3779B97F4A7C15L) >>> 40) & mask;
+        for (long current; (current = set[i]) != LongLongMap.ABSENT; i = (i + 1) & mask) {
+            if (current == txn) {
+                return false;
+            }
+        }
+        set[i] = txn;
+        if (collectedCount == collectedSlots.length) {
+            collectedSlots = Arrays.copyOf(collectedSlots, collectedCount * 2);
+        }
+        collectedSlots[collectedCount++] = i;
+        return true;
+    }
+
+    /** Doubles the id set, re-inserting what the current add has seen (a Delivery collects ~100). */
+    private void growCollected() {
+        long[] seen = new long[collectedCount];
+        for (int i = 0; i < collectedCount; i++) {
+            seen[i] = collected[collectedSlots[i]];
+        }
+        collected = emptySet(collected.length * 2);
+        collectedCount = 0;
+        for (long txn : seen) {
+            remember(txn);
+        }
+    }
+
+    private static long[] emptySet(int capacity) {
+        long[] set = new long[capacity];
+        Arrays.fill(set, LongLongMap.ABSENT);
+        return set;
     }
 
     private static Node[] push(Node[] array, int index, Node node) {
