@@ -36,6 +36,10 @@ public final class Channels {
     public static final String CONTROL_CLUSTER = "gargamel-control";
     public static final String WRITE_SET_CLUSTER = "gargamel-writesets";
     static final long JOIN_TIMEOUT_MILLIS = 1000;
+    /** Environment variable choosing the JGroups bundler of every channel this JVM creates. */
+    public static final String BUNDLER_VARIABLE = "GARGAMEL_JGROUPS_BUNDLER";
+    static final String DEFAULT_BUNDLER = "no-bundler";
+    static final List<String> BUNDLERS = List.of("no-bundler", "transfer-queue");
 
     private Channels() {
     }
@@ -59,6 +63,7 @@ public final class Channels {
             TP transport = new TCP().setBindAddress(InetAddress.getByName(config.bindAddress()))
                     .setBindPort(config.bindPort());
             transport.setPortRange(0);
+            transport.setBundlerType(bundlerType());
             stack.add(transport);
             // return_entire_cache: a member that misses another's physical address (after a merge, say) learns it
             // from any initial host, instead of dropping every message to it ("no physical address").
@@ -85,6 +90,29 @@ public final class Channels {
         channel.setName(name);
         channel.setDiscardOwnMessages(false);
         return channel;
+    }
+
+    /**
+     * {@value #DEFAULT_BUNDLER} unless {@value #BUNDLER_VARIABLE} names another. no-bundler sends on the caller's
+     * thread; JGroups' default, transfer-queue, hands every message to a bundler thread, which batches. On two shared
+     * cores, at the rates TPC-C terminals produce (a few thousand messages a second), that hand-off cost more than
+     * batching saved: Gargamel with 1 replica at 4 warehouses (local PostgreSQL 15) ran at 20,754 / 17,832 tpmC with
+     * no-bundler against 15,144 with transfer-queue, the client's and scheduler's CPU per call down by a quarter. A
+     * single client pipelining thousands of calls (the scheduler benchmark's dispatch rate) gains from batching
+     * instead: 23,690 calls/s with transfer-queue against 18,477 (docs/scheduler.md).
+     */
+    public static String bundlerType() {
+        return bundlerType(System.getenv(BUNDLER_VARIABLE));
+    }
+
+    static String bundlerType(String type) {
+        if (type == null || type.isBlank()) {
+            return DEFAULT_BUNDLER;
+        }
+        if (!BUNDLERS.contains(type.trim())) {
+            throw new IllegalArgumentException(BUNDLER_VARIABLE + "=" + type + ": expected one of " + BUNDLERS);
+        }
+        return type.trim();
     }
 
     private static List<InetSocketAddress> resolve(List<InetSocketAddress> hosts) throws UnknownHostException {

@@ -107,4 +107,13 @@ class ChannelsTest {
         }
     }
 
+    @Test
+    void bundlerComesFromTheEnvironmentAndAnUnknownOneIsNamedInTheError() {
+        assertEquals("no-bundler", Channels.bundlerType(null));
+        assertEquals("no-bundler", Channels.bundlerType(" "));
+        assertEquals("transfer-queue", Channels.bundlerType("transfer-queue"));
+        IllegalArgumentException error = assertThrows(IllegalArgumentException.class,
+                () -> Channels.bundlerType("turbo"));
+        assertEquals("GARGAMEL_JGROUPS_BUNDLER=turbo: expected one of [no-bundler, transfer-queue]", error.getMessage());
+    }
 }
