@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -28,9 +29,13 @@ public final class ClassifierRules {
     private final String source;
     private final Map<String, TableRule> tables;
     private final Map<String, ProcedureRule> procedures;
-    /** Per write rule: its PSI slots (one per column group it touches) and its SI slot (its table). */
-    private final Map<WriteRule, int[]> psiSlots = new LinkedHashMap<>();
-    private final Map<WriteRule, Integer> siSlots = new LinkedHashMap<>();
+    /**
+     * Per write rule: its PSI slots (one per column group it touches) and its SI slot (its table). By identity: a
+     * rule is a record whose hashCode walks its table's columns, and these are asked on every call's path (it was
+     * most of {@link #writeKeys}' cost).
+     */
+    private final Map<WriteRule, int[]> psiSlots = new IdentityHashMap<>();
+    private final Map<WriteRule, int[]> siSlots = new IdentityHashMap<>();
     private final List<String> slotNames = new ArrayList<>();
     /** Per slot, the prefix lengths at which some write may put its first wildcard. */
     private final Map<Integer, Set<Integer>> wildcardDepths = new java.util.HashMap<>();
@@ -118,12 +123,13 @@ public final class ClassifierRules {
         if (rule.readOnly()) {
             return List.of();
         }
-        List<WriteKey> keys = new ArrayList<>();
+        List<WriteKey> keys = new ArrayList<>(16);  // a New-Order of 15 lines has 16 keys: no regrowth
         for (WriteRule write : rule.writes()) {
             if (write.fresh()) {
                 continue;
             }
             int elements = elementCount(call, rule, write);
+            int[] slots = isolation == Isolation.SI ? siSlots.get(write) : psiSlots.get(write);
             for (int element = 0; element < elements; element++) {
                 long[] parts = new long[write.key().size()];
                 Object[] values = new Object[write.key().size()];
@@ -137,12 +143,8 @@ public final class ClassifierRules {
                         parts[i] = toLong(value);
                     }
                 }
-                if (isolation == Isolation.SI) {
-                    keys.add(new WriteKey(siSlots.get(write), parts, known, write, values));
-                } else {
-                    for (int slot : psiSlots.get(write)) {
-                        keys.add(new WriteKey(slot, parts, known, write, values));
-                    }
+                for (int slot : slots) {
+                    keys.add(new WriteKey(slot, parts, known, write, values));
                 }
             }
         }
@@ -295,7 +297,7 @@ public final class ClassifierRules {
                 }
             }
             for (WriteRule write : entry.getValue()) {
-                siSlots.put(write, siSlot);
+                siSlots.put(write, new int[] {siSlot});
                 psiSlots.put(write, slots.get(write).stream().mapToInt(Integer::intValue).toArray());
                 Set<Integer> depths = possibleWildcardDepths(write);
                 for (int slot : psiSlots.get(write)) {

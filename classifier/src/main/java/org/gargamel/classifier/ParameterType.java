@@ -86,7 +86,13 @@ public enum ParameterType {
                 return false;
             }
             ParameterType element = elementType();
-            return list.stream().allMatch(item -> item == null || element.accepts(item));
+            for (int i = 0, n = list.size(); i < n; i++) {  // a loop, not a stream: every call's path checks arrays
+                Object item = list.get(i);
+                if (item != null && !element.accepts(item)) {
+                    return false;
+                }
+            }
+            return true;
         }
         return switch (this) {
             case INTEGER -> value instanceof Integer;

@@ -47,6 +47,11 @@ final class LongLongMap {
         }
     }
 
+    /** The key stored in {@code key}'s home slot, whatever it is: one load, to bring that line into the cache. */
+    long peek(long key) {
+        return table[2 * slot(key)];
+    }
+
     /** Maps {@code key} to {@code value} and returns the previous value, or {@link #ABSENT}. */
     long put(long key, long value) {
         if (value == ABSENT) {
