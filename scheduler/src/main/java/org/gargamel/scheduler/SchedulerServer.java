@@ -79,7 +79,7 @@ public final class SchedulerServer implements AutoCloseable {
         running = true;
         loop = new Thread(this::runLoop, "scheduler-loop");
         loop.start();
-        channel = Channels.control(group, GargamelClient.SCHEDULER_NAME);
+        channel = Channels.schedulerControl(group, GargamelClient.SCHEDULER_NAME);
         channel.setReceiver(new Listener());
         beforeConnect.accept(channel);
         channel.connect(Channels.CONTROL_CLUSTER);

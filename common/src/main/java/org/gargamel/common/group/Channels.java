@@ -36,25 +36,37 @@ public final class Channels {
     public static final String CONTROL_CLUSTER = "gargamel-control";
     public static final String WRITE_SET_CLUSTER = "gargamel-writesets";
     static final long JOIN_TIMEOUT_MILLIS = 1000;
-    /** Environment variable choosing the JGroups bundler of every channel this JVM creates. */
+    /** Environment variable choosing the JGroups bundler of every channel this JVM creates (overrides the defaults). */
     public static final String BUNDLER_VARIABLE = "GARGAMEL_JGROUPS_BUNDLER";
-    static final String DEFAULT_BUNDLER = "no-bundler";
-    static final List<String> BUNDLERS = List.of("no-bundler", "transfer-queue");
+    /** Sends on the caller's thread: clients and nodes. */
+    static final String DIRECT_BUNDLER = "no-bundler";
+    /** A bundler thread batches: the scheduler, the hub every call passes through. */
+    static final String BATCHING_BUNDLER = "transfer-queue";
+    static final List<String> BUNDLERS = List.of(DIRECT_BUNDLER, BATCHING_BUNDLER);
 
     private Channels() {
     }
 
-    /** An unconnected channel for the control group: set a receiver, then {@code connect(CONTROL_CLUSTER)}. */
+    /**
+     * An unconnected channel for the control group, for a client or a node: set a receiver, then
+     * {@code connect(CONTROL_CLUSTER)}.
+     */
     public static JChannel control(GroupConfig config, String name) throws Exception {
-        return create(config, name, false);
+        return create(config, name, false, bundlerType(DIRECT_BUNDLER));
+    }
+
+    /** The scheduler's control channel: as {@link #control}, but batching its sends (see {@link #bundlerType}). */
+    public static JChannel schedulerControl(GroupConfig config, String name) throws Exception {
+        return create(config, name, false, bundlerType(BATCHING_BUNDLER));
     }
 
     /** An unconnected channel with total order for the write-set group. */
     public static JChannel writeSets(GroupConfig config, String name) throws Exception {
-        return create(config, name, true);
+        return create(config, name, true, bundlerType(DIRECT_BUNDLER));
     }
 
-    private static JChannel create(GroupConfig config, String name, boolean totalOrder) throws Exception {
+    private static JChannel create(GroupConfig config, String name, boolean totalOrder, String bundler)
+            throws Exception {
         List<Protocol> stack = new ArrayList<>();
         if (config.transport() == GroupConfig.Transport.IN_MEMORY) {
             stack.add(new SHARED_LOOPBACK());
@@ -63,7 +75,7 @@ public final class Channels {
             TP transport = new TCP().setBindAddress(InetAddress.getByName(config.bindAddress()))
                     .setBindPort(config.bindPort());
             transport.setPortRange(0);
-            transport.setBundlerType(bundlerType());
+            transport.setBundlerType(bundler);
             stack.add(transport);
             // return_entire_cache: a member that misses another's physical address (after a merge, say) learns it
             // from any initial host, instead of dropping every message to it ("no physical address").
@@ -93,21 +105,22 @@ public final class Channels {
     }
 
     /**
-     * {@value #DEFAULT_BUNDLER} unless {@value #BUNDLER_VARIABLE} names another. no-bundler sends on the caller's
-     * thread; JGroups' default, transfer-queue, hands every message to a bundler thread, which batches. On two shared
-     * cores, at the rates TPC-C terminals produce (a few thousand messages a second), that hand-off cost more than
-     * batching saved: Gargamel with 1 replica at 4 warehouses (local PostgreSQL 15) ran at 20,754 / 17,832 tpmC with
-     * no-bundler against 15,144 with transfer-queue, the client's and scheduler's CPU per call down by a quarter. A
-     * single client pipelining thousands of calls (the scheduler benchmark's dispatch rate) gains from batching
-     * instead: 23,690 calls/s with transfer-queue against 18,477 (docs/scheduler.md).
+     * The JGroups bundler: {@code roleDefault} unless {@value #BUNDLER_VARIABLE} names another. no-bundler sends on
+     * the caller's thread; transfer-queue (JGroups' default) hands every message to a bundler thread, which batches.
+     * On two shared cores, at the rates TPC-C terminals produce (a few thousand messages a second), the hand-off cost
+     * clients and nodes more than batching saved: 1 replica, 4 warehouses, local PostgreSQL 15, 20,754 / 17,832 tpmC
+     * with no-bundler everywhere against 15,144 with transfer-queue everywhere. The scheduler, which every call
+     * crosses twice, gains from batching: with it alone on transfer-queue the dispatch benchmark ran at 35,809 /
+     * 36,232 calls/s against 24,664 / 25,674, and TPC-C did not lose (23,349 / 17,430 against 19,680 / 18,315 tpmC).
+     * docs/scheduler.md has the runs.
      */
-    public static String bundlerType() {
-        return bundlerType(System.getenv(BUNDLER_VARIABLE));
+    public static String bundlerType(String roleDefault) {
+        return bundlerType(System.getenv(BUNDLER_VARIABLE), roleDefault);
     }
 
-    static String bundlerType(String type) {
+    static String bundlerType(String type, String roleDefault) {
         if (type == null || type.isBlank()) {
-            return DEFAULT_BUNDLER;
+            return roleDefault;
         }
         if (!BUNDLERS.contains(type.trim())) {
             throw new IllegalArgumentException(BUNDLER_VARIABLE + "=" + type + ": expected one of " + BUNDLERS);

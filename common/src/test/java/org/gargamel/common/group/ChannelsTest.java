@@ -109,11 +109,12 @@ class ChannelsTest {
 
     @Test
     void bundlerComesFromTheEnvironmentAndAnUnknownOneIsNamedInTheError() {
-        assertEquals("no-bundler", Channels.bundlerType(null));
-        assertEquals("no-bundler", Channels.bundlerType(" "));
-        assertEquals("transfer-queue", Channels.bundlerType("transfer-queue"));
+        assertEquals("no-bundler", Channels.bundlerType(null, "no-bundler"));
+        assertEquals("transfer-queue", Channels.bundlerType(" ", "transfer-queue"));
+        assertEquals("transfer-queue", Channels.bundlerType("transfer-queue", "no-bundler"));
+        assertEquals("no-bundler", Channels.bundlerType("no-bundler", "transfer-queue"));
         IllegalArgumentException error = assertThrows(IllegalArgumentException.class,
-                () -> Channels.bundlerType("turbo"));
+                () -> Channels.bundlerType("turbo", "no-bundler"));
         assertEquals("GARGAMEL_JGROUPS_BUNDLER=turbo: expected one of [no-bundler, transfer-queue]", error.getMessage());
     }
 }

@@ -192,8 +192,9 @@ public class SchedulerBenchmark {
         if (endToEnd) {
             double rate = EndToEndRate.measure(java.time.Duration.ofSeconds(5), java.time.Duration.ofSeconds(10));
             System.out.printf("end_to_end_calls_per_s=%.0f (TPC-C mix, 1 client, JGroups TCP on 127.0.0.1, "
-                    + "3 no-op fake nodes x 4 workers, bundler %s)%n", rate,
-                    org.gargamel.common.group.Channels.bundlerType());
+                    + "3 no-op fake nodes x 4 workers, %s=%s)%n", rate,
+                    org.gargamel.common.group.Channels.BUNDLER_VARIABLE,
+                    System.getenv().getOrDefault(org.gargamel.common.group.Channels.BUNDLER_VARIABLE, "unset"));
         }
     }
 
