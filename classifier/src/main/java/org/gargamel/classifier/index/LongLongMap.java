@@ -21,7 +21,12 @@ final class LongLongMap {
     private int shift;
 
     LongLongMap() {
-        allocate(MIN_CAPACITY);
+        this(MIN_CAPACITY);
+    }
+
+    /** {@code capacity} slots, rounded up to a power of two (at least {@link #MIN_CAPACITY}), as {@link LongObjectMap}. */
+    LongLongMap(int capacity) {
+        allocate(Math.max(MIN_CAPACITY, Integer.highestOneBit(Math.max(1, capacity - 1)) << 1));
     }
 
     int size() {

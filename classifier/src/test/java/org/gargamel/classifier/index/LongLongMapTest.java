@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -67,22 +66,12 @@ class LongLongMapTest {
     @Test
     void backwardShiftKeepsCollidingChainsAndWrapAroundReachable() {
         // Keys whose home is the last slot of a 16-slot table: their chain wraps into slot 0 and on.
-        List<Long> last = new ArrayList<>();
-        for (long key = 0; last.size() < 5; key++) {
-            if ((int) ((key * 0x9E3779B97F4A7C15L) >>> 60) == 15) {
-                last.add(key);
-            }
-        }
-        LongLongMap map = new LongLongMap();
-        for (int i = 0; i < 8; i++) {
-            map.put(1_000_000 + i, i);  // grow to 16 slots or more without touching the chain below
-        }
-        for (int i = 0; i < 8; i++) {
-            map.removeIfSame(1_000_000 + i, i);
-        }
+        List<Long> last = FibonacciHomes.keysHomedAt(15, 4, 5);
+        LongLongMap map = new LongLongMap(16);
         for (long key : last.subList(0, 4)) {
             map.put(key, key + 1);
         }
+        assertEquals(16, map.capacity(), "no rehash: the chain is a real probe sequence");
         assertTrue(map.removeIfSame(last.get(0), last.get(0) + 1));
         assertTrue(map.removeIfSame(last.get(2), last.get(2) + 1));
         assertEquals(last.get(1) + 1, map.get(last.get(1)));

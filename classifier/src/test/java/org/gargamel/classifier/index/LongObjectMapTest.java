@@ -68,20 +68,8 @@ class LongObjectMapTest {
 
     @Test
     void backwardShiftKeepsCollidingChainsReachable() {
-        // Keys that differ only in their low bits above 2^(64 - log2 capacity) collide in a small table:
-        // with Fibonacci hashing k * C and k * C + m * 2^62-ish; simpler: find colliding keys by search.
-        LongObjectMap<Long> probe = new LongObjectMap<>(16);
-        List<Long> colliding = new ArrayList<>();
-        int home = -1;
-        for (long key = 0; colliding.size() < 6; key++) {
-            int slot = (int) ((key * 0x9E3779B97F4A7C15L) >>> 60);
-            if (home < 0) {
-                home = slot;
-            }
-            if (slot == home) {
-                colliding.add(key);
-            }
-        }
+        // Keys that share their home slot in a 16-slot table (key 0's, slot 0), found by search.
+        List<Long> colliding = FibonacciHomes.keysHomedAt(0, 4, 6);
         LongObjectMap<Long> map = new LongObjectMap<>(16);
         assertEquals(16, map.capacity());
         for (long key : colliding.subList(0, 5)) {
@@ -106,12 +94,7 @@ class LongObjectMapTest {
     @Test
     void wrapsAroundTheEndOfTheTable() {
         // Keys whose home is the last slot of a 16-slot table probe into slot 0 and on.
-        List<Long> last = new ArrayList<>();
-        for (long key = 0; last.size() < 4; key++) {
-            if ((int) ((key * 0x9E3779B97F4A7C15L) >>> 60) == 15) {
-                last.add(key);
-            }
-        }
+        List<Long> last = FibonacciHomes.keysHomedAt(15, 4, 4);
         LongObjectMap<Long> map = new LongObjectMap<>(16);
         for (long key : last) {
             map.put(key, key);

@@ -108,7 +108,6 @@ public final class GargamelClient implements AutoCloseable {
                 + options.connectTimeout().toSeconds() + " s (members: " + channel.getView().getMembers() + ")");
     }
 
-
     /** Submits a call; the future completes exactly once. Never blocks. */
     public CompletableFuture<CallOutcome> submit(ProcedureCall call) {
         CompletableFuture<CallOutcome> future = new CompletableFuture<>();

@@ -114,7 +114,7 @@ public final class Channels {
      * 36,232 calls/s against 24,664 / 25,674, and TPC-C did not lose (23,349 / 17,430 against 19,680 / 18,315 tpmC).
      * docs/scheduler.md has the runs.
      */
-    public static String bundlerType(String roleDefault) {
+    private static String bundlerType(String roleDefault) {
         return bundlerType(System.getenv(BUNDLER_VARIABLE), roleDefault);
     }
 

@@ -25,21 +25,22 @@ public final class LoopbackPorts {
     private static final int DEFAULT_EPHEMERAL_LOW = 32_768;
     private static final int ATTEMPTS = 1_000;
     private static final Set<Integer> HANDED_OUT = ConcurrentHashMap.newKeySet();
+    /** Read once: the range is a machine setting, not something that changes between picks. */
+    private static final int HIGHEST = ephemeralLow() - 1;
 
     private LoopbackPorts() {
     }
 
     /** A port on 127.0.0.1 that was free a moment ago, outside the kernel's ephemeral range. */
     public static int pick() {
-        int highest = ephemeralLow() - 1;
         ThreadLocalRandom random = ThreadLocalRandom.current();
         for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
-            int port = highest > LOWEST ? random.nextInt(LOWEST, highest + 1) : pickFromKernel();
+            int port = HIGHEST > LOWEST ? random.nextInt(LOWEST, HIGHEST + 1) : pickFromKernel();
             if (HANDED_OUT.add(port) && bindable(port)) {
                 return port;
             }
         }
-        throw new IllegalStateException("no free TCP port on 127.0.0.1 between " + LOWEST + " and " + highest
+        throw new IllegalStateException("no free TCP port on 127.0.0.1 between " + LOWEST + " and " + HIGHEST
                 + " after " + ATTEMPTS + " attempts");
     }
 
