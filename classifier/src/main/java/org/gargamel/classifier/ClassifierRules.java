@@ -119,36 +119,62 @@ public final class ClassifierRules {
      * none. Element-wise parts are zipped; arrays of different lengths are rejected.
      */
     public List<WriteKey> writeKeys(ProcedureCall call, Isolation isolation) {
-        ProcedureRule rule = check(call);
-        if (rule.readOnly()) {
-            return List.of();
-        }
-        List<WriteKey> keys = new ArrayList<>(16);  // a New-Order of 15 lines has 16 keys: no regrowth
-        for (WriteRule write : rule.writes()) {
-            if (write.fresh()) {
-                continue;
+        WriteKeyBuffer buffer = new WriteKeyBuffer();
+        writeKeys(call, isolation, buffer);
+        List<WriteKey> keys = new ArrayList<>(buffer.size());
+        for (int k = 0; k < buffer.size(); k++) {
+            WriteRule write = buffer.rule(k);
+            int known = buffer.knownParts(k);
+            Object[] values = new Object[buffer.length(k)];
+            for (int i = 0; i < known; i++) {
+                values[i] = partValue(call, write.key().get(i), buffer.element(k));
             }
-            int elements = elementCount(call, rule, write);
-            int[] slots = isolation == Isolation.SI ? siSlots.get(write) : psiSlots.get(write);
-            for (int element = 0; element < elements; element++) {
-                long[] parts = new long[write.key().size()];
-                Object[] values = new Object[write.key().size()];
-                int known = parts.length;
-                for (int i = 0; i < parts.length && known == parts.length; i++) {
-                    Object value = partValue(call, write.key().get(i), element);
-                    if (value == null) {
-                        known = i;  // a wildcard: every later part is a wildcard too
-                    } else {
-                        values[i] = value;
-                        parts[i] = toLong(value);
-                    }
-                }
-                for (int slot : slots) {
-                    keys.add(new WriteKey(slot, parts, known, write, values));
-                }
-            }
+            keys.add(new WriteKey(buffer.slot(k), buffer.partsOf(k), known, write, values));
         }
         return keys;
+    }
+
+    /**
+     * {@link #writeKeys(ProcedureCall, Isolation)} into {@code out} (emptied first), allocating nothing per key:
+     * the scheduler's form. Checks the call first and returns its rule; on a bad call {@code out} is left empty.
+     */
+    public ProcedureRule writeKeys(ProcedureCall call, Isolation isolation, WriteKeyBuffer out) {
+        out.clear();
+        ProcedureRule rule = check(call);
+        if (rule.readOnly()) {
+            return rule;
+        }
+        try {
+            for (WriteRule write : rule.writes()) {
+                if (write.fresh()) {
+                    continue;
+                }
+                int elements = elementCount(call, rule, write);
+                int[] slots = isolation == Isolation.SI ? siSlots.get(write) : psiSlots.get(write);
+                List<KeyPart> key = write.key();
+                int length = key.size();
+                for (int element = 0; element < elements; element++) {
+                    // One row: its parts are written once and shared by its keys (one per slot).
+                    int start = out.reserveParts(length);
+                    int known = length;
+                    for (int i = 0; i < length; i++) {
+                        Object value = partValue(call, key.get(i), element);
+                        if (value == null) {
+                            known = i;  // a wildcard: every later part is a wildcard too
+                            break;
+                        }
+                        out.setPart(start, i, toLong(value));
+                    }
+                    for (int slot : slots) {
+                        out.addKey(slot, start, length, known, write, element);
+                    }
+                }
+            }
+        } catch (RuntimeException e) {
+            out.clear();
+            throw e;
+        }
+        return rule;
     }
 
     /** Why two calls conflict: the first shared row and the columns both may write, or empty. */

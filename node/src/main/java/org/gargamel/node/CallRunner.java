@@ -22,7 +22,7 @@ import org.gargamel.node.capture.WriteSetCapture;
  * {@link #rollback rolls back} (the transaction block is open and aborted).
  */
 final class CallRunner {
-    private static final String READ_CHANGES = "SELECT current_setting('gargamel.changes', true)";
+    private static final String READ_CHANGES = WriteSetCapture.READ_CHANGES;
 
     /** An update call that ran: its result (first row as text) and the changes it made. */
     record Ran(String result, List<WriteSet.RowChange> changes) {

@@ -3,6 +3,7 @@ package org.gargamel.classifier.index;
 import java.util.Arrays;
 import java.util.List;
 import org.gargamel.classifier.WriteKey;
+import org.gargamel.classifier.WriteKeyBuffer;
 
 /**
  * Finds a call's back-dependencies — the last scheduled transactions that wrote what it may write — like
@@ -103,6 +104,8 @@ public final class ConflictIndex {
 
     // Scratch space reused by every add (the index is single-threaded).
     private long[] dependencies = new long[32];
+    /** Keys given as records, copied for {@link #add(long, WriteKeyBuffer)}. */
+    private final WriteKeyBuffer listScratch = new WriteKeyBuffer();
     private int dependencyCount;
     /** Open-addressing set of the ids collected by the current add (and its own), for deduplication. */
     private long[] collected = emptySet(64);
@@ -145,11 +148,21 @@ public final class ConflictIndex {
         this.wildcardDepths = wildcardDepths;
     }
 
+    /** {@link #add(long, WriteKeyBuffer)} for keys as records (tests, tools; the scheduler passes a buffer). */
+    public long[] add(long txn, List<WriteKey> keys) {
+        WriteKeyBuffer buffer = listScratch;
+        buffer.clear();
+        for (WriteKey key : keys) {
+            buffer.add(key.slot(), key.parts(), key.knownParts());
+        }
+        return add(txn, buffer);
+    }
+
     /**
      * Records transaction {@code txn} as the newest writer of {@code keys} and returns its back-dependencies
      * (distinct, in no particular order, never {@code txn} itself).
      */
-    public long[] add(long txn, List<WriteKey> keys) {
+    public long[] add(long txn, WriteKeyBuffer keys) {
         if (txn == Long.MIN_VALUE) {
             throw new IllegalArgumentException("transaction id " + txn + " is reserved");
         }
@@ -166,24 +179,23 @@ public final class ConflictIndex {
         wildcardCount = 0;
         belowCount = 0;
         for (int k = 0, n = keys.size(); k < n; k++) {
-            WriteKey key = keys.get(k);
-            int slot = key.slot();
-            long[] parts = key.parts();
-            int known = key.knownParts();
+            int slot = keys.slot(k);
+            int length = keys.length(k);
+            int known = keys.knownParts(k);
             Node node = root(slot);
             // Walk the known parts, collecting the last wildcard writer at every prefix on the way; a full
             // key stops one part short, at the node holding it as a leaf (no wildcard writer at a full key).
-            int walk = known == parts.length && known > 0 ? known - 1 : known;
+            int walk = known == length && known > 0 ? known - 1 : known;
             for (int depth = 0; depth < walk; depth++) {
                 collect(node.lastWildcard);
-                node = child(node, parts[depth], slot);
+                node = child(node, keys.part(k, depth), slot);
             }
             collect(node.lastWildcard);
             Node above;
-            if (known == parts.length) {
+            if (known == length) {
                 long part;
                 if (known > 0) {
-                    part = parts[known - 1];
+                    part = keys.part(k, known - 1);
                     LongLongMap leaves = node.leaves;
                     if (leaves == null) {
                         node.leaves = leaves = new LongLongMap();
@@ -259,23 +271,21 @@ public final class ConflictIndex {
      * cache misses (the stock leaves of a large New-Order) overlap instead of being paid one key at a time by the
      * insert loop, whose every step waits for its probe. Walks only nodes that exist (creates nothing).
      */
-    private void touchLeaves(List<WriteKey> keys) {
+    private void touchLeaves(WriteKeyBuffer keys) {
         long touched = 0;
         for (int k = 0, n = keys.size(); k < n; k++) {
-            WriteKey key = keys.get(k);
-            long[] parts = key.parts();
-            int known = key.knownParts();
-            if (known != parts.length || known == 0) {
+            int known = keys.knownParts(k);
+            if (known != keys.length(k) || known == 0) {
                 continue;
             }
-            int slot = key.slot();
+            int slot = keys.slot(k);
             Node node = slot >= 0 && slot < roots.length ? roots[slot] : null;
             for (int depth = 0; node != null && depth < known - 1; depth++) {
                 LongObjectMap<Node> children = node.children;
-                node = children == null ? null : children.get(parts[depth]);
+                node = children == null ? null : children.get(keys.part(k, depth));
             }
             if (node != null && node.leaves != null) {
-                touched ^= node.leaves.peek(parts[known - 1]);
+                touched ^= node.leaves.peek(keys.part(k, known - 1));
             }
         }
         this.touched = touched;

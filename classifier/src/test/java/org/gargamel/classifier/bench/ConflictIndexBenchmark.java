@@ -7,6 +7,7 @@ import java.util.concurrent.TimeUnit;
 import org.gargamel.classifier.ClassifierRules;
 import org.gargamel.classifier.Isolation;
 import org.gargamel.classifier.WriteKey;
+import org.gargamel.classifier.WriteKeyBuffer;
 import org.gargamel.classifier.index.ConflictIndex;
 import org.gargamel.common.call.ProcedureCall;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -57,7 +58,8 @@ public class ConflictIndexBenchmark {
         ClassifierRules rules;
         List<ProcedureCall> calls;
         ConflictIndex index;
-        List<WriteKey> nextKeys;
+        /** The next call's keys, resolved into a reused buffer as the scheduler resolves them. */
+        final WriteKeyBuffer nextKeys = new WriteKeyBuffer();
         long next;
         long oldest;
 
@@ -67,7 +69,8 @@ public class ConflictIndexBenchmark {
             calls = tpccMix(new SplittableRandom(42), DISTINCT_CALLS);
             index = new ConflictIndex(rules::wildcardPossible);
             for (next = 0; next < inflight; next++) {
-                index.add(next, keysOf(next));
+                buildNextKeys();
+                index.add(next, nextKeys);
             }
             oldest = 0;
         }
@@ -79,11 +82,7 @@ public class ConflictIndexBenchmark {
          */
         @Setup(Level.Invocation)
         public void buildNextKeys() {
-            nextKeys = keysOf(next);
-        }
-
-        private List<WriteKey> keysOf(long txn) {
-            return rules.writeKeys(calls.get((int) (txn % DISTINCT_CALLS)), Isolation.PSI);
+            rules.writeKeys(calls.get((int) (next % DISTINCT_CALLS)), Isolation.PSI, nextKeys);
         }
 
         long[] insertNext() {

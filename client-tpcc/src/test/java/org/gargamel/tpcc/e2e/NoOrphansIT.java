@@ -26,8 +26,7 @@ class NoOrphansIT {
                 "--duration", "5m", "--out", directory.resolve("result").toString());
         List<ProcessHandle> children = Orphans.watchDescendants(demo.process);
         demo.awaitOutput(RUNNING, 180);
-        Thread.sleep(2_000);
-        assertTrue(children.size() >= 4, "scheduler, 3 nodes and PostgreSQL should be running: " + children.size());
+        Orphans.awaitAtLeast(children, 4, 30);  // scheduler, 3 nodes and PostgreSQL (the watcher polls)
         demo.signal("INT");
         int exit = demo.waitFor(90, TimeUnit.SECONDS);
         assertEquals(130, exit, demo.output());
@@ -41,7 +40,7 @@ class NoOrphansIT {
                 "--duration", "5m", "--out", directory.resolve("result").toString());
         List<ProcessHandle> children = Orphans.watchDescendants(demo.process);
         demo.awaitOutput(RUNNING, 180);
-        Thread.sleep(2_000);
+        Orphans.awaitAtLeast(children, 4, 30);
         Optional<ProcessHandle> node = demo.process.descendants()
                 .filter(handle -> handle.info().commandLine().orElse("").contains(" node --config")).findFirst();
         assertTrue(node.isPresent(), "no node process found among " + children.size() + " descendants");

@@ -33,6 +33,18 @@ final class Orphans {
         return view;
     }
 
+    /** Waits until at least {@code count} descendants have been seen; fails naming how many after the timeout. */
+    static void awaitAtLeast(List<ProcessHandle> processes, int count, long timeoutSeconds) throws InterruptedException {
+        long deadline = System.nanoTime() + timeoutSeconds * 1_000_000_000L;
+        while (processes.size() < count) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("expected at least " + count + " processes within " + timeoutSeconds
+                        + " s, saw " + processes.size());
+            }
+            Thread.sleep(100);
+        }
+    }
+
     /** Every process seen is gone (allowing a few seconds for a watchdog to notice its parent died). */
     static void assertAllGone(List<ProcessHandle> processes, String context) throws InterruptedException {
         long deadline = System.nanoTime() + 15_000_000_000L;

@@ -19,7 +19,8 @@ import org.gargamel.common.wire.WriteSet;
  * columns whose value changed, for a DELETE the primary key, as JSON ({@code to_json} of each value), so numeric
  * scale, timestamps, text, arrays and NULL survive exactly. The trigger does nothing unless the session turned capture
  * on ({@link #enableForSession}), so other users of the database are unaffected, and it stays quiet while a node
- * applies write-sets ({@code session_replication_role = replica}).
+ * applies write-sets ({@code session_replication_role = replica}). A bulk transaction's changes spill, 16 kB at a
+ * time, into a session-local temporary table ({@link #SPILL_BYTES}), so capture stays linear in the changes.
  *
  * <p>Each table gets its own trigger function, generated from the catalog when capture is installed: it compares the
  * columns one by one ({@code NEW.c IS DISTINCT FROM OLD.c}, or their text where equality would hide a difference,
@@ -34,6 +35,24 @@ import org.gargamel.common.wire.WriteSet;
 public final class WriteSetCapture {
     public static final String SCHEMA = "gargamel";
     public static final String TRIGGER = "gargamel_capture";
+
+    /**
+     * Reads every change the current transaction recorded: the spilled chunks, in order, then the setting. Spilled
+     * chunks are read only when there are some, so a small transaction costs one {@code current_setting}.
+     */
+    public static final String READ_CHANGES = "SELECT CASE WHEN current_setting('gargamel.spilled', true) = 'on' THEN "
+            + SCHEMA + ".spilled_changes() ELSE '' END || coalesce(current_setting('gargamel.changes', true), '')";
+
+    /**
+     * Once the setting holds this many bytes, the trigger moves them to a temporary table and starts the setting
+     * afresh. Appending to one string copies it, so a transaction of n changes would cost n² bytes copied; with
+     * chunks of at most this size, each change copies at most this much: linear, and TPC-C's transactions (a few kB)
+     * never spill.
+     */
+    static final int SPILL_BYTES = 16_384;
+
+    /** Session-local, emptied at every commit: chunks of the current transaction's recorded changes, in order. */
+    private static final String SPILL_TABLE = "pg_temp.gargamel_spilled_changes";
 
     /** Types whose equality is identity of the stored value; other columns are compared as text. */
     private static final Set<String> EXACT_EQUALITY = Set.of("int2", "int4", "int8", "bool", "text", "varchar", "bpchar",
@@ -63,12 +82,39 @@ public final class WriteSetCapture {
                         + " FOR EACH ROW EXECUTE FUNCTION " + function + "()");
                 (table.getValue().isEmpty() ? insertOnly : keyed).add(table.getKey());
             }
+            statement.execute(SPILL_FUNCTION);
+            statement.execute(SPILLED_CHANGES_FUNCTION);
             // The generic functions of earlier versions, no longer used by any trigger.
             statement.execute("DROP FUNCTION IF EXISTS " + SCHEMA + ".capture()");
             statement.execute("DROP FUNCTION IF EXISTS " + SCHEMA + ".record(text, text, jsonb)");
         }
         return new CaptureInstallation(keyed, insertOnly);
     }
+
+    /**
+     * Moves a full chunk of the setting to the session's spill table (created on first use, in the session's temporary
+     * schema, rows deleted at commit; a rollback takes them back with the rest) and returns the setting's new start.
+     */
+    private static final String SPILL_FUNCTION = "CREATE OR REPLACE FUNCTION " + SCHEMA + """
+            .spill(chunk text) RETURNS text LANGUAGE plpgsql AS $spill$
+            BEGIN
+                IF to_regclass('%1$s') IS NULL THEN
+                    CREATE TEMP TABLE gargamel_spilled_changes (seq bigint GENERATED ALWAYS AS IDENTITY, chunk text NOT NULL)
+                        ON COMMIT DELETE ROWS;
+                END IF;
+                INSERT INTO %1$s (chunk) VALUES (spill.chunk);
+                PERFORM set_config('gargamel.spilled', 'on', true);
+                RETURN '';
+            END
+            $spill$""".formatted(SPILL_TABLE);
+
+    /** The chunks spilled by the current transaction, concatenated in order. */
+    private static final String SPILLED_CHANGES_FUNCTION = "CREATE OR REPLACE FUNCTION " + SCHEMA + """
+            .spilled_changes() RETURNS text LANGUAGE plpgsql AS $spilled$
+            BEGIN
+                RETURN (SELECT coalesce(string_agg(chunk, '' ORDER BY seq), '') FROM %s);
+            END
+            $spilled$""".formatted(SPILL_TABLE);
 
     /** A column of a captured table, with the name of its type. */
     record Column(String name, String type) {
@@ -78,7 +124,7 @@ public final class WriteSetCapture {
     static String triggerFunction(String function, String table, List<Column> columns, List<String> key) {
         String name = literal(table);
         StringBuilder body = new StringBuilder();
-        body.append("DECLARE\n    entry text;\nBEGIN\n")
+        body.append("DECLARE\n    entry text;\n    changes text;\nBEGIN\n")
                 .append("    IF coalesce(current_setting('gargamel.capture', true), '') <> 'on' THEN\n        RETURN NULL;\n    END IF;\n")
                 .append("    IF TG_OP = 'INSERT' THEN\n")
                 .append("        entry := ").append(name).append(" || chr(31) || 'I' || chr(31) || row_to_json(NEW)::text;\n");
@@ -115,7 +161,11 @@ public final class WriteSetCapture {
                     .append(" || entry || '}';\n");
         }
         body.append("    END IF;\n")
-                .append("    entry := set_config('gargamel.changes', coalesce(current_setting('gargamel.changes', true), '') || entry || chr(30), true);\n")
+                .append("    changes := coalesce(current_setting('gargamel.changes', true), '');\n")
+                .append("    IF octet_length(changes) >= ").append(SPILL_BYTES).append(" THEN\n")
+                .append("        changes := ").append(SCHEMA).append(".spill(changes);\n")
+                .append("    END IF;\n")
+                .append("    entry := set_config('gargamel.changes', changes || entry || chr(30), true);\n")
                 .append("    RETURN NULL;\nEND\n");
         String tag = "$capture$";
         for (int i = 0; body.indexOf(tag) >= 0; i++) {
@@ -209,7 +259,7 @@ public final class WriteSetCapture {
     public static List<WriteSet.RowChange> read(Connection connection) throws SQLException {
         String recorded;
         try (Statement statement = connection.createStatement();
-                ResultSet rows = statement.executeQuery("SELECT current_setting('gargamel.changes', true)")) {
+                ResultSet rows = statement.executeQuery(READ_CHANGES)) {
             rows.next();
             recorded = rows.getString(1);
         }

@@ -123,6 +123,55 @@ class CaptureAndApplyTest {
     }
 
     @Test
+    void aBulkTransactionSpillsItsChangesAndKeepsEveryOneInOrder() throws SQLException {
+        int rows = 3_000;  // some 150 kB of changes: several chunks of WriteSetCapture.SPILL_BYTES
+        try (Statement statement = origin.createStatement()) {
+            statement.execute("INSERT INTO unique_code SELECT g, 'code ' || g FROM generate_series(1, " + rows + ") g");
+            statement.execute("UPDATE unique_code SET code = code || '!' WHERE id % 2 = 0");
+            statement.execute("DELETE FROM unique_code WHERE id % 3 = 0");
+            assertEquals("on", setting(statement, "gargamel.spilled"), "the changes outgrew one chunk");
+        }
+        List<WriteSet.RowChange> changes = WriteSetCapture.read(origin);
+        assertEquals(changes, WriteSetCapture.read(origin), "reading twice before commit gives the same changes");
+        origin.commit();
+        assertEquals(rows + rows / 2 + rows / 3, changes.size());
+        assertEquals("{\"id\":1,\"code\":\"code 1\"}", changes.get(0).row(), "the first change first");
+        WriteSet.RowChange last = changes.get(changes.size() - 1);
+        assertEquals(Operation.DELETE, last.operation(), "the last change last: " + last);
+        assertEquals("{\"id\":" + rows + "}", last.row().replace(" ", ""), "the last change last");
+        for (int i = 1; i < rows; i++) {
+            assertEquals(Operation.INSERT, changes.get(i).operation(), "change " + i);
+            assertTrue(changes.get(i).row().startsWith("{\"id\":" + (i + 1) + ","), "change " + i + ": " + changes.get(i));
+        }
+        apply(replica, changes);
+        assertEquals(rows(origin, "unique_code"), rows(replica, "unique_code"));
+        assertEquals(rows - rows / 3, rows(replica, "unique_code").size());
+
+        // The chunks went with the commit: the next transaction carries only its own change, and spills nothing.
+        List<WriteSet.RowChange> next = capture(origin, "UPDATE unique_code SET code = 'one' WHERE id = 1");
+        assertEquals(1, next.size(), next.toString());
+    }
+
+    @Test
+    void aRolledBackBulkTransactionLeavesNoChunkBehind() throws SQLException {
+        try (Statement statement = origin.createStatement()) {
+            statement.execute("INSERT INTO unique_code SELECT g, 'code ' || g FROM generate_series(1, 2000) g");
+            assertEquals("on", setting(statement, "gargamel.spilled"));
+        }
+        origin.rollback();
+        List<WriteSet.RowChange> changes = capture(origin, "INSERT INTO unique_code VALUES (1, 'kept')");
+        assertEquals(1, changes.size(), "only this transaction's insert: " + changes.size() + " changes");
+        assertEquals("{\"id\":1,\"code\":\"kept\"}", changes.get(0).row());
+    }
+
+    private static String setting(Statement statement, String name) throws SQLException {
+        try (ResultSet result = statement.executeQuery("SELECT current_setting('" + name + "', true)")) {
+            result.next();
+            return result.getString(1);
+        }
+    }
+
+    @Test
     void oddNamesAChangeOfScaleOnlyAndColumnsWithoutEqualityAreCapturedExactly() throws SQLException {
         String table = "\"Odd \"\"Name\"\"\"";
         apply(replica, capture(origin, "INSERT INTO " + table + " VALUES (1, 1.0, '{\"k\": [1, 2]}')"));

@@ -12,7 +12,7 @@ import org.gargamel.classifier.ClassifierRules;
 import org.gargamel.classifier.Isolation;
 import org.gargamel.classifier.ProcedureRule;
 import org.gargamel.classifier.RulesException;
-import org.gargamel.classifier.WriteKey;
+import org.gargamel.classifier.WriteKeyBuffer;
 import org.gargamel.classifier.index.ConflictIndex;
 import org.gargamel.common.call.ProcedureCall;
 
@@ -105,6 +105,8 @@ public final class Scheduler {
     private int roundRobin;
 
     private final TxnTable<Txn> txns = new TxnTable<>();
+    /** The write keys of the call being placed (reused: no allocation per key). */
+    private final WriteKeyBuffer writeKeys = new WriteKeyBuffer();
     /** Scratch for the live back-dependencies of the call being placed. */
     private Txn[] scratch = new Txn[16];
     /** Scratch for {@link #collect}: no allocation per collected transaction. */
@@ -219,14 +221,9 @@ public final class Scheduler {
     /** Places a call: its transaction id (increasing from 1), worker and back-dependencies. */
     public Placement place(ProcedureCall call) {
         ProcedureRule rule;
-        List<WriteKey> keys = null;
         try {
-            rule = rules.procedure(call.procedure());
-            if (!rule.readOnly() && mode == SchedulingMode.GARGAMEL) {
-                keys = rules.writeKeys(call, isolation);  // checks the call first
-            } else {
-                rules.check(call);
-            }
+            // Both check the call; only GARGAMEL needs its write keys.
+            rule = mode == SchedulingMode.GARGAMEL ? rules.writeKeys(call, isolation, writeKeys) : rules.check(call);
         } catch (RulesException | IllegalArgumentException e) {
             throw new RejectedCallException(e.getMessage(), e);
         }
@@ -245,7 +242,7 @@ public final class Scheduler {
         } else {
             switch (mode) {
                 case GARGAMEL -> {
-                    dependencies = liveDependencies(index.add(id, keys));
+                    dependencies = liveDependencies(index.add(id, writeKeys));
                     Txn open = null;
                     for (int i = 0; i < dependencies.length; i++) {
                         Txn before = scratch[i];
