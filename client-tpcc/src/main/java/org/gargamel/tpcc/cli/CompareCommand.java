@@ -56,18 +56,20 @@ final class CompareCommand {
         CommandOptions spec = new CommandOptions("compare")
                 .flag("--quick", "16 runs of 8 s (the baselines with 3 replicas only) and a short rate sweep: about 10 minutes on 2 cores")
                 .value("--duration", "D", "length of each run (default 60s, 8s with --quick)")
+                .value("--warmup", "D", "run each run this long first, unmeasured (default: none)")
                 .repeatable("--jdbc-url", "URL", "three existing servers to use instead of embedded ones (databases are "
                         + "created and dropped on them; the user needs CREATEDB)")
                 .value("--out", "DIR", "where compare.json, compare.html and each run's result go (default out/compare-<time>)")
                 .flag("--help", "this text");
         CommandOptions.Parsed options = spec.parse(arguments);
         if (options.flag("--help")) {
-            out.print("Usage: scripts/gargamel compare [--quick] [--out DIR]\n" + spec.usage());
+            out.print("Usage: scripts/gargamel compare [--quick] [--warmup D] [--duration D] [--out DIR]\n" + spec.usage());
             return GargamelMain.EXIT_OK;
         }
         TpccCommand.requireNoPositional(options);
         boolean quick = options.flag("--quick");
         Duration duration = options.duration("--duration", Duration.ofSeconds(quick ? 8 : 60));
+        Duration warmup = options.duration("--warmup", Duration.ZERO);
         List<String> servers = options.all("--jdbc-url");
         if (!servers.isEmpty() && servers.size() != REPLICAS) {
             throw new UsageException("compare needs exactly " + REPLICAS + " --jdbc-url (one per replica), got " + servers.size());
@@ -80,7 +82,8 @@ final class CompareCommand {
         }
         List<Plan> plans = plans(quick);
         String machine = MachineDescription.describe();
-        err.printf("compare: %d runs of %s each on %s%n", plans.size(), duration, machine);
+        err.printf("compare: %d runs of %s each on %s%n", plans.size(),
+                warmup.isZero() ? duration : warmup + " warm-up + " + duration, machine);
         List<CompareRun> results = new ArrayList<>();
         try (PostgresCluster cluster = servers.isEmpty() ? PostgresCluster.embedded(REPLICAS) : PostgresCluster.external(servers)) {
             DatabaseCopies copies = new DatabaseCopies(cluster.jdbcUrls());
@@ -92,7 +95,7 @@ final class CompareCommand {
                     copies.loadTemplates(plan.warehouses(), LOAD_SEED);
                     loadedWarehouses = plan.warehouses();
                 }
-                results.add(runOne(i + 1, plans.size(), plan, duration, copies, directory));
+                results.add(runOne(i + 1, plans.size(), plan, warmup, duration, copies, directory));
                 new CompareReport(results, machine).write(directory);
             }
         } catch (SQLException e) {
@@ -141,15 +144,16 @@ final class CompareCommand {
         return plans;
     }
 
-    private CompareRun runOne(int index, int total, Plan plan, Duration duration, DatabaseCopies copies, Path directory)
+    private CompareRun runOne(int index, int total, Plan plan, Duration warmup, Duration duration, DatabaseCopies copies,
+            Path directory)
             throws SQLException, IOException {
         List<String> urls = copies.copy(plan.warehouses(), plan.replicas());
         Path runDirectory = directory.resolve("runs").resolve(String.format(Locale.ROOT, "%02d-%s", index, plan.label()));
         Files.createDirectories(runDirectory);
         boolean direct = plan.mode().equals("direct");
         TpccRunCommand.Request request = new TpccRunCommand.Request(plan.mode(), plan.replicas(), urls,
-                PostgresBackend.EXTERNAL, plan.warehouses(), plan.terminals(), duration, plan.rate(), plan.isolation(),
-                direct ? DirectIsolation.parse(plan.isolation()) : null, TpccRunCommand.DEFAULT_WORKERS, false, RUN_SEED,
+                PostgresBackend.EXTERNAL, plan.warehouses(), plan.terminals(), warmup, duration, plan.rate(),
+                plan.isolation(), direct ? DirectIsolation.parse(plan.isolation()) : null, TpccRunCommand.DEFAULT_WORKERS, false, RUN_SEED,
                 LOAD_SEED, 10, runDirectory, null, null, true);
         err.printf("[%d/%d] %-12s %-14s %d replica(s), %d wh, %s ... ", index, total, plan.mode(), plan.isolation(),
                 plan.replicas(), plan.warehouses(), plan.rate() == null ? plan.terminals() + " terminals" : plan.rate() + " calls/s");

@@ -24,8 +24,8 @@ final class DemoCommand {
         CommandOptions spec = TpccRunCommand.options("demo");
         CommandOptions.Parsed options = spec.parse(withDefaults(arguments));
         if (options.flag("--help")) {
-            out.print("Usage: scripts/gargamel demo [--replicas N] [--warehouses W] [--terminals T] [--duration D] "
-                    + "[--rate R] [--mode gargamel|round-robin|centralized|direct] [--isolation psi|si] "
+            out.print("Usage: scripts/gargamel demo [--replicas N] [--warehouses W] [--terminals T] [--warmup D] "
+                    + "[--duration D] [--rate R] [--mode gargamel|round-robin|centralized|direct] [--isolation psi|si] "
                     + "[--jdbc-url URL ...] [--out DIR]\n"
                     + "Defaults: 3 embedded replicas, 2 warehouses, 10 terminals per warehouse, 60 s, gargamel, psi.\n"
                     + spec.usage());

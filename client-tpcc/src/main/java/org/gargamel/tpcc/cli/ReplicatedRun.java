@@ -51,8 +51,9 @@ final class ReplicatedRun {
             List<String> urls = databases.jdbcUrls();
             LoadInfo load = TpccRunCommand.prepareReplicas(urls, request, err);
             NURandConstants runConstants = NURandConstants.forRun(load.loadConstants(), new SplittableRandom(request.seed()));
-            RunSettings settings = new RunSettings(request.warehouses(), request.terminals(), request.duration(),
-                    request.rate(), request.keying(), request.seed(), runConstants, Clock.systemDefaultZone());
+            RunSettings settings = new RunSettings(request.warehouses(), request.terminals(), request.warmup(),
+                    request.duration(), request.rate(), request.keying(), request.seed(), runConstants,
+                    Clock.systemDefaultZone());
             ClusterPlan plan = new ClusterPlan(request.mode(), request.isolation(), urls, request.workers(),
                     request.out().resolve("logs"));
             String startedAt = LocalDateTime.now().toString();
@@ -73,7 +74,7 @@ final class ReplicatedRun {
                         request.mode(), request.isolation(), urls.size(), request.warehouses(),
                         request.rate() == null ? request.terminals() + " terminal(s)"
                                 : request.rate() + " calls/s over " + request.terminals() + " connection(s)",
-                        request.duration());
+                        request.interval());
                 statistics = emulator.run();
                 measuredSeconds = emulator.measuredSeconds();
                 if (gargamel.failure() != null) {
@@ -87,7 +88,7 @@ final class ReplicatedRun {
                 removeHook(stopOnInterrupt);
             }
             RunDescription description = new RunDescription(request.mode(), request.isolation(), urls.size(),
-                    request.warehouses(), request.terminals(), request.rate(), request.seed(), startedAt);
+                    request.warehouses(), request.terminals(), request.rate(), request.warmup(), request.seed(), startedAt);
             RunResult result = RunResult.of(description, statistics, measuredSeconds)
                     .withServerCounters(cluster.conflictAborts(), cluster.retries());
             out.print(RunSummary.render(result));

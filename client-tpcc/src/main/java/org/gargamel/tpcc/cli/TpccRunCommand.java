@@ -63,6 +63,7 @@ final class TpccRunCommand {
                 .value("--warehouses", "W", "number of warehouses (default 1)")
                 .value("--terminals", "T", "closed-loop terminals, or open-loop connections with --rate (default 10 per warehouse)")
                 .value("--duration", "D", "measurement interval, e.g. 30s, 2m (default " + DEFAULT_DURATION + ")")
+                .value("--warmup", "D", "run this long first, unmeasured, e.g. 10s (default: none)")
                 .value("--rate", "R", "open loop: R calls per second in total instead of closed-loop terminals")
                 .value("--isolation", "LEVEL", "psi (default) or si through Gargamel; direct: read-committed (= psi), "
                         + "repeatable-read (= si) or serializable")
@@ -83,8 +84,8 @@ final class TpccRunCommand {
         CommandOptions.Parsed options = spec.parse(arguments);
         if (options.flag("--help")) {
             out.print("Usage: scripts/gargamel tpcc run [--mode gargamel|round-robin|centralized|direct] [--replicas N] "
-                    + "[--jdbc-url URL ...] --warehouses W --terminals T --duration D [--rate R] [--isolation psi|si] "
-                    + "[--out DIR]\n" + spec.usage());
+                    + "[--jdbc-url URL ...] --warehouses W --terminals T [--warmup D] --duration D [--rate R] "
+                    + "[--isolation psi|si] [--out DIR]\n" + spec.usage());
             return GargamelMain.EXIT_OK;
         }
         return execute(parse(options), out, err);
@@ -97,12 +98,17 @@ final class TpccRunCommand {
      * the table-by-table comparison before the run (35 s at 4 warehouses here) is skipped.
      */
     record Request(String mode, int replicas, List<String> jdbcUrls, PostgresBackend backend, int warehouses,
-            int terminals, Duration duration, Double rate, String isolation, DirectIsolation directIsolation, int workers,
-            boolean keying, long seed, long loadSeed, int maxRetries, Path out, String scheduler, String bind,
-            boolean freshCopies) {
+            int terminals, Duration warmup, Duration duration, Double rate, String isolation,
+            DirectIsolation directIsolation, int workers, boolean keying, long seed, long loadSeed, int maxRetries, Path out,
+            String scheduler, String bind, boolean freshCopies) {
 
         boolean direct() {
             return mode.equals("direct");
+        }
+
+        /** How long the terminals run, for the log line: "PT1M", or "PT10S warm-up + PT1M measured". */
+        String interval() {
+            return warmup.isZero() ? duration.toString() : warmup + " warm-up + " + duration + " measured";
         }
     }
 
@@ -147,6 +153,7 @@ final class TpccRunCommand {
         int warehouses = options.integer("--warehouses", 1, 1, TpccCommand.MAX_WAREHOUSES);
         int terminals = options.integer("--terminals", 10 * warehouses, 1, 2_000);
         Duration duration = options.duration("--duration", CommandOptions.parseDuration(DEFAULT_DURATION));
+        Duration warmup = options.duration("--warmup", Duration.ZERO);
         Double rate = options.has("--rate") ? options.decimal("--rate", 0, 0.001, 1_000_000) : null;
         String isolationName = options.string("--isolation", direct ? "read-committed" : "psi");
         DirectIsolation directIsolation = null;
@@ -196,7 +203,7 @@ final class TpccRunCommand {
         } else if (options.has("--bind")) {
             throw new UsageException("--bind is for --scheduler");
         }
-        return new Request(mode, replicas, urls, backend, warehouses, terminals, duration, rate, isolationName,
+        return new Request(mode, replicas, urls, backend, warehouses, terminals, warmup, duration, rate, isolationName,
                 directIsolation, workers, options.flag("--keying"), seed, loadSeed, maxRetries, outDirectory, scheduler,
                 options.string("--bind", "127.0.0.1"), false);
     }
@@ -209,8 +216,9 @@ final class TpccRunCommand {
             String url = cluster.jdbcUrl(0);
             LoadInfo load = prepare(url, request, err);
             NURandConstants runConstants = NURandConstants.forRun(load.loadConstants(), new SplittableRandom(request.seed()));
-            RunSettings settings = new RunSettings(request.warehouses(), request.terminals(), request.duration(),
-                    request.rate(), request.keying(), request.seed(), runConstants, Clock.systemDefaultZone());
+            RunSettings settings = new RunSettings(request.warehouses(), request.terminals(), request.warmup(),
+                    request.duration(), request.rate(), request.keying(), request.seed(), runConstants,
+                    Clock.systemDefaultZone());
             TerminalEmulator emulator = new TerminalEmulator(settings, terminal -> {
                 try {
                     return new DirectExecutor(url, request.directIsolation(), request.maxRetries());
@@ -229,7 +237,7 @@ final class TpccRunCommand {
             err.printf("running TPC-C direct on %s: %d warehouse(s), %s, %s%n", url, request.warehouses(),
                     request.rate() == null ? request.terminals() + " terminal(s)"
                             : request.rate() + " calls/s over " + request.terminals() + " connection(s)",
-                    request.duration());
+                    request.interval());
             RunStatistics statistics = emulator.run();
             try {
                 Runtime.getRuntime().removeShutdownHook(stopOnInterrupt);
@@ -237,7 +245,8 @@ final class TpccRunCommand {
                 // Shutting down already (Ctrl-C): the hook has run.
             }
             RunDescription description = new RunDescription("direct", request.isolation(), 1,
-                    request.warehouses(), request.terminals(), request.rate(), request.seed(), startedAt);
+                    request.warehouses(), request.terminals(), request.rate(), request.warmup(), request.seed(),
+                    startedAt);
             RunResult result = RunResult.of(description, statistics, emulator.measuredSeconds());
 
             out.print(RunSummary.render(result));

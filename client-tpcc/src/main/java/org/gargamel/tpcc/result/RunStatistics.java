@@ -49,6 +49,16 @@ public final class RunStatistics {
         }
     }
 
+    /**
+     * A call of the warm-up: not measured, except a failure, which counts as an error like any other (a call without
+     * an outcome fails the run, whenever it happens).
+     */
+    public void recordWarmUp(TransactionType type, CallOutcome outcome) {
+        if (outcome.kind() == CallOutcome.Kind.FAILED) {
+            record(type, outcome, 0);
+        }
+    }
+
     /** An open-loop arrival that found every worker busy and its queue full. */
     public void recordDropped() {
         dropped++;

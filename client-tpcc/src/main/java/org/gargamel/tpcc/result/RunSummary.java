@@ -10,11 +10,12 @@ public final class RunSummary {
 
     public static String render(RunResult result) {
         StringBuilder text = new StringBuilder();
-        text.append(String.format("%nTPC-C %s (%s), %d replica(s), %d warehouse(s), %s, %.1f s%n", result.mode(),
+        text.append(String.format("%nTPC-C %s (%s), %d replica(s), %d warehouse(s), %s, %.1f s%s%n", result.mode(),
                 result.isolation(), result.replicas(), result.warehouses(),
                 result.rate() == null ? result.terminals() + " terminal(s)"
                         : String.format("open loop at %.0f calls/s", result.rate()),
-                result.durationSeconds()));
+                result.durationSeconds(), result.warmupSeconds() > 0
+                        ? String.format(" measured after a %.1f s warm-up", result.warmupSeconds()) : ""));
         text.append(String.format("%-13s %10s %7s %6s %9s %9s %9s %9s%n", "type", "committed", "aborts", "mix%",
                 "p50 ms", "p95 ms", "p99 ms", "max ms"));
         for (TransactionType type : TransactionType.values()) {

@@ -39,12 +39,15 @@ public final class TerminalEmulator {
         stopped = true;
     }
 
-    /** Wall time of the measurement interval, known after {@link #run()} returns. */
+    /** Wall time of the measurement interval (after the warm-up), known after {@link #run()} returns. */
     public double measuredSeconds() {
         return measuredNanos / 1e9;
     }
 
-    /** Runs for the configured duration (or until stopped) and returns the merged statistics. */
+    /**
+     * Runs for the warm-up and then the measurement interval (or until stopped) and returns the merged statistics of
+     * the calls that began in the measurement interval.
+     */
     public RunStatistics run() {
         List<CallExecutor> opened = new ArrayList<>();
         try {
@@ -69,26 +72,27 @@ public final class TerminalEmulator {
     private RunStatistics closedLoop(List<CallExecutor> executors) {
         List<RunStatistics> perTerminal = new ArrayList<>();
         List<Thread> threads = new ArrayList<>();
-        long start = System.nanoTime();
-        long deadline = start + settings.duration().toNanos();
+        long measureFrom = System.nanoTime() + settings.warmup().toNanos();
+        long deadline = measureFrom + settings.duration().toNanos();
         for (int i = 0; i < executors.size(); i++) {
             RunStatistics statistics = new RunStatistics();
             perTerminal.add(statistics);
             TerminalContext terminal = context(i);
             CallExecutor executor = executors.get(i);
-            Thread thread = new Thread(() -> closedLoopTerminal(terminal, executor, statistics, deadline),
+            Thread thread = new Thread(() -> closedLoopTerminal(terminal, executor, statistics, measureFrom, deadline),
                     "terminal-" + (i + 1));
             thread.setDaemon(true);
             threads.add(thread);
             thread.start();
         }
         joinAll(threads);
-        measuredNanos = Math.min(System.nanoTime(), deadline) - start;
+        measuredNanos = Math.max(0, Math.min(System.nanoTime(), deadline) - measureFrom);
         return merge(perTerminal);
     }
 
+    /** Calls that begin before {@code measureFrom} (the warm-up) run but are not measured (failures still count). */
     private void closedLoopTerminal(TerminalContext terminal, CallExecutor executor, RunStatistics statistics,
-            long deadline) {
+            long measureFrom, long deadline) {
         TransactionMix mix = new TransactionMix(terminal.random());
         while (!stopped && System.nanoTime() < deadline) {
             TransactionType type = mix.next();
@@ -101,7 +105,11 @@ public final class TerminalEmulator {
                 break;
             }
             CallOutcome outcome = executor.execute(call);
-            statistics.record(type, outcome, System.nanoTime() - begin);
+            if (begin >= measureFrom) {
+                statistics.record(type, outcome, System.nanoTime() - begin);
+            } else {
+                statistics.recordWarmUp(type, outcome);
+            }
             if (settings.keyingAndThinkTimes()) {
                 long think = KeyingAndThinkTimes.thinkNanos(type, terminal.random());
                 pauseUntil(Math.min(deadline, System.nanoTime() + think));
@@ -118,12 +126,13 @@ public final class TerminalEmulator {
         List<RunStatistics> perWorker = new ArrayList<>();
         List<Thread> threads = new ArrayList<>();
         long start = System.nanoTime();
-        long deadline = start + settings.duration().toNanos();
+        long measureFrom = start + settings.warmup().toNanos();
+        long deadline = measureFrom + settings.duration().toNanos();
         for (int i = 0; i < executors.size(); i++) {
             RunStatistics statistics = new RunStatistics();
             perWorker.add(statistics);
             CallExecutor executor = executors.get(i);
-            Thread thread = new Thread(() -> openLoopWorker(queue, executor, statistics, deadline),
+            Thread thread = new Thread(() -> openLoopWorker(queue, executor, statistics, measureFrom, deadline),
                     "open-loop-worker-" + (i + 1));
             thread.setDaemon(true);
             threads.add(thread);
@@ -148,17 +157,18 @@ public final class TerminalEmulator {
             int index = (int) (n % terminals.size());
             TransactionType type = mixes.get(index).next();
             Arrival arrival = new Arrival(type, TransactionMix.generate(type, terminals.get(index)), intended);
-            if (!queue.offer(arrival)) {
+            if (!queue.offer(arrival) && intended >= measureFrom) {
                 arrivals.recordDropped();
             }
         }
         joinAll(threads);
-        measuredNanos = Math.min(System.nanoTime(), deadline) - start;
+        measuredNanos = Math.max(0, Math.min(System.nanoTime(), deadline) - measureFrom);
         return merge(perWorker);
     }
 
+    /** Arrivals due before {@code measureFrom} (the warm-up) are served but not measured (failures still count). */
     private void openLoopWorker(BlockingQueue<Arrival> queue, CallExecutor executor, RunStatistics statistics,
-            long deadline) {
+            long measureFrom, long deadline) {
         while (!stopped) {
             Arrival arrival;
             try {
@@ -174,7 +184,11 @@ public final class TerminalEmulator {
                 continue;
             }
             CallOutcome outcome = executor.execute(arrival.call());
-            statistics.record(arrival.type(), outcome, System.nanoTime() - arrival.intendedStart());
+            if (arrival.intendedStart() >= measureFrom) {
+                statistics.record(arrival.type(), outcome, System.nanoTime() - arrival.intendedStart());
+            } else {
+                statistics.recordWarmUp(arrival.type(), outcome);
+            }
         }
     }
 

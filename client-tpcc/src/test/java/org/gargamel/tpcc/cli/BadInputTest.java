@@ -43,6 +43,10 @@ class BadInputTest {
         assertRejected(CommandRunner.run("tpcc", "run", "--postgres", "embedded", "--jdbc-url",
                 "jdbc:postgresql://127.0.0.1:1/x", "--out", out.toString()), "contradicts --jdbc-url");
         assertRejected(CommandRunner.run("launch"), "unknown command 'launch'");
+        assertRejected(CommandRunner.run("tpcc", "run", "--warmup", "soon", "--out", out.toString()),
+                "option --warmup of 'tpcc run': expected a duration such as 30s");
+        assertRejected(CommandRunner.run("demo", "--warmup", "0s", "--out", out.toString()), "duration must be positive");
+        assertRejected(CommandRunner.run("compare", "--warmup", "-5s", "--out", out.toString()), "--warmup");
         assertFalse(Files.exists(out), "a rejected run must not create its output directory");
     }
 

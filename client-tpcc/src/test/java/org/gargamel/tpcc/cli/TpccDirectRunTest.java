@@ -40,13 +40,15 @@ class TpccDirectRunTest {
 
             Path out = directory.resolve("run");
             CommandRunner run = CommandRunner.run("tpcc", "run", "--mode", "direct", "--jdbc-url", url, "--warehouses", "1",
-                    "--terminals", "4", "--duration", "30s", "--seed", "3", "--out", out.toString());
+                    "--terminals", "4", "--warmup", "5s", "--duration", "25s", "--seed", "3", "--out", out.toString());
             assertEquals(0, run.exitCode(), run.toString());
 
             JsonNode result = new ObjectMapper().readTree(out.resolve("result.json").toFile());
             assertEquals("direct", result.get("mode").asText());
             assertEquals(1, result.get("warehouses").asInt());
             assertEquals(4, result.get("terminals").asInt());
+            assertEquals(5.0, result.get("warmupSeconds").asDouble(), run.toString());
+            assertEquals(25.0, result.get("durationSeconds").asDouble(), 1.0, "the measured interval follows the warm-up");
             assertTrue(result.get("consistency").get("passed").asBoolean(), run.out());
             assertTrue(result.get("convergence").get("identical").asBoolean(), run.out());
             assertEquals(0, result.get("errors").asLong(), run.toString());

@@ -76,7 +76,7 @@ class ReplicationTest {
         long retries;
         List<Long> committed;
         try (InProcessGargamel gargamel = new InProcessGargamel(mode, isolation, replicas.jdbcUrls(), 3)) {
-            RunSettings settings = new RunSettings(1, 6, RUN, null, false, seed,
+            RunSettings settings = new RunSettings(1, 6, Duration.ZERO, RUN, null, false, seed,
                     NURandConstants.forRun(load.loadConstants(), new SplittableRandom(seed)), Clock.systemDefaultZone());
             statistics = new TerminalEmulator(settings, terminal -> new GargamelExecutor(gargamel.client)).run();
             gargamel.client.awaitQuiescence(Duration.ofSeconds(60));

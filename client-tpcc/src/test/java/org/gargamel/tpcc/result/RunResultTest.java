@@ -26,14 +26,15 @@ class RunResultTest {
         statistics.record(TransactionType.NEW_ORDER,
                 new CallOutcome(CallOutcome.Kind.USER_ABORT, 0, 0, "GA001", "Item number is not valid"), 1_000_000);
         statistics.record(TransactionType.PAYMENT, CallOutcome.committed(2, 2), 3_000_000);
-        RunDescription run = new RunDescription("direct", "read-committed", 1, 2, 8, null, 42, "2026-01-01T10:00");
+        RunDescription run = new RunDescription("direct", "read-committed", 1, 2, 8, null,
+                java.time.Duration.ofSeconds(5), 42, "2026-01-01T10:00");
         RunResult result = RunResult.of(run, statistics, 30.0)
                 .withChecks(Map.of("passed", true), Map.of("identical", true));
         Path file = directory.resolve("out/result.json");
         result.write(file);
 
         JsonNode json = new ObjectMapper().readTree(Files.readString(file));
-        for (String field : new String[] {"mode", "isolation", "replicas", "warehouses", "terminals", "durationSeconds",
+        for (String field : new String[] {"mode", "isolation", "replicas", "warehouses", "terminals", "warmupSeconds", "durationSeconds",
             "tpmC", "committed", "userAborts", "conflictAborts", "retries", "latencyMs", "consistency", "convergence"}) {
             assertTrue(json.has(field), "result.json lacks " + field + ": " + json);
         }
@@ -44,6 +45,7 @@ class RunResultTest {
             }
         }
         assertEquals(180.0, json.get("tpmC").asDouble(), 1e-9, "90 New-Orders in half a minute");
+        assertEquals(5.0, json.get("warmupSeconds").asDouble(), 1e-9);
         assertEquals(1, json.get("userAborts").asLong());
         assertEquals(2, json.get("conflictAborts").asLong());
         assertEquals(2, json.get("retries").asLong());
