@@ -9,6 +9,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -33,6 +34,7 @@ import org.gargamel.common.wire.NodeHello;
 import org.gargamel.common.wire.Progress;
 import org.gargamel.common.wire.WireCodec;
 import org.gargamel.common.wire.WriteSet;
+import org.gargamel.common.wire.Abandon;
 import org.gargamel.node.capture.WriteSetCapture;
 import org.gargamel.node.apply.WriteSetApplier;
 import org.jgroups.Address;
@@ -68,7 +70,13 @@ public final class NodeServer implements AutoCloseable {
     private final NodeStatistics statistics;
     private final Visibility visibility = new Visibility();
     private final ConcurrentLinkedQueue<Long> progress = new ConcurrentLinkedQueue<>();
-    private final LinkedBlockingQueue<WriteSet> delivered = new LinkedBlockingQueue<>();
+    /** What the write-set group delivered, in total order: write-sets and {@link Abandon} decisions. */
+    private final LinkedBlockingQueue<Message> delivered = new LinkedBlockingQueue<>();
+    /**
+     * Transactions settled as done with no effect ({@link Abandon}) before their write-set was delivered; a write-set
+     * of theirs delivered later is discarded, in the same place of the total order at every node. Applier only.
+     */
+    private final Set<Long> abandoned = new HashSet<>();
     private final Map<Long, OwnTransaction> own = new ConcurrentHashMap<>();
     private final List<Worker> workers = new ArrayList<>();
     private final List<Thread> threads = new ArrayList<>();
@@ -451,11 +459,21 @@ public final class NodeServer implements AutoCloseable {
     private void runApplier(Connection connection, WriteSetApplier applier) {
         try {
             while (running) {
-                WriteSet writeSet;
+                Message next;
                 try {
-                    writeSet = delivered.take();
+                    next = delivered.take();
                 } catch (InterruptedException e) {
                     return;
+                }
+                if (next instanceof Abandon abandon) {
+                    settle(abandon);
+                    continue;
+                }
+                WriteSet writeSet = (WriteSet) next;
+                if (abandoned.remove(writeSet.txnId())) {
+                    System.err.println("gargamel node " + name + ": discarded the write-set of transaction "
+                            + writeSet.txnId() + " from " + writeSet.origin() + ", delivered after it was abandoned");
+                    continue;
                 }
                 try {
                     if (mode == NodeConfig.Mode.ROUND_ROBIN) {
@@ -478,6 +496,25 @@ public final class NodeServer implements AutoCloseable {
         } finally {
             closeQuietly(connection);
         }
+    }
+
+    /**
+     * A departed node's unreported transactions, in the total order: each one not yet visible here (its write-set not
+     * delivered before this) is done with no effect, so its dependents may start; its write-set, if it ever comes, is
+     * discarded. Every node decides alike, since all deliver the same sequence.
+     */
+    private void settle(Abandon abandon) {
+        int settled = 0;
+        for (long txn : abandon.transactions()) {
+            if (!visibility.isVisible(txn)) {
+                abandoned.add(txn);
+                visibility.markVisible(txn);
+                progress.add(txn);
+                settled++;
+            }
+        }
+        System.err.println("gargamel node " + name + ": " + abandon.origin() + " left; " + settled + " of its "
+                + abandon.transactions().length + " unreported transaction(s) settled as done with no effect");
     }
 
     private void applyScheduled(WriteSet writeSet, WriteSetApplier applier, Connection connection)
@@ -661,6 +698,13 @@ public final class NodeServer implements AutoCloseable {
                     return;
                 }
                 workers.get(call.worker()).queue.add(call);
+            } else if (decoded instanceof Abandon abandon) {
+                // From the scheduler: settle it in the total order, at every node alike.
+                try {
+                    writeSets.send(new BytesMessage(null, WireCodec.encode(abandon)));
+                } catch (Exception e) {
+                    System.err.println("gargamel node " + name + ": cannot broadcast " + abandon + ": " + e.getMessage());
+                }
             } else {
                 System.err.println("gargamel node " + name + ": unexpected " + decoded.type() + " from " + message.getSrc());
             }
@@ -677,8 +721,8 @@ public final class NodeServer implements AutoCloseable {
         public void receive(org.jgroups.Message message) {
             try {
                 Message decoded = WireCodec.decode(message.getArray(), message.getOffset(), message.getLength());
-                if (decoded instanceof WriteSet writeSet) {
-                    delivered.add(writeSet);
+                if (decoded instanceof WriteSet || decoded instanceof Abandon) {
+                    delivered.add(decoded);
                     return;
                 }
                 System.err.println("gargamel node " + name + ": unexpected " + decoded.type() + " in the write-set group");

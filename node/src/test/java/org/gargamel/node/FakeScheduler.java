@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.gargamel.common.call.ProcedureCall;
 import org.gargamel.common.group.Channels;
 import org.gargamel.common.group.GroupConfig;
+import org.gargamel.common.wire.Abandon;
 import org.gargamel.common.wire.CallOutcome;
 import org.gargamel.common.wire.Execute;
 import org.gargamel.common.wire.Message;
@@ -87,6 +88,11 @@ final class FakeScheduler implements AutoCloseable {
 
     void execute(String node, int worker, long txn, long[] dependencies, ProcedureCall call) throws Exception {
         execute(node, worker, txn, dependencies, false, call);
+    }
+
+    /** Tells {@code node} that {@code origin} left without reporting {@code txns}, as the scheduler does. */
+    void abandon(String node, String origin, long... txns) throws Exception {
+        channel.send(new BytesMessage(member(node), WireCodec.encode(new Abandon(origin, txns))));
     }
 
     CallOutcome awaitOutcome(long txn, long timeoutMillis) throws InterruptedException {

@@ -16,7 +16,15 @@ import java.util.stream.LongStream;
 import org.gargamel.common.call.ProcedureCall;
 import org.gargamel.common.config.GroupSettings;
 import org.gargamel.common.postgres.PostgresCluster;
+import org.gargamel.common.group.Channels;
+import org.gargamel.common.group.GroupConfig;
 import org.gargamel.common.wire.CallOutcome;
+import org.gargamel.common.wire.WireCodec;
+import org.gargamel.common.wire.WriteSet;
+import org.gargamel.common.wire.WriteSet.Operation;
+import org.gargamel.common.wire.WriteSet.RowChange;
+import org.jgroups.BytesMessage;
+import org.jgroups.JChannel;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -313,6 +321,45 @@ class NodeServerTest {
             scheduler.close();
             scheduler = new FakeScheduler();
         }
+    }
+
+    /**
+     * A node left before reporting transaction 1, on which calls at both survivors depend. The scheduler's ABANDON,
+     * broadcast by one survivor, settles it in the total order: its dependents run, a write-set of the departed node
+     * delivered before the decision stays applied, and one delivered after it is discarded at every replica alike.
+     */
+    @Test
+    void aDepartedNodesUnreportedTransactionsAreSettledInTotalOrder() throws Exception {
+        startNodes("gargamel", "psi");
+        try (JChannel departed = Channels.writeSets(GroupConfig.inMemory(), "node-3")) {
+            departed.connect(Channels.WRITE_SET_CLUSTER);
+            scheduler.execute("node-2", 0, 2, deps(1), payment(1, 2, "7.00"));
+            scheduler.execute("node-1", 0, 3, deps(1), newOrder(1, 3, "after"));
+            // Transaction 4 of the departed node was delivered before the decision: it stays applied.
+            departed.send(new BytesMessage(null, WireCodec.encode(new WriteSet(4, "node-3", "payment", deps(), -1,
+                    List.of(new RowChange("district", Operation.UPDATE, "{\"w_id\": 1, \"d_id\": 5, \"ytd\": 44.00}"))))));
+            scheduler.awaitVisibleEverywhere(NODES, deps(4), TIMEOUT);
+            Thread.sleep(200);
+            assertEquals(null, scheduler.outcomesByTxn.get(2), "transaction 2 waits for transaction 1");
+
+            scheduler.abandon("node-1", "node-3", 1, 4);
+            assertEquals(CallOutcome.Status.COMMITTED, scheduler.awaitOutcome(2, TIMEOUT).status());
+            assertEquals(CallOutcome.Status.COMMITTED, scheduler.awaitOutcome(3, TIMEOUT).status());
+            scheduler.awaitVisibleEverywhere(NODES, range(1, 3), TIMEOUT);
+
+            // Transaction 1's write-set arrives after the decision: discarded everywhere. 5 is a barrier behind it.
+            departed.send(new BytesMessage(null, WireCodec.encode(new WriteSet(1, "node-3", "payment", deps(), -1,
+                    List.of(new RowChange("district", Operation.UPDATE, "{\"w_id\": 1, \"d_id\": 6, \"ytd\": 11.00}"))))));
+            departed.send(new BytesMessage(null, WireCodec.encode(new WriteSet(5, "node-3", "payment", deps(), -1,
+                    List.of()))));
+            scheduler.awaitVisibleEverywhere(NODES, deps(5), TIMEOUT);
+        }
+        for (int server = 0; server < 2; server++) {
+            assertEquals("1 44.00", district(server, 1, 5), "applied before the decision, server " + server);
+            assertEquals("1 0.00", district(server, 1, 6), "discarded after the decision, server " + server);
+            assertEquals("1 7.00", district(server, 1, 2), "the dependent payment, server " + server);
+        }
+        assertConverged();
     }
 
     /** Round-robin: concurrent payments of one district on both replicas conflict; losers re-execute; all converge. */

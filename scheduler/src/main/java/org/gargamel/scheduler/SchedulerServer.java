@@ -12,6 +12,7 @@ import java.util.function.Consumer;
 import org.gargamel.common.group.Channels;
 import org.gargamel.common.group.GroupConfig;
 import org.gargamel.common.client.GargamelClient;
+import org.gargamel.common.wire.Abandon;
 import org.gargamel.common.wire.CallOutcome;
 import org.gargamel.common.wire.DrainQuery;
 import org.gargamel.common.wire.DrainStatus;
@@ -234,7 +235,24 @@ public final class SchedulerServer implements AutoCloseable {
                             + placement.txn() + "; its outcome is unknown (node recovery is on the roadmap)");
                 }
             }
+            abandon(node, lost);
         }
+    }
+
+    /**
+     * Has the survivors settle, in their total order, the departed node's unreported update transactions: each counts
+     * as done with no effect unless its write-set was delivered first, so calls that depend on it do not wait forever.
+     * One survivor broadcasts the decision (the scheduler is not in the write-set group).
+     */
+    private void abandon(String node, List<Placement> lost) {
+        long[] updates = lost.stream().filter(placement -> !placement.readOnly()).mapToLong(Placement::txn).toArray();
+        if (updates.length == 0 || nodes.isEmpty()) {
+            return;
+        }
+        Map.Entry<String, Address> survivor = nodes.entrySet().iterator().next();
+        System.err.println("gargamel scheduler: asking " + survivor.getKey() + " to settle " + updates.length
+                + " transaction(s) of " + node + " in the total order");
+        send(survivor.getValue(), new Abandon(node, updates));
     }
 
     private void reject(Address client, long callId, String reason) {

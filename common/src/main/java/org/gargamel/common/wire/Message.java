@@ -8,7 +8,7 @@ import java.io.IOException;
  * writes; compact binary, never Java serialization (DESIGN.md §6).
  */
 public sealed interface Message
-        permits SubmitCall, CallOutcome, Execute, NodeHello, Progress, WriteSet, DrainQuery, DrainStatus {
+        permits SubmitCall, CallOutcome, Execute, NodeHello, Progress, WriteSet, DrainQuery, DrainStatus, Abandon {
 
     MessageType type();
 

@@ -17,7 +17,12 @@ public enum MessageType {
     /** client → scheduler: how much is still in flight (used to wait for quiescence). */
     DRAIN_QUERY(7),
     /** scheduler → client: the answer to a {@link #DRAIN_QUERY}. */
-    DRAIN_STATUS(8);
+    DRAIN_STATUS(8),
+    /**
+     * scheduler → one node, then node ↔ node in total order: a departed node's unreported update transactions, done
+     * with no effect unless their write-set came first.
+     */
+    ABANDON(9);
 
     private final byte tag;
 

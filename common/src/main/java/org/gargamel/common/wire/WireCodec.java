@@ -69,6 +69,7 @@ public final class WireCodec {
                 case WRITE_SET -> WriteSet.read(in);
                 case DRAIN_QUERY -> DrainQuery.read(in);
                 case DRAIN_STATUS -> DrainStatus.read(in);
+                case ABANDON -> Abandon.read(in);
             };
             if (in.available() > 0) {
                 throw new MalformedMessageException(type + ": " + in.available() + " unexpected trailing bytes");

@@ -40,7 +40,8 @@ class WireCodecTest {
                         new RowChange("new_order", Operation.DELETE, "{\"no_w_id\": 1}"))),
                 new WriteSet(8, "node-3", "new_order", new long[0], 17, List.of()),
                 new DrainQuery(5),
-                new DrainStatus(5, 12, 3));
+                new DrainStatus(5, 12, 3),
+                new Abandon("node-2", new long[] {11, 12, 40}));
     }
 
     @Test

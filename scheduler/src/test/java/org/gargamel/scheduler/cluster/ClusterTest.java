@@ -275,6 +275,10 @@ class ClusterTest {
             }
             assertEquals(5, rejected, "node-2's five calls");
             assertEquals(5, committed);
+            // The survivor is asked to settle node-2's five update transactions in the write-set group's total order.
+            waitUntil(() -> !staying.abandons.isEmpty(), "an ABANDON reached node-1");
+            assertEquals("node-2", staying.abandons.get(0).origin());
+            assertEquals(5, staying.abandons.get(0).transactions().length, staying.abandons.toString());
             // The cluster goes on with node-1 alone.
             CallOutcome after = client.submit(ProcedureCall.of("delivery", 1, 1, java.time.LocalDateTime.now()))
                     .get(20, TimeUnit.SECONDS);

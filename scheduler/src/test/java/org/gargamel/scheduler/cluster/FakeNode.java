@@ -16,6 +16,7 @@ import org.gargamel.common.client.GargamelClient;
 import org.gargamel.common.group.Channels;
 import org.gargamel.common.group.GroupConfig;
 import org.gargamel.common.wire.CallOutcome;
+import org.gargamel.common.wire.Abandon;
 import org.gargamel.common.wire.Execute;
 import org.gargamel.common.wire.Message;
 import org.gargamel.common.wire.NodeHello;
@@ -68,6 +69,9 @@ public final class FakeNode implements AutoCloseable {
     private volatile boolean paused;
     private volatile boolean running = true;
 
+    /** ABANDON decisions the scheduler asked this node to broadcast (a fake node only records them). */
+    public final List<Abandon> abandons = new CopyOnWriteArrayList<>();
+
     public FakeNode(String name, int workers, GroupConfig group, Bus bus, Consumer<JChannel> beforeConnect)
             throws Exception {
         this.name = name;
@@ -83,6 +87,8 @@ public final class FakeNode implements AutoCloseable {
                 Message decoded = WireCodec.decode(message.getArray(), message.getOffset(), message.getLength());
                 if (decoded instanceof Execute execute) {
                     inbox.add(execute);
+                } else if (decoded instanceof Abandon abandon) {
+                    abandons.add(abandon);
                 }
             }
 
