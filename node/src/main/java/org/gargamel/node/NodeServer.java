@@ -513,8 +513,10 @@ public final class NodeServer implements AutoCloseable {
                 settled++;
             }
         }
-        System.err.println("gargamel node " + name + ": " + abandon.origin() + " left; " + settled + " of its "
-                + abandon.transactions().length + " unreported transaction(s) settled as done with no effect");
+        if (settled > 0) {  // copies of the decision (one per survivor) find nothing left to settle
+            System.err.println("gargamel node " + name + ": " + abandon.origin() + " left; " + settled + " of its "
+                    + abandon.transactions().length + " unreported transaction(s) settled as done with no effect");
+        }
     }
 
     private void applyScheduled(WriteSet writeSet, WriteSetApplier applier, Connection connection)

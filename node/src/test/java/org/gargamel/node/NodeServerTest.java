@@ -325,7 +325,7 @@ class NodeServerTest {
 
     /**
      * A node left before reporting transaction 1, on which calls at both survivors depend. The scheduler's ABANDON,
-     * broadcast by one survivor, settles it in the total order: its dependents run, a write-set of the departed node
+     * broadcast by each survivor, settles it in the total order: its dependents run, a write-set of the departed node
      * delivered before the decision stays applied, and one delivered after it is discarded at every replica alike.
      */
     @Test
@@ -342,7 +342,9 @@ class NodeServerTest {
             Thread.sleep(200);
             assertEquals(null, scheduler.outcomesByTxn.get(2), "transaction 2 waits for transaction 1");
 
+            // Both survivors broadcast the decision, as the scheduler asks each of them: the first copy decides.
             scheduler.abandon("node-1", "node-3", 1, 4);
+            scheduler.abandon("node-2", "node-3", 1, 4);
             assertEquals(CallOutcome.Status.COMMITTED, scheduler.awaitOutcome(2, TIMEOUT).status());
             assertEquals(CallOutcome.Status.COMMITTED, scheduler.awaitOutcome(3, TIMEOUT).status());
             scheduler.awaitVisibleEverywhere(NODES, range(1, 3), TIMEOUT);

@@ -242,17 +242,20 @@ public final class SchedulerServer implements AutoCloseable {
     /**
      * Has the survivors settle, in their total order, the departed node's unreported update transactions: each counts
      * as done with no effect unless its write-set was delivered first, so calls that depend on it do not wait forever.
-     * One survivor broadcasts the decision (the scheduler is not in the write-set group).
+     * Every survivor broadcasts the decision (the scheduler is not in the write-set group): the first copy delivered
+     * decides, the others change nothing, and one survivor leaving too cannot lose it.
      */
     private void abandon(String node, List<Placement> lost) {
         long[] updates = lost.stream().filter(placement -> !placement.readOnly()).mapToLong(Placement::txn).toArray();
         if (updates.length == 0 || nodes.isEmpty()) {
             return;
         }
-        Map.Entry<String, Address> survivor = nodes.entrySet().iterator().next();
-        System.err.println("gargamel scheduler: asking " + survivor.getKey() + " to settle " + updates.length
+        System.err.println("gargamel scheduler: asking " + nodes.keySet() + " to settle " + updates.length
                 + " transaction(s) of " + node + " in the total order");
-        send(survivor.getValue(), new Abandon(node, updates));
+        Abandon decision = new Abandon(node, updates);
+        for (Address survivor : nodes.values()) {
+            send(survivor, decision);
+        }
     }
 
     private void reject(Address client, long callId, String reason) {

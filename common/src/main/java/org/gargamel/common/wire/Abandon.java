@@ -7,10 +7,10 @@ import java.util.Arrays;
 
 /**
  * Update transactions whose executing node left before reporting them: nobody can tell whether they ran, so the
- * survivors settle it in the total order. The scheduler sends this to one surviving node, which broadcasts it in the
- * write-set group; at delivery every node counts each transaction whose write-set was not delivered before as done
- * with no effect (its dependents may start) and discards its write-set if it comes later. Without it, calls that
- * depend on a dead node's transactions would wait forever (docs/protocol.md, Membership).
+ * survivors settle it in the total order. The scheduler sends this to every surviving node, each of which broadcasts
+ * it in the write-set group; at the first delivery every node counts each transaction whose write-set was not
+ * delivered before as done with no effect (its dependents may start) and discards its write-set if it comes later.
+ * Without it, calls that depend on a dead node's transactions would wait forever (docs/protocol.md, Membership).
  *
  * @param origin the node that left (for the log)
  */

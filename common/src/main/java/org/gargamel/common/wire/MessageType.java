@@ -19,7 +19,7 @@ public enum MessageType {
     /** scheduler → client: the answer to a {@link #DRAIN_QUERY}. */
     DRAIN_STATUS(8),
     /**
-     * scheduler → one node, then node ↔ node in total order: a departed node's unreported update transactions, done
+     * scheduler → nodes, then node ↔ node in total order: a departed node's unreported update transactions, done
      * with no effect unless their write-set came first.
      */
     ABANDON(9);
