@@ -22,7 +22,6 @@ import org.gargamel.node.capture.WriteSetCapture;
  * {@link #rollback rolls back} (the transaction block is open and aborted).
  */
 final class CallRunner {
-    private static final String READ_CHANGES = WriteSetCapture.READ_CHANGES;
 
     /** An update call that ran: its result (first row as text) and the changes it made. */
     record Ran(String result, List<WriteSet.RowChange> changes) {
@@ -45,7 +44,7 @@ final class CallRunner {
      */
     static Ran run(Connection connection, ProcedureCall call, Isolation isolation, boolean commit) throws SQLException {
         String sql = isolation.begin + "; " + ProcedureCallBinder.sql(call.procedure(), call.arguments().size()) + "; "
-                + READ_CHANGES + (commit ? "; COMMIT" : "");
+                + WriteSetCapture.READ_CHANGES + (commit ? "; COMMIT" : "");
         return pipeline(connection, call, sql, 2);
     }
 

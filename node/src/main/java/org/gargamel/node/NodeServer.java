@@ -26,6 +26,7 @@ import org.gargamel.common.call.ProcedureCallBinder;
 import org.gargamel.common.call.SqlErrorKind;
 import org.gargamel.common.client.GargamelClient;
 import org.gargamel.common.group.Channels;
+import org.gargamel.common.wire.Abandon;
 import org.gargamel.common.wire.CallOutcome;
 import org.gargamel.common.wire.Execute;
 import org.gargamel.common.wire.MalformedMessageException;
@@ -34,7 +35,6 @@ import org.gargamel.common.wire.NodeHello;
 import org.gargamel.common.wire.Progress;
 import org.gargamel.common.wire.WireCodec;
 import org.gargamel.common.wire.WriteSet;
-import org.gargamel.common.wire.Abandon;
 import org.gargamel.node.capture.WriteSetCapture;
 import org.gargamel.node.apply.WriteSetApplier;
 import org.jgroups.Address;
@@ -626,11 +626,16 @@ public final class NodeServer implements AutoCloseable {
 
     private void broadcast(WriteSet writeSet) {
         try {
-            writeSets.send(new BytesMessage(null, WireCodec.encode(writeSet)));
+            sendToGroup(writeSet);
         } catch (Exception e) {
             throw new IllegalStateException("cannot broadcast the write-set of transaction " + writeSet.txnId() + ": "
                     + e.getMessage(), e);
         }
+    }
+
+    /** Hands a message to the write-set group's total-order broadcast (write-sets and ABANDON decisions). */
+    private void sendToGroup(Message message) throws Exception {
+        writeSets.send(new BytesMessage(null, WireCodec.encode(message)));
     }
 
     private void reply(Execute call, CallOutcome outcome) {
@@ -703,7 +708,7 @@ public final class NodeServer implements AutoCloseable {
             } else if (decoded instanceof Abandon abandon) {
                 // From the scheduler: settle it in the total order, at every node alike.
                 try {
-                    writeSets.send(new BytesMessage(null, WireCodec.encode(abandon)));
+                    sendToGroup(abandon);
                 } catch (Exception e) {
                     System.err.println("gargamel node " + name + ": cannot broadcast " + abandon + ": " + e.getMessage());
                 }

@@ -103,9 +103,9 @@ public final class ConflictIndex {
     private byte[][] wildcardCache = new byte[16][];
 
     // Scratch space reused by every add (the index is single-threaded).
-    private long[] dependencies = new long[32];
     /** Keys given as records, copied for {@link #add(long, WriteKeyBuffer)}. */
     private final WriteKeyBuffer listScratch = new WriteKeyBuffer();
+    private long[] dependencies = new long[32];
     private int dependencyCount;
     /** Open-addressing set of the ids collected by the current add (and its own), for deduplication. */
     private long[] collected = emptySet(64);

@@ -82,8 +82,8 @@ final class CompareCommand {
         }
         List<Plan> plans = plans(quick);
         String machine = MachineDescription.describe();
-        err.printf("compare: %d runs of %s each on %s%n", plans.size(),
-                warmup.isZero() ? duration : warmup + " warm-up + " + duration, machine);
+        err.printf("compare: %d runs of %s each on %s%n", plans.size(), TpccRunCommand.interval(warmup, duration),
+                machine);
         List<CompareRun> results = new ArrayList<>();
         try (PostgresCluster cluster = servers.isEmpty() ? PostgresCluster.embedded(REPLICAS) : PostgresCluster.external(servers)) {
             DatabaseCopies copies = new DatabaseCopies(cluster.jdbcUrls());
@@ -153,8 +153,8 @@ final class CompareCommand {
         boolean direct = plan.mode().equals("direct");
         TpccRunCommand.Request request = new TpccRunCommand.Request(plan.mode(), plan.replicas(), urls,
                 PostgresBackend.EXTERNAL, plan.warehouses(), plan.terminals(), warmup, duration, plan.rate(),
-                plan.isolation(), direct ? DirectIsolation.parse(plan.isolation()) : null, TpccRunCommand.DEFAULT_WORKERS, false, RUN_SEED,
-                LOAD_SEED, 10, runDirectory, null, null, true);
+                plan.isolation(), direct ? DirectIsolation.parse(plan.isolation()) : null, TpccRunCommand.DEFAULT_WORKERS,
+                false, RUN_SEED, LOAD_SEED, 10, runDirectory, null, null, true);
         err.printf("[%d/%d] %-12s %-14s %d replica(s), %d wh, %s ... ", index, total, plan.mode(), plan.isolation(),
                 plan.replicas(), plan.warehouses(), plan.rate() == null ? plan.terminals() + " terminals" : plan.rate() + " calls/s");
         ByteArrayOutputStream log = new ByteArrayOutputStream();

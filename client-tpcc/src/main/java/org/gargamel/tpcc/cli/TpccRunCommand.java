@@ -106,10 +106,15 @@ final class TpccRunCommand {
             return mode.equals("direct");
         }
 
-        /** How long the terminals run, for the log line: "PT1M", or "PT10S warm-up + PT1M measured". */
+        /** How long the terminals run, for the log line (see {@link #interval(Duration, Duration)}). */
         String interval() {
-            return warmup.isZero() ? duration.toString() : warmup + " warm-up + " + duration + " measured";
+            return TpccRunCommand.interval(warmup, duration);
         }
+    }
+
+    /** How long terminals run, for log lines: "PT1M", or "PT10S warm-up + PT1M measured". */
+    static String interval(Duration warmup, Duration duration) {
+        return warmup.isZero() ? duration.toString() : warmup + " warm-up + " + duration + " measured";
     }
 
     static Request parse(CommandOptions.Parsed options) {
