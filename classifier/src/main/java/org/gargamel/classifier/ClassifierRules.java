@@ -1,8 +1,10 @@
 package org.gargamel.classifier;
 
+import org.gargamel.common.config.Isolation;
 import java.io.IOException;
 import java.io.InputStream;
 import java.math.BigDecimal;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
@@ -18,13 +20,13 @@ import java.util.TreeSet;
 import org.gargamel.classifier.parse.CallParser;
 import org.gargamel.classifier.rules.RulesLoader;
 import org.gargamel.common.call.ProcedureCall;
+import org.gargamel.common.config.ConfigException;
 
 /**
  * The classifier's rules for one application: for every call, the rows (and columns) it may write. Loaded
- * and validated once ({@link #load}, {@link #tpcc}), then immutable and safe to share between threads.
+ * and validated once ({@link #load}), then immutable and safe to share between threads.
  */
 public final class ClassifierRules {
-    private static final String TPCC_RESOURCE = "/org/gargamel/classifier/tpcc-rules.yaml";
 
     private final String source;
     private final Map<String, TableRule> tables;
@@ -52,15 +54,37 @@ public final class ClassifierRules {
         return RulesLoader.load(file);
     }
 
-    /** The rules of the TPC-C kit, shipped with the classifier. */
-    public static ClassifierRules tpcc() {
-        try (InputStream in = ClassifierRules.class.getResourceAsStream(TPCC_RESOURCE)) {
+    /**
+     * Loads the file named by the {@code rules} key of a scheduler's or node's configuration: required, since Gargamel
+     * knows no application's procedures by itself. Errors are configuration errors that name the key.
+     */
+    public static ClassifierRules loadConfigured(String rulesFile) {
+        if (rulesFile == null) {
+            throw new ConfigException("key 'rules' is required: the classifier rules file of the application's "
+                    + "procedures (docs/classifier.md; the TPC-C kit ships tpcc-rules.yaml)");
+        }
+        if (!Files.isRegularFile(Path.of(rulesFile))) {
+            throw new ConfigException("key 'rules': file " + rulesFile + " does not exist");
+        }
+        try {
+            return load(Path.of(rulesFile));
+        } catch (RuntimeException e) {
+            throw new ConfigException("key 'rules': " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Loads a rules file shipped as a class-path resource next to {@code owner} (an application kit's rules, such as
+     * the TPC-C kit's); {@code resource} is absolute ({@code /org/...}) or relative to {@code owner}'s package.
+     */
+    public static ClassifierRules loadResource(Class<?> owner, String resource) {
+        try (InputStream in = owner.getResourceAsStream(resource)) {
             if (in == null) {
-                throw new IllegalStateException("missing resource " + TPCC_RESOURCE);
+                throw new RulesException("no rules resource " + resource + " next to " + owner.getName());
             }
-            return RulesLoader.load(in, "tpcc-rules.yaml");
+            return RulesLoader.load(in, resource.substring(resource.lastIndexOf('/') + 1));
         } catch (IOException e) {
-            throw new RulesException("cannot read " + TPCC_RESOURCE + ": " + e.getMessage(), e);
+            throw new RulesException("cannot read rules resource " + resource + ": " + e.getMessage(), e);
         }
     }
 

@@ -1,5 +1,6 @@
 package org.gargamel.classifier;
 
+import org.gargamel.common.config.Isolation;
 import java.util.Arrays;
 
 /**

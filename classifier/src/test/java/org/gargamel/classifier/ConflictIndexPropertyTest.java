@@ -1,5 +1,7 @@
 package org.gargamel.classifier;
 
+import org.gargamel.common.config.Isolation;
+import org.gargamel.tpcc.TpccRules;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -18,7 +20,7 @@ import org.junit.jupiter.api.Test;
  */
 @Tag("unit")
 class ConflictIndexPropertyTest {
-    private final ClassifierRules rules = ClassifierRules.tpcc();
+    private final ClassifierRules rules = ClassifierRules.loadResource(TpccRules.class, TpccRules.RESOURCE);
 
     @Test
     void sameOrderingAsTheBruteForceGraphWalk() {

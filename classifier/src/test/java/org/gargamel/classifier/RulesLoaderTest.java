@@ -1,5 +1,7 @@
 package org.gargamel.classifier;
 
+import org.gargamel.common.config.Isolation;
+import org.gargamel.tpcc.TpccRules;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -84,7 +86,7 @@ class RulesLoaderTest {
 
     @Test
     void callsAreParsedAndCheckedAgainstTheirRule() {
-        ClassifierRules rules = ClassifierRules.tpcc();
+        ClassifierRules rules = ClassifierRules.loadResource(TpccRules.class, TpccRules.RESOURCE);
         ProcedureCall payment = rules.parse("payment(1, 2, 1, 2, NULL, 'O''BRIEN', 10.00, '2026-01-01 10:00:00')");
         assertNull(payment.arguments().get(4));
         assertEquals("O'BRIEN", payment.arguments().get(5));

@@ -1,5 +1,7 @@
 package org.gargamel.classifier;
 
+import org.gargamel.common.config.Isolation;
+import org.gargamel.tpcc.TpccRules;
 import static org.gargamel.classifier.TpccCalls.delivery;
 import static org.gargamel.classifier.TpccCalls.newOrder;
 import static org.gargamel.classifier.TpccCalls.orderStatus;
@@ -17,7 +19,7 @@ import org.junit.jupiter.api.Test;
 /** The TPC-C rules against the thesis's Table 6.1, case by case (PSI unless said otherwise). */
 @Tag("unit")
 class Table61Test {
-    private final ClassifierRules rules = ClassifierRules.tpcc();
+    private final ClassifierRules rules = ClassifierRules.loadResource(TpccRules.class, TpccRules.RESOURCE);
 
     private void assertConflict(boolean expected, ProcedureCall a, ProcedureCall b, Isolation isolation) {
         Optional<String> forward = rules.conflict(a, b, isolation);

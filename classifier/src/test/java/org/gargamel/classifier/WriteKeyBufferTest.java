@@ -1,5 +1,7 @@
 package org.gargamel.classifier;
 
+import org.gargamel.common.config.Isolation;
+import org.gargamel.tpcc.TpccRules;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -14,7 +16,7 @@ import org.junit.jupiter.api.Test;
 
 /** The scheduler's reused key buffer gives, call after call, exactly the keys of a fresh resolution. */
 class WriteKeyBufferTest {
-    private static final ClassifierRules RULES = ClassifierRules.tpcc();
+    private static final ClassifierRules RULES = ClassifierRules.loadResource(TpccRules.class, TpccRules.RESOURCE);
 
     @Test
     void aReusedBufferHoldsExactlyTheKeysOfEachCall() {

@@ -2,12 +2,14 @@ package org.gargamel.node;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
-import java.nio.file.Files;
 import java.nio.file.Path;
+import org.gargamel.common.config.Secrets;
 import org.gargamel.classifier.ClassifierRules;
 import org.gargamel.common.config.ConfigException;
 import org.gargamel.common.config.ConfigFiles;
 import org.gargamel.common.config.GroupSettings;
+import org.gargamel.common.config.Isolation;
+import org.gargamel.common.config.Mode;
 
 /**
  * A node's configuration file (docs/node.md):
@@ -19,35 +21,35 @@ import org.gargamel.common.config.GroupSettings;
  * workers: 4                        # connections running chains
  * mode: gargamel                    # gargamel | round-robin (certification) | centralized; as the scheduler's
  * isolation: psi                    # psi | si; as the scheduler's
- * rules: my-rules.yaml              # optional; the TPC-C rules by default; validated against the database
+ * rules: my-rules.yaml              # required: the classifier rules, as the scheduler's; checked against the database
  * control:   {bind: 127.0.0.1:7810, initialHosts: [127.0.0.1:7800, 127.0.0.1:7810]}
  * writeSets: {bind: 127.0.0.1:7811, initialHosts: [127.0.0.1:7811, 127.0.0.1:7821]}
  * statsFile: out/node-1.json        # optional; counters and timings written when the node stops
  * </pre>
  */
-public record NodeConfig(String name, String jdbcUrl, int workers, String mode, String isolation, String rules,
+public record NodeConfig(String name, String jdbcUrl, int workers, Mode mode, Isolation isolation, String rules,
         GroupSettings control, GroupSettings writeSets, String statsFile, String user, String password) {
 
     @JsonCreator
     public NodeConfig(@JsonProperty("name") String name, @JsonProperty("jdbcUrl") String jdbcUrl,
-            @JsonProperty("workers") Integer workers, @JsonProperty("mode") String mode,
-            @JsonProperty("isolation") String isolation, @JsonProperty("rules") String rules,
+            @JsonProperty("workers") Integer workers, @JsonProperty("mode") Mode mode,
+            @JsonProperty("isolation") Isolation isolation, @JsonProperty("rules") String rules,
             @JsonProperty("control") GroupSettings control, @JsonProperty("writeSets") GroupSettings writeSets,
             @JsonProperty("statsFile") String statsFile, @JsonProperty("user") String user,
             @JsonProperty("password") String password) {
-        this(name, jdbcUrl, workers == null ? 4 : workers.intValue(), mode == null ? "gargamel" : mode,
-                isolation == null ? "psi" : isolation, rules, control, writeSets, statsFile, user, password);
+        this(name, jdbcUrl, workers == null ? 4 : workers.intValue(), mode == null ? Mode.GARGAMEL : mode,
+                isolation == null ? Isolation.PSI : isolation, rules, control, writeSets, statsFile, user, password);
     }
 
     /** Without a separate user and password (in the URL, or none). */
-    public NodeConfig(String name, String jdbcUrl, int workers, String mode, String isolation, String rules,
+    public NodeConfig(String name, String jdbcUrl, int workers, Mode mode, Isolation isolation, String rules,
             GroupSettings control, GroupSettings writeSets, String statsFile) {
         this(name, jdbcUrl, workers, mode, isolation, rules, control, writeSets, statsFile, null, null);
     }
 
     @Override
     public String toString() {
-        return "NodeConfig[name=" + name + ", jdbcUrl=" + jdbcUrl.replaceAll("password=[^&]*", "password=***")
+        return "NodeConfig[name=" + name + ", jdbcUrl=" + Secrets.maskUrl(jdbcUrl)
                 + ", workers=" + workers + ", mode=" + mode + ", isolation=" + isolation + ", rules=" + rules
                 + ", control=" + control + ", writeSets=" + writeSets + ", statsFile=" + statsFile + ", user=" + user
                 + ", password=" + (password == null ? "null" : "***") + "]";
@@ -55,12 +57,22 @@ public record NodeConfig(String name, String jdbcUrl, int workers, String mode, 
 
     public static NodeConfig read(Path file) {
         NodeConfig config = ConfigFiles.read(file, NodeConfig.class);
+        // A relative rules path is read beside the configuration file, wherever the process was started.
+        String rulesFile = ConfigFiles.resolveBeside(file, config.rules());
+        if (rulesFile != null && !rulesFile.equals(config.rules())) {
+            config = config.withRules(rulesFile);
+        }
         try {
             config.validate();
         } catch (ConfigException e) {
             throw new ConfigException(file + ": " + e.getMessage(), e);
         }
         return config;
+    }
+
+    public NodeConfig withRules(String rulesFile) {
+        return new NodeConfig(name, jdbcUrl, workers, mode, isolation, rulesFile, control, writeSets, statsFile, user,
+                password);
     }
 
     public NodeConfig validate() {
@@ -85,8 +97,6 @@ public record NodeConfig(String name, String jdbcUrl, int workers, String mode, 
         if (workers < 1 || workers > 256) {
             throw new ConfigException("key 'workers' must be between 1 and 256, got " + workers);
         }
-        runMode();
-        si();
         if (control == null) {
             throw new ConfigException("key 'control' is required (the control group shared with the scheduler)");
         }
@@ -103,35 +113,16 @@ public record NodeConfig(String name, String jdbcUrl, int workers, String mode, 
             throw new ConfigException("keys 'control.bind' and 'writeSets.bind' are both " + control.bind()
                     + ": the two groups need two ports");
         }
-        if (rules != null && !Files.isRegularFile(Path.of(rules))) {
-            throw new ConfigException("key 'rules': file " + rules + " does not exist");
-        }
+        loadRules();
         return this;
-    }
-
-    public Mode runMode() {
-        return switch (mode) {
-            case "gargamel" -> Mode.GARGAMEL;
-            case "round-robin" -> Mode.ROUND_ROBIN;
-            case "centralized" -> Mode.CENTRALIZED;
-            default -> throw new ConfigException("key 'mode': '" + mode + "' is not gargamel, round-robin or centralized");
-        };
     }
 
     /** True in SI mode: commits follow the total order. */
     public boolean si() {
-        return switch (isolation) {
-            case "psi" -> false;
-            case "si" -> true;
-            default -> throw new ConfigException("key 'isolation': '" + isolation + "' is not psi or si");
-        };
+        return isolation == Isolation.SI;
     }
 
     public ClassifierRules loadRules() {
-        return rules == null ? ClassifierRules.tpcc() : ClassifierRules.load(Path.of(rules));
-    }
-
-    public enum Mode {
-        GARGAMEL, ROUND_ROBIN, CENTRALIZED
+        return ClassifierRules.loadConfigured(rules);
     }
 }

@@ -19,6 +19,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import org.gargamel.common.config.Mode;
+import org.gargamel.common.config.Secrets;
 import org.gargamel.classifier.ClassifierRules;
 import org.gargamel.classifier.validate.LiveValidator;
 import org.gargamel.common.call.ProcedureCall;
@@ -65,7 +67,7 @@ public final class NodeServer implements AutoCloseable {
 
     private final NodeConfig config;
     private final String name;
-    private final NodeConfig.Mode mode;
+    private final Mode mode;
     private final boolean si;
     private final NodeStatistics statistics;
     private final Visibility visibility = new Visibility();
@@ -103,7 +105,7 @@ public final class NodeServer implements AutoCloseable {
     public NodeServer(NodeConfig config) {
         this.config = config.validate();
         this.name = config.name();
-        this.mode = config.runMode();
+        this.mode = config.mode();
         this.si = config.si();
         this.statistics = new NodeStatistics(name);
     }
@@ -178,7 +180,7 @@ public final class NodeServer implements AutoCloseable {
 
     public String describe() {
         return name + " (" + config.workers() + " workers, mode " + config.mode() + ", isolation " + config.isolation()
-                + ") on " + config.jdbcUrl().replaceAll("password=[^&]*", "password=***");
+                + ") on " + Secrets.maskUrl(config.jdbcUrl());
     }
 
     @Override
@@ -252,7 +254,7 @@ public final class NodeServer implements AutoCloseable {
                     visibility.awaitAll(call.backDependencies());
                     if (call.readOnly()) {
                         executeReadOnly(call);
-                    } else if (mode == NodeConfig.Mode.ROUND_ROBIN) {
+                    } else if (mode == Mode.ROUND_ROBIN) {
                         executeCertified(call);
                     } else {
                         executeScheduled(call);
@@ -476,7 +478,7 @@ public final class NodeServer implements AutoCloseable {
                     continue;
                 }
                 try {
-                    if (mode == NodeConfig.Mode.ROUND_ROBIN) {
+                    if (mode == Mode.ROUND_ROBIN) {
                         certifyAndApply(writeSet, applier, connection);
                     } else {
                         applyScheduled(writeSet, applier, connection);

@@ -4,16 +4,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.gargamel.common.config.ConfigException;
-import org.gargamel.node.cli.NodeCommand;
+import org.gargamel.common.config.Isolation;
+import org.gargamel.common.config.Mode;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The node's configuration file is read strictly: every error names the key. */
+@Tag("unit")
 class NodeConfigTest {
     private static final String GOOD = """
             name: node-1
@@ -23,10 +25,18 @@ class NodeConfigTest {
             isolation: si
             control: {bind: 127.0.0.1:7810, initialHosts: [127.0.0.1:7800, 127.0.0.1:7810]}
             writeSets: {bind: 127.0.0.1:7811, initialHosts: [127.0.0.1:7811]}
+            rules: RULES
             """;
 
     @TempDir
     Path directory;
+    private String good;
+
+    @BeforeEach
+    void writeRules() throws Exception {
+        Path rules = Path.of(NodeConfigTest.class.getResource("bank-rules.yaml").toURI());
+        good = GOOD.replace("RULES", rules.toString());
+    }
 
     private NodeConfig read(String text) throws Exception {
         Path file = directory.resolve("node.yaml");
@@ -40,63 +50,55 @@ class NodeConfigTest {
 
     @Test
     void goodFileWithDefaults() throws Exception {
-        NodeConfig config = read(GOOD);
+        NodeConfig config = read(good);
         assertEquals(3, config.workers());
-        assertEquals(NodeConfig.Mode.ROUND_ROBIN, config.runMode());
+        assertEquals(Mode.ROUND_ROBIN, config.mode());
+        assertEquals(Isolation.SI, config.isolation());
         assertTrue(config.si());
-        NodeConfig defaults = read(GOOD.replace("workers: 3\n", "").replace("mode: round-robin\n", "")
+        NodeConfig defaults = read(good.replace("workers: 3\n", "").replace("mode: round-robin\n", "")
                 .replace("isolation: si\n", ""));
         assertEquals(4, defaults.workers());
-        assertEquals(NodeConfig.Mode.GARGAMEL, defaults.runMode());
+        assertEquals(Mode.GARGAMEL, defaults.mode());
+        assertEquals(Isolation.PSI, defaults.isolation());
         assertTrue(!defaults.si());
     }
 
     @Test
     void unknownKeyIsNamed() {
-        String message = error(GOOD + "wrokers: 3\n");
+        String message = error(good + "wrokers: 3\n");
         assertTrue(message.contains("unknown key 'wrokers'"), message);
         assertTrue(message.contains("line"), message);
     }
 
     @Test
     void badValuesAreNamed() {
-        assertTrue(error(GOOD.replace("mode: round-robin", "mode: fast")).contains("key 'mode'"));
-        assertTrue(error(GOOD.replace("isolation: si", "isolation: ser")).contains("key 'isolation'"));
-        assertTrue(error(GOOD.replace("workers: 3", "workers: 0")).contains("key 'workers'"));
-        assertTrue(error(GOOD.replace("workers: 3", "workers: many")).contains("workers"));
-        assertTrue(error(GOOD.replace("name: node-1", "name: scheduler")).contains("key 'name'"));
-        assertTrue(error(GOOD.replace("jdbcUrl: jdbc:postgresql://127.0.0.1:5432/tpcc\n", "")).contains("key 'jdbcUrl'"));
-        assertTrue(error(GOOD + "rules: /nonexistent/rules.yaml\n").contains("key 'rules'"));
+        assertTrue(error(good.replace("mode: round-robin", "mode: fast")).contains("key 'mode'"));
+        assertTrue(error(good.replace("isolation: si", "isolation: ser")).contains("key 'isolation'"));
+        assertTrue(error(good.replace("workers: 3", "workers: 0")).contains("key 'workers'"));
+        assertTrue(error(good.replace("workers: 3", "workers: many")).contains("workers"));
+        assertTrue(error(good.replace("name: node-1", "name: scheduler")).contains("key 'name'"));
+        assertTrue(error(good.replace("jdbcUrl: jdbc:postgresql://127.0.0.1:5432/tpcc\n", "")).contains("key 'jdbcUrl'"));
+        assertTrue(error(good.replaceAll("rules: .*", "rules: /nonexistent/rules.yaml")).contains("key 'rules'"));
+        assertTrue(error(good.replaceAll("rules: .*\n", "")).contains("key 'rules' is required"));
     }
 
     @Test
     void userAndPassword() throws Exception {
-        NodeConfig config = read(GOOD + "user: gargamel\npassword: secret\n");
+        NodeConfig config = read(good + "user: gargamel\npassword: secret\n");
         assertEquals("gargamel", config.user());
         assertTrue(!config.toString().contains("secret"), config.toString());
-        assertTrue(error(GOOD + "password: secret\n").contains("key 'password' needs key 'user'"));
-        assertTrue(error(GOOD.replace("/tpcc", "/tpcc?user=x") + "user: gargamel\n").contains("contradict"));
+        assertTrue(error(good + "password: secret\n").contains("key 'password' needs key 'user'"));
+        assertTrue(error(good.replace("/tpcc", "/tpcc?user=x") + "user: gargamel\n").contains("contradict"));
     }
 
     @Test
     void contradictionsAreNamed() {
-        String samePort = error(GOOD.replace("bind: 127.0.0.1:7811", "bind: 127.0.0.1:7810"));
+        String samePort = error(good.replace("bind: 127.0.0.1:7811", "bind: 127.0.0.1:7810"));
         assertTrue(samePort.contains("control.bind") && samePort.contains("writeSets.bind"), samePort);
-        String transports = error(GOOD.replace("control: {bind: 127.0.0.1:7810, initialHosts: [127.0.0.1:7800, 127.0.0.1:7810]}",
+        String transports = error(good.replace("control: {bind: 127.0.0.1:7810, initialHosts: [127.0.0.1:7800, 127.0.0.1:7810]}",
                 "control: {transport: in-memory}"));
         assertTrue(transports.contains("transport"), transports);
-        assertTrue(error(GOOD.replace("writeSets: {bind: 127.0.0.1:7811, initialHosts: [127.0.0.1:7811]}\n", ""))
+        assertTrue(error(good.replace("writeSets: {bind: 127.0.0.1:7811, initialHosts: [127.0.0.1:7811]}\n", ""))
                 .contains("key 'writeSets'"));
-    }
-
-    @Test
-    void commandLineErrors() throws Exception {
-        PrintStream out = new PrintStream(new ByteArrayOutputStream());
-        assertThrows(IllegalArgumentException.class, () -> NodeCommand.run(new String[0], out, out));
-        assertThrows(IllegalArgumentException.class, () -> NodeCommand.run(new String[] {"--bogus"}, out, out));
-        assertThrows(IllegalArgumentException.class,
-                () -> NodeCommand.run(new String[] {"uninstall-capture"}, out, out));
-        assertEquals(0, NodeCommand.run(new String[] {"--help"}, out, out));
-        assertEquals(2, NodeCommand.run(new String[] {"--config", directory.resolve("missing.yaml").toString()}));
     }
 }

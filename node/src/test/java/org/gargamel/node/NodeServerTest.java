@@ -13,9 +13,11 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.LongStream;
+import org.gargamel.common.config.Isolation;
+import org.gargamel.common.config.Mode;
 import org.gargamel.common.call.ProcedureCall;
 import org.gargamel.common.config.GroupSettings;
-import org.gargamel.common.postgres.PostgresCluster;
+import org.gargamel.provisioning.PostgresCluster;
 import org.gargamel.common.group.Channels;
 import org.gargamel.common.group.GroupConfig;
 import org.gargamel.common.wire.CallOutcome;
@@ -88,7 +90,7 @@ class NodeServerTest {
         GroupSettings inMemory = new GroupSettings("in-memory", null, null);
         for (int i = 0; i < 2; i++) {
             String stats = statsDirectory == null ? null : statsDirectory.resolve(NODES.get(i) + ".json").toString();
-            NodeConfig config = new NodeConfig(NODES.get(i), servers.jdbcUrls().get(i), 2, mode, isolation, rules,
+            NodeConfig config = new NodeConfig(NODES.get(i), servers.jdbcUrls().get(i), 2, Mode.parse(mode), Isolation.parse(isolation), rules,
                     inMemory, inMemory, stats);
             NodeServer node = new NodeServer(config);
             nodes.add(node);

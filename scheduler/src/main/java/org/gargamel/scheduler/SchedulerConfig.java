@@ -2,14 +2,13 @@ package org.gargamel.scheduler;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import org.gargamel.classifier.ClassifierRules;
-import org.gargamel.classifier.Isolation;
 import org.gargamel.common.config.ConfigException;
 import org.gargamel.common.config.ConfigFiles;
 import org.gargamel.common.config.GroupSettings;
-import org.gargamel.scheduler.core.SchedulingMode;
+import org.gargamel.common.config.Isolation;
+import org.gargamel.common.config.Mode;
 
 /**
  * The scheduler's configuration file (docs/scheduler.md):
@@ -17,31 +16,40 @@ import org.gargamel.scheduler.core.SchedulingMode;
  * control:                       # the control group (clients, scheduler, nodes)
  *   bind: 127.0.0.1:7800
  *   initialHosts: [127.0.0.1:7800, 127.0.0.1:7810, 127.0.0.1:7820]
+ * rules: my-rules.yaml           # required: the application's classifier rules (docs/classifier.md)
  * mode: gargamel                 # gargamel | round-robin | centralized
  * isolation: psi                 # psi | si
- * rules: my-rules.yaml           # optional; the TPC-C rules by default
  * maxInFlight: 100000            # calls scheduled and not yet applied everywhere; more are rejected
  * </pre>
  */
-public record SchedulerConfig(GroupSettings control, String mode, String isolation, String rules, int maxInFlight) {
+public record SchedulerConfig(GroupSettings control, Mode mode, Isolation isolation, String rules, int maxInFlight) {
     public static final int DEFAULT_MAX_IN_FLIGHT = 100_000;
 
     @JsonCreator
-    public SchedulerConfig(@JsonProperty("control") GroupSettings control, @JsonProperty("mode") String mode,
-            @JsonProperty("isolation") String isolation, @JsonProperty("rules") String rules,
+    public SchedulerConfig(@JsonProperty("control") GroupSettings control, @JsonProperty("mode") Mode mode,
+            @JsonProperty("isolation") Isolation isolation, @JsonProperty("rules") String rules,
             @JsonProperty("maxInFlight") Integer maxInFlight) {
-        this(control, mode == null ? "gargamel" : mode, isolation == null ? "psi" : isolation, rules,
+        this(control, mode == null ? Mode.GARGAMEL : mode, isolation == null ? Isolation.PSI : isolation, rules,
                 maxInFlight == null ? DEFAULT_MAX_IN_FLIGHT : maxInFlight.intValue());
     }
 
     public static SchedulerConfig read(Path file) {
         SchedulerConfig config = ConfigFiles.read(file, SchedulerConfig.class);
+        // A relative rules path is read beside the configuration file, wherever the process was started.
+        String rulesFile = ConfigFiles.resolveBeside(file, config.rules());
+        if (rulesFile != null && !rulesFile.equals(config.rules())) {
+            config = config.withRules(rulesFile);
+        }
         try {
             config.validate();
         } catch (ConfigException e) {
             throw new ConfigException(file + ": " + e.getMessage(), e);
         }
         return config;
+    }
+
+    public SchedulerConfig withRules(String rulesFile) {
+        return new SchedulerConfig(control, mode, isolation, rulesFile, maxInFlight);
     }
 
     /** Checks every key once, so a running scheduler never meets a bad setting. */
@@ -58,41 +66,15 @@ public record SchedulerConfig(GroupSettings control, String mode, String isolati
             }
         }
         control.toGroupConfig("control");
-        schedulingMode();
-        isolationLevel();
         if (maxInFlight < 1) {
             throw new ConfigException("key 'maxInFlight' must be at least 1, got " + maxInFlight);
         }
-        if (rules != null && !Files.isRegularFile(Path.of(rules))) {
-            throw new ConfigException("key 'rules': file " + rules + " does not exist");
-        }
-        if (rules != null) {
-            try {
-                loadRules();
-            } catch (RuntimeException e) {
-                throw new ConfigException("key 'rules': " + e.getMessage(), e);
-            }
-        }
+        loadRules();
         return this;
     }
 
-    public SchedulingMode schedulingMode() {
-        try {
-            return SchedulingMode.parse(mode);
-        } catch (IllegalArgumentException e) {
-            throw new ConfigException("key 'mode': " + e.getMessage());
-        }
-    }
-
-    public Isolation isolationLevel() {
-        return switch (isolation) {
-            case "psi" -> Isolation.PSI;
-            case "si" -> Isolation.SI;
-            default -> throw new ConfigException("key 'isolation': '" + isolation + "' is not psi or si");
-        };
-    }
-
+    /** The classifier rules named by key {@code rules}, loaded and validated; errors name the key. */
     public ClassifierRules loadRules() {
-        return rules == null ? ClassifierRules.tpcc() : ClassifierRules.load(Path.of(rules));
+        return ClassifierRules.loadConfigured(rules);
     }
 }

@@ -64,7 +64,7 @@ public final class SchedulerServer implements AutoCloseable {
 
     public SchedulerServer(SchedulerConfig config) {
         this.config = config.validate();
-        this.scheduler = new Scheduler(config.loadRules(), config.schedulingMode(), config.isolationLevel());
+        this.scheduler = new Scheduler(config.loadRules(), config.mode(), config.isolation());
         this.group = config.control().toGroupConfig("control");
     }
 

@@ -6,11 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import org.gargamel.classifier.Isolation;
+import org.gargamel.common.config.Isolation;
 import org.gargamel.common.config.ConfigException;
 import org.gargamel.common.group.GroupConfig;
-import org.gargamel.scheduler.cli.SchedulerCommand;
-import org.gargamel.scheduler.core.SchedulingMode;
+import org.gargamel.tpcc.TpccRules;
+import org.gargamel.common.config.Mode;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -21,9 +21,10 @@ class SchedulerConfigTest {
     @TempDir
     Path dir;
 
+    /** Writes a configuration; one without a rules key gets the TPC-C rules (required, and not what is tested). */
     private Path write(String yaml) throws Exception {
         Path file = dir.resolve("scheduler.yaml");
-        Files.writeString(file, yaml);
+        Files.writeString(file, yaml.contains("rules:") ? yaml : yaml + "rules: " + TpccRules.temporaryFile() + "\n");
         return file;
     }
 
@@ -36,10 +37,13 @@ class SchedulerConfigTest {
 
     @Test
     void theDocumentedExampleParses() throws Exception {
-        Path example = Path.of("src/main/resources/scheduler-example.yaml");
+        // The example names tpcc-rules.yaml beside it: a relative rules path is read from the configuration's directory.
+        Path example = Files.copy(Path.of("src/main/resources/scheduler-example.yaml"), dir.resolve("scheduler.yaml"));
+        TpccRules.writeTo(dir);
         SchedulerConfig config = SchedulerConfig.read(example);
-        assertEquals(SchedulingMode.GARGAMEL, config.schedulingMode());
-        assertEquals(Isolation.PSI, config.isolationLevel());
+        assertEquals(dir.resolve(TpccRules.FILE_NAME).toString(), config.rules());
+        assertEquals(Mode.GARGAMEL, config.mode());
+        assertEquals(Isolation.PSI, config.isolation());
         GroupConfig group = config.control().toGroupConfig("control");
         assertEquals(GroupConfig.Transport.TCP, group.transport());
         assertEquals(7800, group.bindPort());
@@ -50,14 +54,14 @@ class SchedulerConfigTest {
     @Test
     void defaultsAndInMemory() throws Exception {
         SchedulerConfig config = SchedulerConfig.read(write("control:\n  transport: in-memory\n"));
-        assertEquals(SchedulingMode.GARGAMEL, config.schedulingMode());
-        assertEquals(Isolation.PSI, config.isolationLevel());
+        assertEquals(Mode.GARGAMEL, config.mode());
+        assertEquals(Isolation.PSI, config.isolation());
         assertEquals(SchedulerConfig.DEFAULT_MAX_IN_FLIGHT, config.maxInFlight());
         assertEquals(GroupConfig.Transport.IN_MEMORY, config.control().toGroupConfig("control").transport());
         SchedulerConfig other = SchedulerConfig.read(write(
                 "control: {transport: in-memory}\nmode: centralized\nisolation: si\nmaxInFlight: 7\n"));
-        assertEquals(SchedulingMode.CENTRALIZED, other.schedulingMode());
-        assertEquals(Isolation.SI, other.isolationLevel());
+        assertEquals(Mode.CENTRALIZED, other.mode());
+        assertEquals(Isolation.SI, other.isolation());
         assertEquals(7, other.maxInFlight());
     }
 
@@ -71,6 +75,10 @@ class SchedulerConfigTest {
         assertTrue(error("control: {transport: in-memory}\nmaxInFlight: 0\n").contains("key 'maxInFlight'"));
         assertTrue(error("control: {transport: in-memory}\nmaxInFlight: lots\n").contains("maxInFlight"));
         assertTrue(error("control: {transport: in-memory}\nrules: /no/such/rules.yaml\n").contains("key 'rules'"));
+        Path noRules = dir.resolve("no-rules.yaml");
+        Files.writeString(noRules, "control: {transport: in-memory}\n");
+        assertTrue(assertThrows(ConfigException.class, () -> SchedulerConfig.read(noRules)).getMessage()
+                .contains("key 'rules' is required"));
         assertTrue(error("control: {transport: udp}\n").contains("key 'control.transport'"));
         assertTrue(error("control: {initialHosts: ['127.0.0.1:7800']}\n").contains("key 'control.bind'"));
         assertTrue(error("control: {bind: '127.0.0.1:7800'}\n").contains("key 'control.initialHosts'"));
@@ -93,16 +101,5 @@ class SchedulerConfigTest {
         Files.writeString(rules, "procedures:\n  broken: [\n");
         String message = error("control: {transport: in-memory}\nrules: " + rules + "\n");
         assertTrue(message.contains("key 'rules'"), message);
-    }
-
-    @Test
-    void theCommandRefusesMissingOrBadConfig() throws Exception {
-        IllegalArgumentException none = assertThrows(IllegalArgumentException.class, () -> SchedulerCommand.run(new String[0]));
-        assertTrue(none.getMessage().contains("--config"), none.getMessage());
-        Path bad = write("control: {transport: in-memory}\nmode: nope\n");
-        IllegalArgumentException invalid = assertThrows(IllegalArgumentException.class,
-                () -> SchedulerCommand.run(new String[] {"--config", bad.toString()}));
-        assertTrue(invalid.getMessage().contains("key 'mode'"), invalid.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> SchedulerCommand.run(new String[] {"--verbose"}));
     }
 }

@@ -1,11 +1,12 @@
 package org.gargamel.classifier.bench;
 
+import org.gargamel.tpcc.TpccRules;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.gargamel.classifier.ClassifierRules;
-import org.gargamel.classifier.Isolation;
+import org.gargamel.common.config.Isolation;
 import org.gargamel.classifier.WriteKey;
 import org.gargamel.classifier.WriteKeyBuffer;
 import org.gargamel.classifier.index.ConflictIndex;
@@ -65,7 +66,7 @@ public class ConflictIndexBenchmark {
 
         @Setup(Level.Trial)
         public void setUp() {
-            rules = ClassifierRules.tpcc();
+            rules = ClassifierRules.loadResource(TpccRules.class, TpccRules.RESOURCE);
             calls = tpccMix(new SplittableRandom(42), DISTINCT_CALLS);
             index = new ConflictIndex(rules::wildcardPossible);
             for (next = 0; next < inflight; next++) {
@@ -154,7 +155,7 @@ public class ConflictIndexBenchmark {
 
     /** Heap per in-flight transaction: the index filled to {@code inflight}, measured after full GCs. */
     static long bytesPerTransaction(int inflight) {
-        ClassifierRules rules = ClassifierRules.tpcc();
+        ClassifierRules rules = ClassifierRules.loadResource(TpccRules.class, TpccRules.RESOURCE);
         List<List<WriteKey>> keys = new ArrayList<>();
         for (ProcedureCall call : tpccMix(new SplittableRandom(7), DISTINCT_CALLS)) {
             keys.add(rules.writeKeys(call, Isolation.PSI));

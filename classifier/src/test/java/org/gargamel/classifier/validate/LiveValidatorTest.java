@@ -10,7 +10,7 @@ import java.sql.Statement;
 import org.gargamel.classifier.ClassifierRules;
 import org.gargamel.classifier.RulesException;
 import org.gargamel.classifier.rules.RulesLoader;
-import org.gargamel.common.postgres.PostgresCluster;
+import org.gargamel.provisioning.PostgresCluster;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 

@@ -8,7 +8,7 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
-import org.gargamel.common.postgres.PostgresCluster;
+import org.gargamel.common.jdbc.JdbcConnections;
 
 /**
  * Checks the consistency conditions 3.3.2.1 to 3.3.2.12 of TPC-C 5.11 on one database. Each condition is
@@ -24,7 +24,7 @@ public final class ConsistencyChecker {
 
     /** Checks the database at {@code jdbcUrl}, named in the report as {@code database}. */
     public ConsistencyReport check(String jdbcUrl, String database) {
-        try (Connection connection = PostgresCluster.connect(jdbcUrl)) {
+        try (Connection connection = JdbcConnections.connect(jdbcUrl)) {
             return check(connection, database);
         } catch (SQLException e) {
             throw new CheckException("cannot connect to " + database + " to check consistency: " + e.getMessage()

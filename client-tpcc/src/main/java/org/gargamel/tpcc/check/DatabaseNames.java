@@ -2,12 +2,10 @@ package org.gargamel.tpcc.check;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Pattern;
+import org.gargamel.common.config.Secrets;
 
 /** How reports name a database: its position in the command line and its URL without the password. */
 final class DatabaseNames {
-    private static final Pattern PASSWORD = Pattern.compile("(?i)(password=)[^&]*");
-
     private DatabaseNames() {
     }
 
@@ -25,6 +23,6 @@ final class DatabaseNames {
 
     /** Reports end up in result.json and logs, so a password in a URL is masked. */
     static String withoutPassword(String jdbcUrl) {
-        return PASSWORD.matcher(jdbcUrl).replaceAll("$1***");
+        return Secrets.maskUrl(jdbcUrl);
     }
 }

@@ -6,7 +6,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import org.gargamel.common.postgres.PostgresCluster;
+import org.gargamel.common.jdbc.JdbcConnections;
 
 /**
  * Row counts and content checksums of the nine TPC-C tables, to tell whether replicas converged.
@@ -42,7 +42,7 @@ public final class TableChecksums {
 
     /** The checksums of the database at {@code jdbcUrl}, named {@code database} in reports. */
     public DatabaseChecksums compute(String jdbcUrl, String database) {
-        try (Connection connection = PostgresCluster.connect(jdbcUrl)) {
+        try (Connection connection = JdbcConnections.connect(jdbcUrl)) {
             return compute(connection, database);
         } catch (SQLException e) {
             throw new CheckException("cannot connect to " + database + " to compute table checksums: " + e.getMessage()

@@ -17,7 +17,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.gargamel.common.postgres.PostgresCluster;
+import org.gargamel.common.jdbc.JdbcConnections;
 import org.gargamel.tpcc.random.NURandConstants;
 import org.gargamel.tpcc.schema.DatabaseState;
 import org.gargamel.tpcc.schema.LoadInfo;
@@ -124,7 +124,7 @@ public final class TpccLoader {
 
     private static void requireEmpty(String url) {
         DatabaseState state;
-        try (Connection connection = PostgresCluster.connect(url)) {
+        try (Connection connection = JdbcConnections.connect(url)) {
             state = TpccSchema.inspect(connection);
         } catch (SQLException e) {
             throw new LoadException("cannot inspect " + url + " before loading: " + e.getMessage()
@@ -150,7 +150,7 @@ public final class TpccLoader {
     }
 
     private static void onDatabase(String url, String description, DatabaseWork work) {
-        try (Connection connection = PostgresCluster.connect(url)) {
+        try (Connection connection = JdbcConnections.connect(url)) {
             try (Statement statement = connection.createStatement()) {
                 // Nothing is lost by a crash mid-load that a reload would not redo anyway.
                 statement.execute("SET synchronous_commit TO off");

@@ -2,7 +2,7 @@ package org.gargamel.tpcc.result;
 
 import java.util.EnumMap;
 import java.util.Map;
-import org.gargamel.tpcc.workload.CallOutcome;
+import org.gargamel.tpcc.workload.ExecutionOutcome;
 import org.gargamel.tpcc.workload.TransactionType;
 
 /**
@@ -28,7 +28,7 @@ public final class RunStatistics {
     }
 
     /** Records one finished call; its latency counts for committed calls and user aborts alike. */
-    public void record(TransactionType type, CallOutcome outcome, long latencyNanos) {
+    public void record(TransactionType type, ExecutionOutcome outcome, long latencyNanos) {
         conflictAborts += outcome.conflictAborts();
         retries += outcome.retries();
         switch (outcome.kind()) {
@@ -53,8 +53,8 @@ public final class RunStatistics {
      * A call of the warm-up: not measured, except a failure, which counts as an error like any other (a call without
      * an outcome fails the run, whenever it happens).
      */
-    public void recordWarmUp(TransactionType type, CallOutcome outcome) {
-        if (outcome.kind() == CallOutcome.Kind.FAILED) {
+    public void recordWarmUp(TransactionType type, ExecutionOutcome outcome) {
+        if (outcome.kind() == ExecutionOutcome.Kind.FAILED) {
             record(type, outcome, 0);
         }
     }

@@ -11,7 +11,7 @@ import org.gargamel.common.call.ProcedureCall;
 import org.gargamel.tpcc.random.TpccRandom;
 import org.gargamel.tpcc.result.RunStatistics;
 import org.gargamel.tpcc.workload.CallExecutor;
-import org.gargamel.tpcc.workload.CallOutcome;
+import org.gargamel.tpcc.workload.ExecutionOutcome;
 import org.gargamel.tpcc.workload.TerminalContext;
 import org.gargamel.tpcc.workload.TransactionMix;
 import org.gargamel.tpcc.workload.TransactionType;
@@ -104,7 +104,7 @@ public final class TerminalEmulator {
             if (stopped || begin >= deadline) {
                 break;
             }
-            CallOutcome outcome = executor.execute(call);
+            ExecutionOutcome outcome = executor.execute(call);
             if (begin >= measureFrom) {
                 statistics.record(type, outcome, System.nanoTime() - begin);
             } else {
@@ -183,7 +183,7 @@ public final class TerminalEmulator {
                 }
                 continue;
             }
-            CallOutcome outcome = executor.execute(arrival.call());
+            ExecutionOutcome outcome = executor.execute(arrival.call());
             if (arrival.intendedStart() >= measureFrom) {
                 statistics.record(arrival.type(), outcome, System.nanoTime() - arrival.intendedStart());
             } else {

@@ -4,7 +4,7 @@ import org.gargamel.common.call.ProcedureCall;
 
 /** Runs calls for one terminal: directly on PostgreSQL ({@link DirectExecutor}) or through Gargamel (GargamelExecutor). */
 public interface CallExecutor extends AutoCloseable {
-    CallOutcome execute(ProcedureCall call);
+    ExecutionOutcome execute(ProcedureCall call);
 
     @Override
     void close();

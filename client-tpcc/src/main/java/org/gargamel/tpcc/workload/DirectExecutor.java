@@ -7,7 +7,7 @@ import java.sql.SQLException;
 import org.gargamel.common.call.ProcedureCall;
 import org.gargamel.common.call.ProcedureCallBinder;
 import org.gargamel.common.call.SqlErrorKind;
-import org.gargamel.common.postgres.PostgresCluster;
+import org.gargamel.common.jdbc.JdbcConnections;
 
 /**
  * The direct mode: one terminal, one JDBC connection to one PostgreSQL server, each call in its own
@@ -19,14 +19,14 @@ public final class DirectExecutor implements CallExecutor {
     private final int maxRetries;
 
     public DirectExecutor(String jdbcUrl, DirectIsolation isolation, int maxRetries) throws SQLException {
-        this.connection = PostgresCluster.connect(jdbcUrl);
+        this.connection = JdbcConnections.connect(jdbcUrl);
         this.maxRetries = maxRetries;
         connection.setAutoCommit(false);
         connection.setTransactionIsolation(isolation.jdbcLevel());
     }
 
     @Override
-    public CallOutcome execute(ProcedureCall call) {
+    public ExecutionOutcome execute(ProcedureCall call) {
         int conflictAborts = 0;
         while (true) {
             try (PreparedStatement statement = ProcedureCallBinder.prepare(connection, call);
@@ -35,19 +35,19 @@ public final class DirectExecutor implements CallExecutor {
                     // Drain the procedure's result; the client only needs to know it arrived.
                 }
                 connection.commit();
-                return CallOutcome.committed(conflictAborts, conflictAborts);
+                return ExecutionOutcome.committed(conflictAborts, conflictAborts);
             } catch (SQLException e) {
                 rollbackQuietly();
-                SqlErrorKind kind = SqlErrorKind.classify(e);
+                SqlErrorKind kind = TpccErrors.classify(e.getSQLState());
                 if (kind == SqlErrorKind.RETRYABLE) {
                     conflictAborts++;
                     if (conflictAborts <= maxRetries) {
                         continue;
                     }
                 }
-                CallOutcome.Kind outcome = kind == SqlErrorKind.USER_ABORT ? CallOutcome.Kind.USER_ABORT
-                        : CallOutcome.Kind.FAILED;
-                return new CallOutcome(outcome, conflictAborts, Math.min(conflictAborts, maxRetries), e.getSQLState(),
+                ExecutionOutcome.Kind outcome = kind == SqlErrorKind.USER_ABORT ? ExecutionOutcome.Kind.USER_ABORT
+                        : ExecutionOutcome.Kind.FAILED;
+                return new ExecutionOutcome(outcome, conflictAborts, Math.min(conflictAborts, maxRetries), e.getSQLState(),
                         e.getMessage());
             }
         }

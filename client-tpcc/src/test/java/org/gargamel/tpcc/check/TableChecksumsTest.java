@@ -16,7 +16,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
-import org.gargamel.common.postgres.PostgresCluster;
+import org.gargamel.common.jdbc.JdbcConnections;
+import org.gargamel.provisioning.PostgresCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -177,7 +178,7 @@ class TableChecksumsTest {
     }
 
     private static List<String> physicalOrder(String url) throws SQLException {
-        try (Connection connection = PostgresCluster.connect(url); Statement statement = connection.createStatement();
+        try (Connection connection = JdbcConnections.connect(url); Statement statement = connection.createStatement();
                 ResultSet rows = statement.executeQuery(
                         "SELECT s_i_id::text FROM stock ORDER BY ctid")) {
             List<String> ids = new java.util.ArrayList<>();

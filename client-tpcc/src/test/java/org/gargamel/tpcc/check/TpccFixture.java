@@ -8,7 +8,8 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Objects;
-import org.gargamel.common.postgres.PostgresCluster;
+import org.gargamel.common.jdbc.JdbcConnections;
+import org.gargamel.provisioning.PostgresCluster;
 
 /**
  * The hand-made TPC-C database of fixture.sql, installed once per server as a template database so that
@@ -35,7 +36,7 @@ final class TpccFixture {
     }
 
     static void execute(String url, String sql) throws SQLException {
-        try (Connection connection = PostgresCluster.connect(url); Statement statement = connection.createStatement()) {
+        try (Connection connection = JdbcConnections.connect(url); Statement statement = connection.createStatement()) {
             statement.execute(sql);
         }
     }

@@ -4,7 +4,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
-import org.gargamel.common.postgres.PostgresCluster;
+import org.gargamel.provisioning.PostgresCluster;
 import org.gargamel.tpcc.schema.LoadInfo;
 
 /**

@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
-import org.gargamel.tpcc.workload.CallOutcome;
+import org.gargamel.tpcc.workload.ExecutionOutcome;
 import org.gargamel.tpcc.workload.TransactionType;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -21,11 +21,11 @@ class RunResultTest {
     void resultJsonHoldsEveryContractField(@TempDir Path directory) throws Exception {
         RunStatistics statistics = new RunStatistics();
         for (int i = 0; i < 90; i++) {
-            statistics.record(TransactionType.NEW_ORDER, CallOutcome.committed(0, 0), 2_000_000);
+            statistics.record(TransactionType.NEW_ORDER, ExecutionOutcome.committed(0, 0), 2_000_000);
         }
         statistics.record(TransactionType.NEW_ORDER,
-                new CallOutcome(CallOutcome.Kind.USER_ABORT, 0, 0, "GA001", "Item number is not valid"), 1_000_000);
-        statistics.record(TransactionType.PAYMENT, CallOutcome.committed(2, 2), 3_000_000);
+                new ExecutionOutcome(ExecutionOutcome.Kind.USER_ABORT, 0, 0, "GA001", "Item number is not valid"), 1_000_000);
+        statistics.record(TransactionType.PAYMENT, ExecutionOutcome.committed(2, 2), 3_000_000);
         RunDescription run = new RunDescription("direct", "read-committed", 1, 2, 8, null,
                 java.time.Duration.ofSeconds(5), 42, "2026-01-01T10:00");
         RunResult result = RunResult.of(run, statistics, 30.0)

@@ -7,7 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
-import org.gargamel.common.postgres.PostgresCluster;
+import org.gargamel.common.jdbc.JdbcConnections;
+import org.gargamel.provisioning.PostgresCluster;
 import org.gargamel.tpcc.loader.LoadException;
 import org.gargamel.tpcc.loader.LoadOptions;
 import org.gargamel.tpcc.loader.LoadProgress;
@@ -42,7 +43,7 @@ class TpccSchemaInspectTest {
 
     @Test
     void aNewDatabaseIsEmpty() throws SQLException {
-        try (Connection connection = PostgresCluster.connect(createDatabase("inspect_empty"))) {
+        try (Connection connection = JdbcConnections.connect(createDatabase("inspect_empty"))) {
             assertEquals(DatabaseState.EMPTY, TpccSchema.inspect(connection));
         }
     }
@@ -57,7 +58,7 @@ class TpccSchemaInspectTest {
     @Test
     void aForeignTableIsNamedAndTheLoaderRefusesTheDatabase() throws SQLException {
         String url = createDatabase("inspect_foreign");
-        try (Connection connection = PostgresCluster.connect(url); Statement statement = connection.createStatement()) {
+        try (Connection connection = JdbcConnections.connect(url); Statement statement = connection.createStatement()) {
             statement.execute("CREATE TABLE accounts (id int)");
             DatabaseState state = TpccSchema.inspect(connection);
             assertEquals(DatabaseState.Status.OTHER, state.status());
@@ -70,7 +71,7 @@ class TpccSchemaInspectTest {
 
     @Test
     void middlewareObjectsAreIgnored() throws SQLException {
-        try (Connection connection = PostgresCluster.connect(createDatabase("inspect_middleware"));
+        try (Connection connection = JdbcConnections.connect(createDatabase("inspect_middleware"));
                 Statement statement = connection.createStatement()) {
             statement.execute("CREATE TABLE gargamel_capture (id int)");
             statement.execute("CREATE SCHEMA gargamel");
@@ -81,7 +82,7 @@ class TpccSchemaInspectTest {
 
     @Test
     void installedButNotLoadedIsAnIncompleteLoad() throws SQLException {
-        try (Connection connection = PostgresCluster.connect(createDatabase("inspect_incomplete"))) {
+        try (Connection connection = JdbcConnections.connect(createDatabase("inspect_incomplete"))) {
             TpccSchema.install(connection);
             DatabaseState state = TpccSchema.inspect(connection);
             assertEquals(DatabaseState.Status.OTHER, state.status());
@@ -112,7 +113,7 @@ class TpccSchemaInspectTest {
 
     @Test
     void installIsAllOrNothing() throws SQLException {
-        try (Connection connection = PostgresCluster.connect(createDatabase("inspect_atomic"));
+        try (Connection connection = JdbcConnections.connect(createDatabase("inspect_atomic"));
                 Statement statement = connection.createStatement()) {
             statement.execute("CREATE TABLE stock (x int)"); // makes schema.sql fail half-way
             SQLException e = assertThrows(SQLException.class, () -> TpccSchema.install(connection));

@@ -12,7 +12,7 @@ import org.gargamel.common.call.ProcedureCall;
 import org.gargamel.tpcc.random.NURandConstants;
 import org.gargamel.tpcc.result.RunStatistics;
 import org.gargamel.tpcc.workload.CallExecutor;
-import org.gargamel.tpcc.workload.CallOutcome;
+import org.gargamel.tpcc.workload.ExecutionOutcome;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -30,9 +30,9 @@ class TerminalEmulatorWarmupTest {
         }
 
         @Override
-        public CallOutcome execute(ProcedureCall call) {
+        public ExecutionOutcome execute(ProcedureCall call) {
             calls.incrementAndGet();
-            return CallOutcome.committed(0, 0);
+            return ExecutionOutcome.committed(0, 0);
         }
 
         @Override
@@ -77,11 +77,11 @@ class TerminalEmulatorWarmupTest {
         TerminalEmulator emulator = new TerminalEmulator(settings(Duration.ofMillis(500), Duration.ofMillis(500), 200.0),
                 terminal -> new CountingExecutor(calls) {
                     @Override
-                    public CallOutcome execute(ProcedureCall call) {
+                    public ExecutionOutcome execute(ProcedureCall call) {
                         // The very first arrival, due at the start of the warm-up, gets no outcome.
                         return calls.incrementAndGet() == 1
-                                ? new CallOutcome(CallOutcome.Kind.FAILED, 0, 0, "08006", "connection lost")
-                                : CallOutcome.committed(0, 0);
+                                ? new ExecutionOutcome(ExecutionOutcome.Kind.FAILED, 0, 0, "08006", "connection lost")
+                                : ExecutionOutcome.committed(0, 0);
                     }
                 });
         RunStatistics statistics = emulator.run();

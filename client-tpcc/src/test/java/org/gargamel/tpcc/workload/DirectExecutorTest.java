@@ -7,7 +7,7 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import org.gargamel.common.call.ProcedureCall;
-import org.gargamel.common.postgres.PostgresCluster;
+import org.gargamel.provisioning.PostgresCluster;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -43,23 +43,23 @@ class DirectExecutorTest {
                         END $$""");
             }
             try (DirectExecutor executor = new DirectExecutor(cluster.jdbcUrl(0), DirectIsolation.READ_COMMITTED, 5)) {
-                CallOutcome retried = executor.execute(ProcedureCall.of("flaky", 2));
-                assertEquals(CallOutcome.Kind.COMMITTED, retried.kind(), retried.toString());
+                ExecutionOutcome retried = executor.execute(ProcedureCall.of("flaky", 2));
+                assertEquals(ExecutionOutcome.Kind.COMMITTED, retried.kind(), retried.toString());
                 assertEquals(2, retried.conflictAborts());
                 assertEquals(2, retried.retries());
 
-                CallOutcome refused = executor.execute(ProcedureCall.of("refuse", 1));
-                assertEquals(CallOutcome.Kind.USER_ABORT, refused.kind());
+                ExecutionOutcome refused = executor.execute(ProcedureCall.of("refuse", 1));
+                assertEquals(ExecutionOutcome.Kind.USER_ABORT, refused.kind());
                 assertEquals("GA001", refused.sqlState());
                 assertTrue(refused.message().contains("Item number is not valid"), refused.message());
 
-                CallOutcome missing = executor.execute(ProcedureCall.of("no_such_procedure", 1));
-                assertEquals(CallOutcome.Kind.FAILED, missing.kind());
+                ExecutionOutcome missing = executor.execute(ProcedureCall.of("no_such_procedure", 1));
+                assertEquals(ExecutionOutcome.Kind.FAILED, missing.kind());
                 assertEquals("42883", missing.sqlState());
             }
             try (DirectExecutor stubborn = new DirectExecutor(cluster.jdbcUrl(0), DirectIsolation.READ_COMMITTED, 1)) {
-                CallOutcome exhausted = stubborn.execute(ProcedureCall.of("flaky", 100));
-                assertEquals(CallOutcome.Kind.FAILED, exhausted.kind(), "retries must be bounded");
+                ExecutionOutcome exhausted = stubborn.execute(ProcedureCall.of("flaky", 100));
+                assertEquals(ExecutionOutcome.Kind.FAILED, exhausted.kind(), "retries must be bounded");
                 assertEquals(2, exhausted.conflictAborts());
                 assertEquals(1, exhausted.retries());
             }

@@ -66,10 +66,22 @@ public final class ConfigFiles {
                 throw new ConfigException(source + ": " + config.getMessage(), e);
             }
             if (cause instanceof IllegalArgumentException invalid) {
-                throw new ConfigException(source + ": line " + line(e) + ": " + invalid.getMessage(), e);
+                // A typed value that refused its text (Mode, Isolation): name the key it was given for.
+                String key = e instanceof com.fasterxml.jackson.databind.JsonMappingException mapping ? path(mapping) : "";
+                throw new ConfigException(source + ": line " + line(e) + ": " + (key.isEmpty() ? "" : "key '" + key + "': ")
+                        + invalid.getMessage(), e);
             }
             throw new ConfigException(source + ": line " + line(e) + ": " + e.getOriginalMessage(), e);
         }
+    }
+
+    /** {@code path} as given if absolute (or null), else resolved against the directory of {@code configFile}. */
+    public static String resolveBeside(Path configFile, String path) {
+        if (path == null || Path.of(path).isAbsolute()) {
+            return path;
+        }
+        Path directory = configFile.toAbsolutePath().getParent();
+        return directory.resolve(path).normalize().toString();
     }
 
     public static void write(Path file, Object value) {

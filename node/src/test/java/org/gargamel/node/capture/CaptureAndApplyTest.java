@@ -10,7 +10,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import org.gargamel.common.postgres.PostgresCluster;
+import org.gargamel.provisioning.PostgresCluster;
 import org.gargamel.common.wire.WriteSet;
 import org.gargamel.common.wire.WriteSet.Operation;
 import org.gargamel.node.apply.WriteSetApplier;

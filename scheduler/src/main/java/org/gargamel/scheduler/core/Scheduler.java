@@ -1,5 +1,6 @@
 package org.gargamel.scheduler.core;
 
+import org.gargamel.common.config.Mode;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -9,7 +10,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
 import org.gargamel.classifier.ClassifierRules;
-import org.gargamel.classifier.Isolation;
+import org.gargamel.common.config.Isolation;
 import org.gargamel.classifier.ProcedureRule;
 import org.gargamel.classifier.RulesException;
 import org.gargamel.classifier.WriteKeyBuffer;
@@ -21,7 +22,7 @@ import org.gargamel.common.call.ProcedureCall;
  * back-dependencies and a worker, and forgets transactions once every live node has made them visible.
  *
  * <p>The graph's vertices are the update transactions placed and not yet collected; its edges are the
- * back-dependencies. In mode {@link SchedulingMode#GARGAMEL} they come from the classifier's
+ * back-dependencies. In mode {@link Mode#GARGAMEL} they come from the classifier's
  * {@link ConflictIndex}: the last conflicting writers. A call continues on the worker of the most recent
  * back-dependency whose chain is still open (no successor yet, worker on a live node), which extends or
  * merges chains; a second successor of a transaction starts a new chain on the least-loaded worker
@@ -90,7 +91,7 @@ public final class Scheduler {
     }
 
     private final ClassifierRules rules;
-    private final SchedulingMode mode;
+    private final Mode mode;
     private final Isolation isolation;
     private final ConflictIndex index;
 
@@ -116,14 +117,14 @@ public final class Scheduler {
     private long inFlight;
     private int graphSize;
 
-    public Scheduler(ClassifierRules rules, SchedulingMode mode, Isolation isolation) {
+    public Scheduler(ClassifierRules rules, Mode mode, Isolation isolation) {
         this.rules = Objects.requireNonNull(rules, "rules");
         this.mode = Objects.requireNonNull(mode, "mode");
         this.isolation = Objects.requireNonNull(isolation, "isolation");
         this.index = new ConflictIndex(rules::wildcardPossible);
     }
 
-    public SchedulingMode mode() {
+    public Mode mode() {
         return mode;
     }
 
@@ -223,7 +224,7 @@ public final class Scheduler {
         ProcedureRule rule;
         try {
             // Both check the call; only GARGAMEL needs its write keys.
-            rule = mode == SchedulingMode.GARGAMEL ? rules.writeKeys(call, isolation, writeKeys) : rules.check(call);
+            rule = mode == Mode.GARGAMEL ? rules.writeKeys(call, isolation, writeKeys) : rules.check(call);
         } catch (RulesException | IllegalArgumentException e) {
             throw new RejectedCallException(e.getMessage(), e);
         }
@@ -400,7 +401,7 @@ public final class Scheduler {
             }
             txn.inGraph = false;
             graphSize--;
-            if (mode == SchedulingMode.GARGAMEL) {
+            if (mode == Mode.GARGAMEL) {
                 index.remove(txn.id());
             }
             txns.remove(txn.id());

@@ -1,5 +1,8 @@
 package org.gargamel.scheduler.bench;
 
+import org.gargamel.common.config.Isolation;
+import org.gargamel.common.config.Mode;
+import org.gargamel.tpcc.TpccRules;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,7 +47,7 @@ public final class EndToEndRate {
         FakeNode.Bus bus = new FakeNode.Bus();
         List<FakeNode> nodes = new ArrayList<>();
         try (SchedulerServer scheduler = new SchedulerServer(new SchedulerConfig(GroupSettings.tcp(hosts.get(0), hosts),
-                "gargamel", "psi", null, 1_000_000))) {
+                Mode.GARGAMEL, Isolation.PSI, TpccRules.temporaryFile(), 1_000_000))) {
             scheduler.start();
             try {
                 for (int i = 1; i <= NODES; i++) {

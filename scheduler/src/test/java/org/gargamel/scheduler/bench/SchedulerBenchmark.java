@@ -1,5 +1,6 @@
 package org.gargamel.scheduler.bench;
 
+import org.gargamel.tpcc.TpccRules;
 import java.math.BigDecimal;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
@@ -8,13 +9,12 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.gargamel.classifier.ClassifierRules;
-import org.gargamel.classifier.Isolation;
+import org.gargamel.common.config.Isolation;
 import org.gargamel.common.call.ProcedureCall;
 import org.gargamel.common.wire.SubmitCall;
 import org.gargamel.common.wire.WireCodec;
 import org.gargamel.scheduler.core.Placement;
 import org.gargamel.scheduler.core.Scheduler;
-import org.gargamel.scheduler.core.SchedulingMode;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -79,7 +79,7 @@ public class SchedulerBenchmark {
             for (ProcedureCall call : tpccMix(new SplittableRandom(42), DISTINCT_CALLS)) {
                 messages.add(WireCodec.encode(new SubmitCall(messages.size(), call)));
             }
-            scheduler = new Scheduler(ClassifierRules.tpcc(), SchedulingMode.GARGAMEL, Isolation.PSI);
+            scheduler = new Scheduler(ClassifierRules.loadResource(TpccRules.class, TpccRules.RESOURCE), org.gargamel.common.config.Mode.GARGAMEL, Isolation.PSI);
             for (String node : NODES) {
                 scheduler.addNode(node, WORKERS);
             }

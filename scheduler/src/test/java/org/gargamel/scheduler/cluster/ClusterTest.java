@@ -15,6 +15,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import org.gargamel.common.config.Mode;
 import org.gargamel.common.call.ProcedureCall;
 import org.gargamel.common.client.ClientOptions;
 import org.gargamel.common.client.GargamelClient;
@@ -120,7 +121,7 @@ class ClusterTest {
         // partition that lost discovery messages would leave), then hit every message of the run.
         List<DELAY> delays = new java.util.concurrent.CopyOnWriteArrayList<>();
         List<DISCARD> discards = new java.util.concurrent.CopyOnWriteArrayList<>();
-        try (TestCluster cluster = TestCluster.inMemory("gargamel", 100_000, 2, 2, channel -> {
+        try (TestCluster cluster = TestCluster.inMemory(Mode.GARGAMEL, 100_000, 2, 2, channel -> {
             try {
                 DELAY delay = new DELAY();
                 delay.init();  // the channel's stack was initialised already: a protocol inserted now must be too
@@ -196,7 +197,7 @@ class ClusterTest {
 
     @Test
     void schedulerOverloadIsAnImmediateRejection() throws Exception {
-        try (TestCluster cluster = TestCluster.inMemory("gargamel", 5, 1, 2, channel -> { })) {
+        try (TestCluster cluster = TestCluster.inMemory(Mode.GARGAMEL, 5, 1, 2, channel -> { })) {
             cluster.nodes.get(0).pause(true);
             GargamelClient client = cluster.readyClient(OPTIONS);
             List<CompletableFuture<CallOutcome>> futures = new ArrayList<>();

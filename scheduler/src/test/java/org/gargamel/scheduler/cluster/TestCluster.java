@@ -1,5 +1,8 @@
 package org.gargamel.scheduler.cluster;
 
+import org.gargamel.common.config.Isolation;
+import org.gargamel.common.config.Mode;
+import org.gargamel.tpcc.TpccRules;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,7 +27,7 @@ final class TestCluster implements AutoCloseable {
     private final List<String> initialHosts = new ArrayList<>();
     private final Consumer<JChannel> faults;
 
-    private TestCluster(boolean tcp, String mode, int maxInFlight, int nodeCount, int workers, Consumer<JChannel> faults)
+    private TestCluster(boolean tcp, Mode mode, int maxInFlight, int nodeCount, int workers, Consumer<JChannel> faults)
             throws Exception {
         this.tcp = tcp;
         this.faults = faults;
@@ -37,7 +40,7 @@ final class TestCluster implements AutoCloseable {
         } else {
             control = GroupSettings.inMemory();
         }
-        scheduler = new SchedulerServer(new SchedulerConfig(control, mode, "psi", null, maxInFlight));
+        scheduler = new SchedulerServer(new SchedulerConfig(control, mode, Isolation.PSI, TpccRules.temporaryFile(), maxInFlight));
         try {
             scheduler.start(faults);
             for (int i = 1; i <= nodeCount; i++) {
@@ -50,16 +53,16 @@ final class TestCluster implements AutoCloseable {
     }
 
     static TestCluster inMemory(int nodes, int workers) throws Exception {
-        return new TestCluster(false, "gargamel", 100_000, nodes, workers, channel -> { });
+        return new TestCluster(false, Mode.GARGAMEL, 100_000, nodes, workers, channel -> { });
     }
 
-    static TestCluster inMemory(String mode, int maxInFlight, int nodes, int workers, Consumer<JChannel> faults)
+    static TestCluster inMemory(Mode mode, int maxInFlight, int nodes, int workers, Consumer<JChannel> faults)
             throws Exception {
         return new TestCluster(false, mode, maxInFlight, nodes, workers, faults);
     }
 
     static TestCluster tcp(int nodes, int workers) throws Exception {
-        return new TestCluster(true, "gargamel", 100_000, nodes, workers, channel -> { });
+        return new TestCluster(true, Mode.GARGAMEL, 100_000, nodes, workers, channel -> { });
     }
 
     GroupConfig group(int port) {

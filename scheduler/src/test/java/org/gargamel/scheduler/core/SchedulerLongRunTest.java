@@ -1,5 +1,7 @@
 package org.gargamel.scheduler.core;
 
+import org.gargamel.common.config.Mode;
+import org.gargamel.tpcc.TpccRules;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -8,7 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.gargamel.classifier.ClassifierRules;
-import org.gargamel.classifier.Isolation;
+import org.gargamel.common.config.Isolation;
 import org.gargamel.common.call.ProcedureCall;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -22,13 +24,13 @@ class SchedulerLongRunTest {
 
     @Test
     void aMillionCallsLeaveNothingBehind() {
-        ClassifierRules rules = ClassifierRules.tpcc();
+        ClassifierRules rules = ClassifierRules.loadResource(TpccRules.class, TpccRules.RESOURCE);
         SplittableRandom random = new SplittableRandom(2026);
         List<ProcedureCall> mix = new ArrayList<>();
         for (int i = 0; i < 4096; i++) {
             mix.add(TpccCalls.random(random, 3));
         }
-        Scheduler scheduler = new Scheduler(rules, SchedulingMode.GARGAMEL, Isolation.PSI);
+        Scheduler scheduler = new Scheduler(rules, Mode.GARGAMEL, Isolation.PSI);
         for (String node : NODES) {
             scheduler.addNode(node, 2);
         }

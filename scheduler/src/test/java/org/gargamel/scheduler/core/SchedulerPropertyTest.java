@@ -1,5 +1,7 @@
 package org.gargamel.scheduler.core;
 
+import org.gargamel.common.config.Mode;
+import org.gargamel.tpcc.TpccRules;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -13,7 +15,7 @@ import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import org.gargamel.classifier.ClassifierRules;
-import org.gargamel.classifier.Isolation;
+import org.gargamel.common.config.Isolation;
 import org.gargamel.common.call.ProcedureCall;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -34,7 +36,7 @@ import org.junit.jupiter.api.Test;
  */
 @Tag("unit")
 class SchedulerPropertyTest {
-    private final ClassifierRules rules = ClassifierRules.tpcc();
+    private final ClassifierRules rules = ClassifierRules.loadResource(TpccRules.class, TpccRules.RESOURCE);
 
     @Test
     void dependenciesOrderEveryConflictAndWorkersFollowOpenChains() {
@@ -69,7 +71,7 @@ class SchedulerPropertyTest {
             this.warehouses = warehouses;
             this.removeOne = removeOne;
             this.calls = calls;
-            this.scheduler = new Scheduler(rules, SchedulingMode.GARGAMEL, isolation);
+            this.scheduler = new Scheduler(rules, Mode.GARGAMEL, isolation);
             byTxn.add(null);
             placements.add(null);
             closure.add(new BitSet());

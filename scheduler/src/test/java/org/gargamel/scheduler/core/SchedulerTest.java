@@ -1,5 +1,7 @@
 package org.gargamel.scheduler.core;
 
+import org.gargamel.common.config.Mode;
+import org.gargamel.tpcc.TpccRules;
 import static org.gargamel.scheduler.core.TpccCalls.delivery;
 import static org.gargamel.scheduler.core.TpccCalls.newOrder;
 import static org.gargamel.scheduler.core.TpccCalls.orderStatus;
@@ -14,7 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.Arrays;
 import java.util.List;
 import org.gargamel.classifier.ClassifierRules;
-import org.gargamel.classifier.Isolation;
+import org.gargamel.common.config.Isolation;
 import org.gargamel.common.call.ProcedureCall;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -25,14 +27,14 @@ import org.junit.jupiter.api.Test;
  */
 @Tag("unit")
 class SchedulerTest {
-    private static final ClassifierRules RULES = ClassifierRules.tpcc();
+    private static final ClassifierRules RULES = ClassifierRules.loadResource(TpccRules.class, TpccRules.RESOURCE);
     private static final WorkerRef A0 = new WorkerRef("a", 0);
     private static final WorkerRef A1 = new WorkerRef("a", 1);
     private static final WorkerRef B0 = new WorkerRef("b", 0);
     private static final WorkerRef B1 = new WorkerRef("b", 1);
 
     private static Scheduler gargamel() {
-        Scheduler scheduler = new Scheduler(RULES, SchedulingMode.GARGAMEL, Isolation.PSI);
+        Scheduler scheduler = new Scheduler(RULES, Mode.GARGAMEL, Isolation.PSI);
         scheduler.addNode("b", 2);
         scheduler.addNode("a", 2);
         return scheduler;
@@ -127,7 +129,7 @@ class SchedulerTest {
         Scheduler psi = gargamel();
         psi.place(newOrder(1, 1, 1));
         assertArrayEquals(new long[0], deps(psi.place(paymentById(1, 1, 1, 1, 1))));
-        Scheduler si = new Scheduler(RULES, SchedulingMode.GARGAMEL, Isolation.SI);
+        Scheduler si = new Scheduler(RULES, Mode.GARGAMEL, Isolation.SI);
         si.addNode("a", 1);
         si.place(newOrder(1, 1, 1));
         assertArrayEquals(new long[] {1}, deps(si.place(paymentById(1, 1, 1, 1, 1))));
@@ -294,7 +296,7 @@ class SchedulerTest {
 
     @Test
     void roundRobinPlacesUpdatesInTurnWithoutDependencies() {
-        Scheduler s = new Scheduler(RULES, SchedulingMode.ROUND_ROBIN, Isolation.PSI);
+        Scheduler s = new Scheduler(RULES, Mode.ROUND_ROBIN, Isolation.PSI);
         s.addNode("b", 2);
         s.addNode("a", 2);
         List<WorkerRef> expected = List.of(A0, A1, B0, B1, A0, A1);
@@ -318,7 +320,7 @@ class SchedulerTest {
 
     @Test
     void centralizedPutsEveryUpdateOnOneWorkerAfterThePreviousUpdate() {
-        Scheduler s = new Scheduler(RULES, SchedulingMode.CENTRALIZED, Isolation.PSI);
+        Scheduler s = new Scheduler(RULES, Mode.CENTRALIZED, Isolation.PSI);
         s.addNode("b", 2);
         s.addNode("a", 2);
         Placement t1 = s.place(newOrder(1, 1, 1));
@@ -363,7 +365,7 @@ class SchedulerTest {
 
     @Test
     void noNodeNoPlacement() {
-        Scheduler s = new Scheduler(RULES, SchedulingMode.GARGAMEL, Isolation.PSI);
+        Scheduler s = new Scheduler(RULES, Mode.GARGAMEL, Isolation.PSI);
         RejectedCallException e = assertThrows(RejectedCallException.class, () -> s.place(newOrder(1, 1, 1)));
         assertTrue(e.getMessage().startsWith("no node has joined"), e.getMessage());
         s.addNode("a", 1);
@@ -374,11 +376,11 @@ class SchedulerTest {
 
     @Test
     void parsesModeNames() {
-        assertEquals(SchedulingMode.GARGAMEL, SchedulingMode.parse("gargamel"));
-        assertEquals(SchedulingMode.ROUND_ROBIN, SchedulingMode.parse("round-robin"));
-        assertEquals(SchedulingMode.CENTRALIZED, SchedulingMode.parse("Centralized"));
+        assertEquals(Mode.GARGAMEL, Mode.parse("gargamel"));
+        assertEquals(Mode.ROUND_ROBIN, Mode.parse("round-robin"));
+        assertEquals(Mode.CENTRALIZED, Mode.parse("Centralized"));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> SchedulingMode.parse("round_robin"));
+                () -> Mode.parse("round_robin"));
         assertTrue(e.getMessage().contains("round_robin") && e.getMessage().contains("round-robin"), e.getMessage());
     }
 }

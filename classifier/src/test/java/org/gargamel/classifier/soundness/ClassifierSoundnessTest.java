@@ -1,0 +1,117 @@
+package org.gargamel.classifier.soundness;
+
+import org.gargamel.tpcc.TpccRules;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.sql.Connection;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import org.gargamel.classifier.ClassifierRules;
+import org.gargamel.common.config.Isolation;
+import org.gargamel.common.call.ProcedureCall;
+import org.gargamel.provisioning.PostgresCluster;
+import org.gargamel.tpcc.loader.LoadOptions;
+import org.gargamel.tpcc.loader.LoadProgress;
+import org.gargamel.tpcc.loader.TpccLoader;
+import org.gargamel.tpcc.random.NURandConstants;
+import org.gargamel.tpcc.random.TpccRandom;
+import org.gargamel.tpcc.schema.LoadInfo;
+import org.gargamel.tpcc.workload.TerminalContext;
+import org.gargamel.tpcc.workload.TransactionMix;
+import org.gargamel.tpcc.workload.TransactionType;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The TPC-C rules are sound on a real database: random TPC-C calls each run in a rolled-back transaction
+ * on a loaded 2-warehouse database, recording the cells (table, primary key, column) they change; for
+ * every pair whose cells intersect, the classifier must answer CONFLICT. Pairs it calls conflicting
+ * without a shared cell are false positives, reported per pair of types (they cost parallelism only).
+ */
+@Tag("integration")
+class ClassifierSoundnessTest {
+    private static final int CALLS = 700;
+    private static final int WAREHOUSES = 2;
+
+    @Test
+    void classifierNeverMissesAConflictThatTheDatabaseShows() throws Exception {
+        ClassifierRules rules = ClassifierRules.loadResource(TpccRules.class, TpccRules.RESOURCE);
+        try (PostgresCluster cluster = PostgresCluster.embedded(1)) {
+            LoadInfo load = new TpccLoader(new LoadOptions(WAREHOUSES, 5, 2), LoadProgress.silent())
+                    .load(cluster.jdbcUrl(0));
+            NURandConstants run = NURandConstants.forRun(load.loadConstants(), new SplittableRandom(9));
+            Clock clock = Clock.fixed(Instant.parse("2026-01-01T10:00:00Z"), ZoneOffset.UTC);
+            try (Connection connection = cluster.connect(0)) {
+                // The shipped rules match the kit's real catalogue: procedures, tables, columns, primary keys.
+                new org.gargamel.classifier.validate.LiveValidator().validate(rules, connection);
+            }
+            List<ProcedureCall> calls = new ArrayList<>();
+            List<TransactionType> types = new ArrayList<>();
+            List<Set<CellCapture.Cell>> cells = new ArrayList<>();
+            try (Connection connection = cluster.connect(0); CellCapture capture = new CellCapture(connection)) {
+                for (int terminal = 0; terminal < 10; terminal++) {
+                    TerminalContext context = new TerminalContext(new TpccRandom(100 + terminal, run),
+                            terminal % WAREHOUSES + 1, terminal / WAREHOUSES + 1, WAREHOUSES, clock);
+                    TransactionMix mix = new TransactionMix(context.random());
+                    for (int i = 0; i < CALLS / 10; i++) {
+                        TransactionType type = mix.next();
+                        ProcedureCall call = TransactionMix.generate(type, context);
+                        calls.add(call);
+                        types.add(type);
+                        cells.add(capture.cellsChangedBy(call));
+                    }
+                }
+            }
+
+            Map<String, long[]> byPair = new TreeMap<>();  // {pairs, intersecting, classifier conflicts, false positives}
+            long intersecting = 0;
+            for (int a = 0; a < calls.size(); a++) {
+                for (int b = a + 1; b < calls.size(); b++) {
+                    boolean shared = CellCapture.intersect(cells.get(a), cells.get(b));
+                    boolean predicted = rules.conflict(calls.get(a), calls.get(b), Isolation.PSI).isPresent();
+                    if (shared && !predicted) {
+                        throw new AssertionError("the classifier missed a conflict: " + calls.get(a) + " and "
+                                + calls.get(b) + " both change " + sharedCells(cells.get(a), cells.get(b)));
+                    }
+                    String pair = pairName(types.get(a), types.get(b));
+                    long[] counts = byPair.computeIfAbsent(pair, key -> new long[4]);
+                    counts[0]++;
+                    counts[1] += shared ? 1 : 0;
+                    counts[2] += predicted ? 1 : 0;
+                    counts[3] += predicted && !shared ? 1 : 0;
+                    intersecting += shared ? 1 : 0;
+                }
+            }
+            System.out.println("pair type                      pairs  sharing a cell  classifier CONFLICT  false positives");
+            byPair.forEach((pair, counts) -> System.out.printf("%-28s %7d %15d %20d %16d (%.1f%% of pairs)%n",
+                    pair, counts[0], counts[1], counts[2], counts[3], 100.0 * counts[3] / counts[0]));
+            assertTrue(intersecting > 100, "the workload must produce real conflicts to test against, got " + intersecting);
+            assertTrue(byPair.get("NEW_ORDER x NEW_ORDER")[1] > 0, "no New-Order pair shared a cell");
+            assertTrue(byPair.get("PAYMENT x PAYMENT")[1] > 0, "no Payment pair shared a cell");
+            assertTrue(byPair.get("DELIVERY x DELIVERY")[1] > 0, "no Delivery pair shared a cell");
+            assertEquals(0, byPair.get("PAYMENT x ORDER_STATUS")[2], "read-only calls conflict with nothing");
+        }
+    }
+
+    private static String pairName(TransactionType a, TransactionType b) {
+        return a.compareTo(b) <= 0 ? a + " x " + b : b + " x " + a;
+    }
+
+    private static List<CellCapture.Cell> sharedCells(Set<CellCapture.Cell> first, Set<CellCapture.Cell> second) {
+        List<CellCapture.Cell> shared = new ArrayList<>();
+        for (CellCapture.Cell cell : first) {
+            if (second.stream().anyMatch(cell::overlaps)) {
+                shared.add(cell);
+            }
+        }
+        return shared;
+    }
+}

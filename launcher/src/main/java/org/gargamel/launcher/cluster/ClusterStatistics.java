@@ -1,0 +1,119 @@
+package org.gargamel.launcher.cluster;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * What the nodes counted during a run, read from the statistics file each node writes when it stops: per node
+ * the counters ({@code committed}, {@code userAborts}, {@code conflictAborts}, {@code retries}, {@code applied})
+ * and per procedure the mean time to execute a call against the mean time to apply its write-set elsewhere.
+ */
+public final class ClusterStatistics {
+    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    private final List<JsonNode> nodes;
+
+    public ClusterStatistics(List<JsonNode> nodes) {
+        this.nodes = List.copyOf(nodes);
+    }
+
+    public static ClusterStatistics read(List<Path> files) {
+        List<JsonNode> nodes = new ArrayList<>();
+        for (Path file : files) {
+            try {
+                if (Files.exists(file)) {
+                    nodes.add(JSON.readTree(file.toFile()));
+                }
+            } catch (IOException e) {
+                throw new IllegalStateException("cannot read node statistics " + file + ": " + e.getMessage(), e);
+            }
+        }
+        return new ClusterStatistics(nodes);
+    }
+
+    public List<JsonNode> nodes() {
+        return nodes;
+    }
+
+    public long conflictAborts() {
+        return sum("conflictAborts");
+    }
+
+    public long retries() {
+        return sum("retries");
+    }
+
+    public long sum(String counter) {
+        long total = 0;
+        for (JsonNode node : nodes) {
+            total += node.path(counter).asLong(0);
+        }
+        return total;
+    }
+
+    public void write(Path file) throws IOException {
+        ArrayNode array = JSON.createArrayNode();
+        nodes.forEach(array::add);
+        Files.createDirectories(file.toAbsolutePath().getParent());
+        JSON.writeValue(file.toFile(), array);
+    }
+
+    /** Per node counters, then per procedure execute against apply times (the thesis's Fig 7.7). */
+    public String render() {
+        if (nodes.isEmpty()) {
+            return "nodes: no statistics (the nodes did not stop cleanly)\n";
+        }
+        StringBuilder text = new StringBuilder(String.format(Locale.ROOT, "%n%-8s %10s %8s %9s %8s %9s%n", "node",
+                "committed", "aborts", "conflicts", "retries", "applied"));
+        for (JsonNode node : nodes) {
+            text.append(String.format(Locale.ROOT, "%-8s %10d %8d %9d %8d %9d%n", node.path("node").asText("?"),
+                    node.path("committed").asLong(), node.path("userAborts").asLong(), node.path("conflictAborts").asLong(),
+                    node.path("retries").asLong(), node.path("applied").asLong()));
+        }
+        text.append(String.format(Locale.ROOT, "%-14s %12s %12s %8s%n", "procedure", "execute ms", "apply ms", "ratio"));
+        for (String procedure : procedures()) {
+            double execute = weightedMean(procedure, "executeMs", "executed");
+            double apply = weightedMean(procedure, "applyMs", "appliedCount");
+            text.append(String.format(Locale.ROOT, "%-14s %12.3f %12.3f %8s%n", procedure, execute, apply,
+                    apply > 0 ? String.format(Locale.ROOT, "%.1fx", execute / apply) : "-"));
+        }
+        return text.toString();
+    }
+
+    private List<String> procedures() {
+        List<String> names = new ArrayList<>();
+        for (JsonNode node : nodes) {
+            Iterator<Map.Entry<String, JsonNode>> fields = node.path("procedures").fields();
+            while (fields.hasNext()) {
+                String name = fields.next().getKey();
+                if (!names.contains(name)) {
+                    names.add(name);
+                }
+            }
+        }
+        return names;
+    }
+
+    /** The mean of {@code meanField} over nodes, weighted by {@code countField}. */
+    private double weightedMean(String procedure, String meanField, String countField) {
+        double weighted = 0;
+        long count = 0;
+        for (JsonNode node : nodes) {
+            JsonNode entry = node.path("procedures").path(procedure);
+            long n = entry.path(countField).asLong(0);
+            weighted += n * entry.path(meanField).asDouble(0);
+            count += n;
+        }
+        return count == 0 ? 0 : weighted / count;
+    }
+}

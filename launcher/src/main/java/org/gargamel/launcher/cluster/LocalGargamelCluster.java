@@ -1,0 +1,256 @@
+package org.gargamel.launcher.cluster;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.gargamel.tpcc.workload.GargamelExecutor;
+import org.gargamel.common.client.ClientOptions;
+import org.gargamel.common.client.GargamelClient;
+import org.gargamel.common.config.ConfigFiles;
+import org.gargamel.common.group.GroupConfig;
+import org.gargamel.common.group.LoopbackPorts;
+import org.gargamel.launcher.cluster.ChildProcess;
+import org.gargamel.tpcc.workload.CallExecutor;
+
+/**
+ * Gargamel on this machine: the scheduler and one node per replica, each a separate JVM started from our own class
+ * path, talking JGroups over TCP on 127.0.0.1 with static discovery; plus the client library in this JVM. Writes
+ * their configuration files and logs under the plan's directory. If a process dies during the run the cluster
+ * reports it ({@link #failure()}) and calls the registered listeners, so the run stops at once instead of hanging.
+ * {@link #close()} stops every process, also on failure and Ctrl-C.
+ */
+public final class LocalGargamelCluster implements GargamelCluster {
+    /** The scheduler and nodes run the server entry point, from gargamel-server.jar (see {@link ServerClassPath}). */
+    static final String MAIN_CLASS = "org.gargamel.launcher.server.ServerMain";
+    static final String SCHEDULER_READY = "gargamel scheduler ready";
+    static final String NODE_READY = "gargamel node ready";
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
+    /** Extra options for the scheduler and node JVMs (profiling, say), split on spaces. */
+    static final String CHILD_JAVA_OPTIONS_VARIABLE = "GARGAMEL_CHILD_JAVA_OPTS";
+    private static final List<String> CHILD_JVM_OPTIONS = childJvmOptions();
+
+    private static List<String> childJvmOptions() {
+        // C1 only: these JVMs live for one run on the same cores as PostgreSQL and each other, and C2 compiling
+        // JGroups, pgjdbc and Jackson took most of their CPU for the first 30 s of a run; with C1 alone a 20 s run of
+        // one replica at 4 warehouses made 11,460 tpmC against 7,923 (docs/node.md). Long-lived deployments
+        // (`scripts/gargamel node`) keep the default tiers.
+        List<String> options = new ArrayList<>(List.of("-Xmx768m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                "-Djava.net.preferIPv4Stack=true"));
+        String extra = System.getenv(CHILD_JAVA_OPTIONS_VARIABLE);
+        if (extra != null && !extra.isBlank()) {
+            options.addAll(List.of(extra.trim().split("\\s+")));
+        }
+        return List.copyOf(options);
+    }
+
+    private final ClusterPlan plan;
+    private final List<ChildProcess> processes = new CopyOnWriteArrayList<>();
+    private final List<Path> statisticsFiles = new ArrayList<>();
+    private final List<Runnable> failureListeners = new CopyOnWriteArrayList<>();
+    private final AtomicBoolean stopping = new AtomicBoolean();
+    private volatile String failure;
+    private GargamelClient client;
+    private Thread monitor;
+
+    private LocalGargamelCluster(ClusterPlan plan) {
+        this.plan = plan;
+    }
+
+    /** Starts the scheduler and the nodes, waits until the scheduler sees every node, and connects the client. */
+    public static LocalGargamelCluster start(ClusterPlan plan, PrintStream err) throws IOException, InterruptedException {
+        LocalGargamelCluster cluster = new LocalGargamelCluster(plan);
+        try {
+            cluster.launch(err);
+            return cluster;
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            cluster.close();
+            throw e;
+        }
+    }
+
+    private void launch(PrintStream err) throws IOException, InterruptedException {
+        Path directory = Files.createDirectories(plan.directory());
+        int schedulerPort = LoopbackPorts.pick();
+        int[] controlPorts = new int[plan.replicas()];
+        int[] writeSetPorts = new int[plan.replicas()];
+        List<String> controlHosts = new ArrayList<>(List.of("127.0.0.1:" + schedulerPort));
+        List<String> writeSetHosts = new ArrayList<>();
+        for (int i = 0; i < plan.replicas(); i++) {
+            controlPorts[i] = LoopbackPorts.pick();
+            writeSetPorts[i] = LoopbackPorts.pick();
+            controlHosts.add("127.0.0.1:" + controlPorts[i]);
+            writeSetHosts.add("127.0.0.1:" + writeSetPorts[i]);
+        }
+        Map<String, Object> scheduler = new LinkedHashMap<>();
+        scheduler.put("control", Map.of("bind", "127.0.0.1:" + schedulerPort, "initialHosts", controlHosts));
+        scheduler.put("rules", plan.rules().toAbsolutePath().toString());
+        scheduler.put("mode", plan.mode().configName());
+        scheduler.put("isolation", plan.isolation().configName());
+        Path schedulerConfig = directory.resolve("scheduler.yaml");
+        ConfigFiles.write(schedulerConfig, scheduler);
+
+        err.printf("starting the scheduler and %d node(s) (logs in %s) ...%n", plan.replicas(), directory);
+        ChildProcess schedulerProcess = ChildProcess.startJava("scheduler", ServerClassPath.get(), MAIN_CLASS,
+                List.of("scheduler", "--config", schedulerConfig.toString()), CHILD_JVM_OPTIONS,
+                directory.resolve("scheduler.log"));
+        processes.add(schedulerProcess);
+        awaitReady(schedulerProcess, SCHEDULER_READY);
+
+        List<ChildProcess> nodes = new ArrayList<>();
+        for (int i = 0; i < plan.replicas(); i++) {
+            String name = "node-" + (i + 1);
+            Map<String, Object> node = new LinkedHashMap<>();
+            node.put("name", name);
+            node.put("jdbcUrl", plan.jdbcUrls().get(i));
+            node.put("workers", plan.workers());
+            node.put("rules", plan.rules().toAbsolutePath().toString());
+            node.put("mode", plan.mode().configName());
+            node.put("isolation", plan.isolation().configName());
+            node.put("control", Map.of("bind", "127.0.0.1:" + controlPorts[i], "initialHosts", controlHosts));
+            node.put("writeSets", Map.of("bind", "127.0.0.1:" + writeSetPorts[i], "initialHosts", writeSetHosts));
+            Path statistics = directory.resolve(name + "-stats.json");
+            Files.deleteIfExists(statistics);
+            statisticsFiles.add(statistics);
+            node.put("statsFile", statistics.toString());
+            Path config = directory.resolve(name + ".yaml");
+            ConfigFiles.write(config, node);
+            ChildProcess process = ChildProcess.startJava(name, ServerClassPath.get(), MAIN_CLASS, List.of("node", "--config", config.toString()),
+                    CHILD_JVM_OPTIONS, directory.resolve(name + ".log"));
+            processes.add(process);
+            nodes.add(process);
+        }
+        for (ChildProcess node : nodes) {
+            awaitReady(node, NODE_READY);
+        }
+        try {
+            client = GargamelClient.connect(GroupConfig.tcp("127.0.0.1", 0,
+                    List.of(InetSocketAddress.createUnresolved("127.0.0.1", schedulerPort))), ClientOptions.defaults());
+            client.awaitNodes(plan.replicas(), START_TIMEOUT);
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("the cluster did not come together: " + e.getMessage() + "; see the logs in "
+                    + directory, e);
+        } catch (InterruptedException | RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot connect to the scheduler: " + e.getMessage(), e);
+        }
+        monitor = new Thread(this::watch, "cluster-monitor");
+        monitor.setDaemon(true);
+        monitor.start();
+    }
+
+    /** An executor for a terminal; all share this cluster's client. */
+    @Override
+    public CallExecutor executor() {
+        return new GargamelExecutor(client);
+    }
+
+    @Override
+    public GargamelClient client() {
+        return client;
+    }
+
+    /** Called (once) if a process of the cluster dies before {@link #stop()}. */
+    @Override
+    public void onFailure(Runnable listener) {
+        failureListeners.add(listener);
+    }
+
+    /** Why the cluster failed during the run, or null. */
+    @Override
+    public String failure() {
+        return failure;
+    }
+
+    @Override
+    public void awaitQuiescence(Duration timeout) throws InterruptedException {
+        try {
+            client.awaitQuiescence(timeout);
+        } catch (TimeoutException e) {
+            throw new IllegalStateException(e.getMessage() + "; see the logs in " + plan.directory(), e);
+        }
+    }
+
+    /** Stops the client and the processes (the nodes write their statistics) and returns those statistics. */
+    @Override
+    public ClusterStatistics stop() {
+        close();
+        return ClusterStatistics.read(statisticsFiles);
+    }
+
+    @Override
+    public void close() {
+        if (!stopping.compareAndSet(false, true)) {
+            return;
+        }
+        if (client != null) {
+            client.close();
+        }
+        // Nodes first (they flush statistics), then the scheduler; in parallel, each SIGTERM then SIGKILL.
+        List<Thread> stoppers = new ArrayList<>();
+        for (ChildProcess process : processes) {
+            Thread stopper = new Thread(() -> process.stop(Duration.ofSeconds(15)), "stop-" + process.name());
+            stopper.start();
+            stoppers.add(stopper);
+        }
+        for (Thread stopper : stoppers) {
+            try {
+                stopper.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void watch() {
+        while (!stopping.get()) {
+            for (ChildProcess process : processes) {
+                if (!process.isAlive() && !stopping.get()) {
+                    failure = process.name() + " (pid " + process.pid() + ") exited unexpectedly with code "
+                            + process.exitCode() + "; last lines of " + process.log() + ":\n" + process.tail(15);
+                    failureListeners.forEach(Runnable::run);
+                    return;
+                }
+            }
+            try {
+                Thread.sleep(250);
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
+    private void awaitReady(ChildProcess process, String marker) throws InterruptedException {
+        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+        while (true) {
+            try {
+                if (Files.exists(process.log()) && Files.readString(process.log(), StandardCharsets.UTF_8).contains(marker)) {
+                    return;
+                }
+            } catch (IOException e) {
+                // Not written yet.
+            }
+            if (!process.isAlive()) {
+                throw new IllegalStateException(process.name() + " failed to start (exit code " + process.exitCode()
+                        + "); last lines of " + process.log() + ":\n" + process.tail(15));
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(process.name() + " did not start within " + START_TIMEOUT.toSeconds()
+                        + " s; last lines of " + process.log() + ":\n" + process.tail(15));
+            }
+            Thread.sleep(100);
+        }
+    }
+
+}

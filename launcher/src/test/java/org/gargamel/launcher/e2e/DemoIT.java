@@ -1,0 +1,48 @@
+package org.gargamel.launcher.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The whole path as a user runs it: {@code gargamel demo} from the all-in-one jar starts three embedded PostgreSQL
+ * replicas, the scheduler and three node JVMs, drives TPC-C through them for 20 s, and must report zero conflict
+ * aborts, every consistency condition on every replica, identical replicas, and leave no process or file behind.
+ */
+@Tag("e2e")
+class DemoIT {
+
+    @Test
+    void shortDemoConvergesWithoutConflictAbortsAndLeavesNothingBehind(@TempDir Path directory) throws Exception {
+        Path out = directory.resolve("result");
+        GargamelProcess demo = GargamelProcess.start(directory, "demo", "--warehouses", "1", "--terminals", "8",
+                "--duration", "20s", "--seed", "5", "--out", out.toString());
+        List<ProcessHandle> children = Orphans.watchDescendants(demo.process);
+        int exit = demo.waitFor(5, TimeUnit.MINUTES);
+        String output = demo.output();
+        assertEquals(0, exit, output);
+
+        JsonNode result = new ObjectMapper().readTree(out.resolve("result.json").toFile());
+        assertEquals("gargamel", result.get("mode").asText());
+        assertEquals("psi", result.get("isolation").asText());
+        assertEquals(3, result.get("replicas").asInt());
+        assertEquals(0, result.get("conflictAborts").asLong(), output);
+        assertEquals(0, result.get("errors").asLong(), output);
+        assertTrue(result.get("committed").get("NEW_ORDER").asLong() > 0, output);
+        assertTrue(result.get("consistency").get("passed").asBoolean(), output);
+        assertTrue(result.get("convergence").get("identical").asBoolean(), output);
+        assertEquals(3, result.get("convergence").get("databases").size(), output);
+        assertTrue(output.contains("conflict aborts 0"), output);
+
+        Orphans.assertAllGone(children, output);
+        assertEquals(List.of(), demo.leftovers(), "temporary files left behind");
+    }
+}

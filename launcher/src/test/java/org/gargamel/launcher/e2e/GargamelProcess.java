@@ -1,0 +1,86 @@
+package org.gargamel.launcher.e2e;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code java -jar gargamel-all.jar ARGS}, as {@code scripts/gargamel} runs it, with its own temporary directory
+ * (so a test can check that nothing is left in it) and its output in a file.
+ */
+final class GargamelProcess {
+    final Process process;
+    final Path output;
+    final Path temporary;
+
+    private GargamelProcess(Process process, Path output, Path temporary) {
+        this.process = process;
+        this.output = output;
+        this.temporary = temporary;
+    }
+
+    static GargamelProcess start(Path workDirectory, String... arguments) throws IOException {
+        String jar = System.getProperty("gargamel.jar");
+        if (jar == null || !Files.exists(Path.of(jar))) {
+            throw new IllegalStateException("the all-in-one jar is missing (" + jar + "): these tests run in `verify`, "
+                    + "after `package`");
+        }
+        Path temporary = Files.createDirectories(workDirectory.resolve("tmp"));
+        Path output = workDirectory.resolve("output.log");
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Djava.io.tmpdir=" + temporary, "-jar", jar));
+        command.addAll(List.of(arguments));
+        Process process = new ProcessBuilder(command).directory(workDirectory.toFile()).redirectErrorStream(true)
+                .redirectOutput(output.toFile()).start();
+        return new GargamelProcess(process, output, temporary);
+    }
+
+    int waitFor(long timeout, TimeUnit unit) throws InterruptedException {
+        if (!process.waitFor(timeout, unit)) {
+            process.descendants().forEach(ProcessHandle::destroyForcibly);
+            process.destroyForcibly();
+            throw new AssertionError("gargamel did not finish within " + timeout + " " + unit + "; output:\n" + output());
+        }
+        return process.exitValue();
+    }
+
+    String output() {
+        try {
+            return Files.readString(output, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return "(cannot read " + output + ")";
+        }
+    }
+
+    /** Waits until the output contains {@code text}. */
+    void awaitOutput(String text, long timeoutSeconds) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
+        while (!output().contains(text)) {
+            if (!process.isAlive()) {
+                throw new AssertionError("gargamel exited before printing '" + text + "':\n" + output());
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("no '" + text + "' within " + timeoutSeconds + " s:\n" + output());
+            }
+            Thread.sleep(200);
+        }
+    }
+
+    void signal(String signal) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start();
+        if (kill.waitFor() != 0) {
+            throw new AssertionError("kill -" + signal + " " + process.pid() + " failed");
+        }
+    }
+
+    /** What is left in the temporary directory (embedded PostgreSQL data, extracted binaries). */
+    List<Path> leftovers() throws IOException {
+        try (var files = Files.list(temporary)) {
+            return files.filter(path -> !path.getFileName().toString().startsWith("hsperfdata")).toList();
+        }
+    }
+}

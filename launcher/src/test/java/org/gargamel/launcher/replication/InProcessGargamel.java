@@ -1,0 +1,60 @@
+package org.gargamel.launcher.replication;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.gargamel.common.config.Isolation;
+import org.gargamel.common.config.Mode;
+import org.gargamel.tpcc.TpccRules;
+import org.gargamel.common.client.ClientOptions;
+import org.gargamel.common.client.GargamelClient;
+import org.gargamel.common.config.GroupSettings;
+import org.gargamel.common.group.GroupConfig;
+import org.gargamel.node.NodeConfig;
+import org.gargamel.node.NodeServer;
+import org.gargamel.scheduler.SchedulerConfig;
+import org.gargamel.scheduler.SchedulerServer;
+
+/**
+ * The scheduler, one node per database and a client in this JVM, over JGroups' in-memory transport: the real
+ * servers and the real PostgreSQL replicas, without process start-up costs.
+ */
+final class InProcessGargamel implements AutoCloseable {
+    final SchedulerServer scheduler;
+    final List<NodeServer> nodes = new ArrayList<>();
+    final GargamelClient client;
+
+    InProcessGargamel(String mode, String isolation, List<String> jdbcUrls, int workers) throws Exception {
+        scheduler = new SchedulerServer(new SchedulerConfig(GroupSettings.inMemory(), Mode.parse(mode),
+                Isolation.parse(isolation), TpccRules.temporaryFile(), 100_000));
+        scheduler.start();
+        try {
+            for (int i = 0; i < jdbcUrls.size(); i++) {
+                NodeServer node = new NodeServer(new NodeConfig("node-" + (i + 1), jdbcUrls.get(i), workers,
+                        Mode.parse(mode), Isolation.parse(isolation), TpccRules.temporaryFile(), GroupSettings.inMemory(), GroupSettings.inMemory(), null));
+                nodes.add(node);
+                node.start();
+            }
+            client = GargamelClient.connect(GroupConfig.inMemory(), ClientOptions.defaults());
+            client.awaitNodes(jdbcUrls.size(), Duration.ofSeconds(30));
+        } catch (Exception e) {
+            close();
+            throw e;
+        }
+    }
+
+    long sum(java.util.function.ToLongFunction<org.gargamel.node.NodeStatistics> counter) {
+        return nodes.stream().mapToLong(node -> counter.applyAsLong(node.statistics())).sum();
+    }
+
+    @Override
+    public void close() {
+        if (client != null) {
+            client.close();
+        }
+        for (NodeServer node : nodes) {
+            node.close();
+        }
+        scheduler.close();
+    }
+}

@@ -1,0 +1,301 @@
+package org.gargamel.provisioning;
+
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.reflect.Method;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.gargamel.common.jdbc.JdbcConnections;
+import org.postgresql.Driver;
+
+/**
+ * The PostgreSQL servers of a run, identified by JDBC URL: N embedded servers (the default, on free
+ * ports, data in a temporary directory removed on close, on Ctrl-C and on failure), existing servers
+ * given by URL, or Testcontainers where a Docker engine exists.
+ *
+ * <p>Every user of the cluster connects by URL ({@link #jdbcUrls()}), so tests, commands and nodes treat
+ * embedded and existing servers alike.
+ */
+public final class PostgresCluster implements AutoCloseable {
+
+    private final PostgresBackend backend;
+    private final List<String> jdbcUrls;
+    private final List<AutoCloseable> servers;
+    private final Path workDirectory;
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final Thread shutdownHook;
+    /** zonky's scripts that existed before this JVM started any embedded server (not ours to delete). */
+    private static final java.util.Set<Path> ZONKY_SCRIPTS_BEFORE = zonkyScripts();
+
+    private static java.util.Set<Path> zonkyScripts() {
+        try (var files = Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
+            return files.filter(f -> f.getFileName().toString().startsWith("detect_linux_distribution_"))
+                    .collect(java.util.stream.Collectors.toSet());
+        } catch (IOException e) {
+            return java.util.Set.of();
+        }
+    }
+
+    private PostgresCluster(PostgresBackend backend, List<String> jdbcUrls, List<AutoCloseable> servers,
+            Path workDirectory) {
+        this.backend = backend;
+        this.jdbcUrls = List.copyOf(jdbcUrls);
+        this.servers = servers;
+        this.workDirectory = workDirectory;
+        this.shutdownHook = new Thread(this::closeQuietly, "postgres-cluster-shutdown");
+        if (!servers.isEmpty() || workDirectory != null) {
+            Runtime.getRuntime().addShutdownHook(shutdownHook);
+        }
+    }
+
+    /**
+     * Starts {@code count} independent embedded PostgreSQL servers. fsync is off: the data lives in a
+     * temporary directory that is deleted when the cluster closes, so durability would buy nothing.
+     */
+    public static PostgresCluster embedded(int count) {
+        requirePositive(count);
+        Path work;
+        try {
+            work = Files.createTempDirectory("gargamel-pg-");
+        } catch (IOException e) {
+            throw new PostgresProvisioningException("cannot create a temporary directory for embedded PostgreSQL: "
+                    + e.getMessage(), e);
+        }
+        List<AutoCloseable> started = new ArrayList<>();
+        List<String> urls = new ArrayList<>();
+        try {
+            for (int i = 0; i < count; i++) {
+                EmbeddedPostgres server = EmbeddedPostgres.builder()
+                        .setDataDirectory(work.resolve("data-" + i))
+                        .setCleanDataDirectory(true)
+                        .setOverrideWorkingDirectory(work.resolve("binaries").toFile())
+                        .setServerConfig("fsync", "off")
+                        .setServerConfig("synchronous_commit", "off")
+                        .setServerConfig("full_page_writes", "off")
+                        .setServerConfig("max_connections", "300")
+                        .setServerConfig("shared_buffers", "128MB")
+                        .setServerConfig("max_locks_per_transaction", "256")
+                        .start();
+                started.add(server);
+                urls.add(server.getJdbcUrl("postgres", "postgres"));
+            }
+        } catch (IOException | RuntimeException e) {
+            closeAll(started);
+            deleteRecursively(work);
+            throw new PostgresProvisioningException("cannot start embedded PostgreSQL server " + (started.size() + 1)
+                    + " of " + count + ": " + e.getMessage(), e);
+        }
+        return new PostgresCluster(PostgresBackend.EMBEDDED, urls, started, work);
+    }
+
+    /**
+     * Existing servers, one per URL. Each URL is checked now (format and a connection), so a typo fails
+     * here with the URL named rather than in the middle of a run.
+     */
+    public static PostgresCluster external(List<String> jdbcUrls) {
+        if (jdbcUrls.isEmpty()) {
+            throw new IllegalArgumentException("at least one --jdbc-url is needed");
+        }
+        for (String url : jdbcUrls) {
+            requireReachable(url);
+        }
+        return new PostgresCluster(PostgresBackend.EXTERNAL, jdbcUrls, List.of(), null);
+    }
+
+    /**
+     * {@code count} PostgreSQL containers through Testcontainers. Needs a Docker engine; without one it
+     * fails with a message that says so (it never falls back silently).
+     */
+    public static PostgresCluster testcontainers(int count, String image) {
+        requirePositive(count);
+        List<AutoCloseable> started = new ArrayList<>();
+        List<String> urls = new ArrayList<>();
+        try {
+            // Reflection keeps Testcontainers' classes from loading unless this backend is chosen.
+            Class<?> containerClass = Class.forName("org.testcontainers.containers.PostgreSQLContainer");
+            for (int i = 0; i < count; i++) {
+                Object container = containerClass.getConstructor(String.class).newInstance(image);
+                containerClass.getMethod("start").invoke(container);
+                started.add((AutoCloseable) container);
+                Method url = containerClass.getMethod("getJdbcUrl");
+                Method user = containerClass.getMethod("getUsername");
+                Method password = containerClass.getMethod("getPassword");
+                urls.add(url.invoke(container) + "&user=" + user.invoke(container) + "&password="
+                        + password.invoke(container));
+            }
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            closeAll(started);
+            Throwable cause = e instanceof java.lang.reflect.InvocationTargetException ite ? ite.getCause() : e;
+            throw new PostgresProvisioningException("cannot start PostgreSQL with Testcontainers (it needs a running "
+                    + "Docker engine): " + cause.getMessage(), cause);
+        }
+        return new PostgresCluster(PostgresBackend.TESTCONTAINERS, urls, started, null);
+    }
+
+    /** Checks that {@code url} is a PostgreSQL JDBC URL and that a server answers there. */
+    public static void requireReachable(String url) {
+        if (url == null || !url.startsWith("jdbc:postgresql:")) {
+            throw new PostgresProvisioningException("malformed JDBC URL '" + url
+                    + "': expected jdbc:postgresql://host:port/database[?user=...&password=...]");
+        }
+        try {
+            if (Driver.parseURL(url, null) == null) {
+                throw new PostgresProvisioningException("malformed JDBC URL '" + url
+                        + "': expected jdbc:postgresql://host:port/database[?user=...&password=...]");
+            }
+        } catch (RuntimeException e) {
+            if (e instanceof PostgresProvisioningException) {
+                throw e;
+            }
+            throw new PostgresProvisioningException("malformed JDBC URL '" + url + "': " + e.getMessage(), e);
+        }
+        try (Connection connection = JdbcConnections.connect(url)) {
+            connection.isValid(JdbcConnections.CONNECT_TIMEOUT_SECONDS);
+        } catch (SQLException e) {
+            throw new PostgresProvisioningException("cannot connect to " + url + ": " + e.getMessage()
+                    + (e.getSQLState() == null ? "" : " (SQLSTATE " + e.getSQLState() + ")"), e);
+        }
+    }
+
+
+    public PostgresBackend backend() {
+        return backend;
+    }
+
+    public List<String> jdbcUrls() {
+        return jdbcUrls;
+    }
+
+    public String jdbcUrl(int index) {
+        return jdbcUrls.get(index);
+    }
+
+    public int size() {
+        return jdbcUrls.size();
+    }
+
+    public Connection connect(int index) throws SQLException {
+        return JdbcConnections.connect(jdbcUrls.get(index));
+    }
+
+    /** The temporary directory of embedded servers (null for other backends); gone after close. */
+    public Path workDirectory() {
+        return workDirectory;
+    }
+
+    /** Stops the servers this cluster started and deletes their data; existing servers are left alone. */
+    @Override
+    public void close() {
+        closeQuietly();
+        try {
+            Runtime.getRuntime().removeShutdownHook(shutdownHook);
+        } catch (IllegalStateException | IllegalArgumentException e) {
+            // Already shutting down, or the hook was never registered: nothing to remove.
+        }
+    }
+
+    private void closeQuietly() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        closeAll(servers);
+        if (workDirectory != null) {
+            awaitDataDirectoriesRemoved();
+            deleteRecursively(workDirectory);
+            removeZonkyLeftovers();
+        }
+    }
+
+    /**
+     * zonky writes a distribution-detection script into the temporary directory on every start and never deletes
+     * it, and leaves an empty {@code embedded-pg} directory: remove the scripts that appeared since this class
+     * was loaded, and the directory if it is empty (another process may be using it otherwise).
+     */
+    private void removeZonkyLeftovers() {
+        Path temporary = Path.of(System.getProperty("java.io.tmpdir"));
+        try (var files = Files.list(temporary)) {
+            for (Path file : files.filter(f -> f.getFileName().toString().startsWith("detect_linux_distribution_")
+                    && f.getFileName().toString().endsWith(".sh")).toList()) {
+                // Not one that predates us, and old enough that no other JVM is about to run it.
+                if (!ZONKY_SCRIPTS_BEFORE.contains(file)
+                        && Files.getLastModifiedTime(file).toMillis() < System.currentTimeMillis() - 2_000) {
+                    Files.deleteIfExists(file);
+                }
+            }
+            Path lockDirectory = temporary.resolve("embedded-pg");
+            if (Files.isDirectory(lockDirectory)) {
+                try (var entries = Files.list(lockDirectory)) {
+                    if (entries.findAny().isEmpty()) {
+                        Files.deleteIfExists(lockDirectory);
+                    }
+                }
+            }
+        } catch (IOException e) {
+            // Best effort: a leftover script of 551 bytes is not worth failing a run for.
+        }
+    }
+
+    /**
+     * zonky registers a shutdown hook per server too. On Ctrl-C both hooks run at once, and a server that
+     * the other hook is still stopping must not have its directory deleted under it (that race left empty
+     * directories behind): each server removes its own data directory once stopped, so wait for that.
+     */
+    private void awaitDataDirectoriesRemoved() {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(15);
+        for (int i = 0; i < servers.size(); i++) {
+            Path data = workDirectory.resolve("data-" + i);
+            while (Files.exists(data) && System.nanoTime() < deadline) {
+                java.util.concurrent.locks.LockSupport.parkNanos(20_000_000L);
+            }
+        }
+    }
+
+    private static void closeAll(List<AutoCloseable> servers) {
+        for (AutoCloseable server : servers) {
+            try {
+                server.close();
+            } catch (Exception e) {
+                System.err.println("warning: could not stop a PostgreSQL server: " + e.getMessage());
+            }
+        }
+    }
+
+    private static void requirePositive(int count) {
+        if (count < 1) {
+            throw new IllegalArgumentException("the number of PostgreSQL servers must be at least 1, was " + count);
+        }
+    }
+
+    private static void deleteRecursively(Path root) {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try {
+            Files.walkFileTree(root, new SimpleFileVisitor<>() {
+                @Override
+                public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) throws IOException {
+                    Files.deleteIfExists(file);
+                    return FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult postVisitDirectory(Path directory, IOException e) throws IOException {
+                    Files.deleteIfExists(directory);
+                    return FileVisitResult.CONTINUE;
+                }
+            });
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot delete " + root, e);
+        }
+    }
+}

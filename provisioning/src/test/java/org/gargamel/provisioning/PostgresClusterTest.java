@@ -1,0 +1,74 @@
+package org.gargamel.provisioning;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.List;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+@Tag("integration")
+class PostgresClusterTest {
+
+    @Test
+    void embeddedServersAreIndependentAndRemovedOnClose() throws Exception {
+        Path work;
+        try (PostgresCluster cluster = PostgresCluster.embedded(2)) {
+            work = cluster.workDirectory();
+            assertTrue(Files.isDirectory(work));
+            assertEquals(2, cluster.size());
+            assertNotEquals(cluster.jdbcUrl(0), cluster.jdbcUrl(1));
+            try (Connection first = cluster.connect(0); Statement statement = first.createStatement()) {
+                statement.execute("CREATE TABLE only_on_first (x int)");
+            }
+            try (Connection second = cluster.connect(1); Statement statement = second.createStatement();
+                    ResultSet rows = statement.executeQuery(
+                            "SELECT count(*) FROM pg_tables WHERE tablename = 'only_on_first'")) {
+                rows.next();
+                assertEquals(0, rows.getInt(1), "servers must not share data");
+            }
+            try (Connection first = cluster.connect(0); Statement statement = first.createStatement();
+                    ResultSet rows = statement.executeQuery("SELECT current_setting('server_version_num')::int")) {
+                rows.next();
+                assertTrue(rows.getInt(1) >= 150000, "DESIGN.md needs PostgreSQL 15 or newer");
+            }
+            // An embedded server is also reachable as an "existing" server by its URL.
+            PostgresCluster.external(List.of(cluster.jdbcUrl(0))).close();
+        }
+        assertFalse(Files.exists(work), "temporary data directory must be removed on close: " + work);
+    }
+
+    @Test
+    void malformedUrlIsRejectedWithTheUrlNamed() {
+        PostgresProvisioningException e = assertThrows(PostgresProvisioningException.class,
+                () -> PostgresCluster.external(List.of("jdbc:mysql://localhost/x")));
+        assertTrue(e.getMessage().contains("malformed JDBC URL 'jdbc:mysql://localhost/x'"), e.getMessage());
+    }
+
+    @Test
+    void unreachableServerIsRejectedWithTheUrlNamed() {
+        String url = "jdbc:postgresql://127.0.0.1:1/nowhere?user=postgres";
+        PostgresProvisioningException e = assertThrows(PostgresProvisioningException.class,
+                () -> PostgresCluster.external(List.of(url)));
+        assertTrue(e.getMessage().startsWith("cannot connect to " + url), e.getMessage());
+    }
+
+    @Test
+    void testcontainersWithoutDockerFailsLoudly() {
+        // Where Docker exists this starts a container; where it does not, the error must say so.
+        try (PostgresCluster cluster = PostgresCluster.testcontainers(1, "postgres:16-alpine")) {
+            assertEquals(1, cluster.size());
+            PostgresCluster.requireReachable(cluster.jdbcUrl(0));
+        } catch (PostgresProvisioningException e) {
+            assertTrue(e.getMessage().contains("Docker"), e.getMessage());
+        }
+    }
+}
