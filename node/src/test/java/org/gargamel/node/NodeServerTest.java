@@ -397,4 +397,26 @@ class NodeServerTest {
         }
         assertEquals(aborts, reported, "the stats files count the conflict aborts");
     }
+
+    /**
+     * Round-robin under contention: the applier cancels local executions again and again to make room for certified
+     * write-sets. A cancel must never leak into a later statement of the worker's connection (it used to hit the
+     * ROLLBACK, leaving the transaction aborted, so the next call failed with 25P02): every call commits.
+     */
+    @Test
+    void roundRobinCancellationsNeverLeakIntoLaterStatements() throws Exception {
+        startNodes("round-robin", "psi");
+        int calls = 600;
+        for (long txn = 1; txn <= calls; txn++) {
+            int d = (int) (txn % 2) + 1;
+            scheduler.execute(NODES.get((int) (txn % 2)), (int) ((txn / 2) % 2), txn, deps(),
+                    ProcedureCall.of("quick_payment", 2, d, new BigDecimal("1.00")));
+        }
+        for (long txn = 1; txn <= calls; txn++) {
+            CallOutcome outcome = scheduler.awaitOutcome(txn, 120_000);
+            assertEquals(CallOutcome.Status.COMMITTED, outcome.status(), "txn " + txn + ": " + outcome);
+        }
+        scheduler.awaitVisibleEverywhere(NODES, range(1, calls), TIMEOUT);
+        assertConverged();
+    }
 }

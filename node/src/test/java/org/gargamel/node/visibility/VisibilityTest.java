@@ -1,4 +1,4 @@
-package org.gargamel.node;
+package org.gargamel.node.visibility;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -7,6 +7,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
+@org.junit.jupiter.api.Tag("unit")
 class VisibilityTest {
     @Test
     void marksAndWaits() throws Exception {
