@@ -40,3 +40,11 @@ BEGIN
   UPDATE district SET next_o_id = next_o_id + cardinality(p_quantities) WHERE w_id = p_w AND d_id = p_d;
   RETURN cardinality(p_quantities);
 END $$;
+DROP TABLE IF EXISTS audit CASCADE;
+CREATE TABLE audit (id integer, CONSTRAINT audit_key PRIMARY KEY (id) DEFERRABLE INITIALLY DEFERRED);
+CREATE OR REPLACE FUNCTION audit_twice(p_id integer) RETURNS integer LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO audit VALUES (p_id);
+  INSERT INTO audit VALUES (p_id);  -- the deferred key fails only when checked: at COMMIT, or SET CONSTRAINTS
+  RETURN p_id;
+END $$;

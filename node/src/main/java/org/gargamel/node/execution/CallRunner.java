@@ -90,8 +90,11 @@ final class CallRunner {
      */
     static Pipeline update(Connection connection, ProcedureCall call, ArgumentTypes types, Isolation isolation,
             boolean commit) throws SQLException {
+        // Without the commit in the pipeline (SI, round-robin), the write-set is broadcast before the commit, so a
+        // deferred constraint must fail now, not at a COMMIT that every other replica expects to succeed.
         String sql = isolation.begin + "; " + ProcedureCallBinder.sql(call.procedure(), call.arguments().size()) + "; "
-                + WriteSetCapture.READ_CHANGES + (commit ? "; COMMIT" : "");
+                + (commit ? "" : "SET CONSTRAINTS ALL IMMEDIATE; ") + WriteSetCapture.READ_CHANGES
+                + (commit ? "; COMMIT" : "");
         return bind(connection, call, types, sql, 2);
     }
 
