@@ -5,9 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-@org.junit.jupiter.api.Tag("unit")
+@Tag("unit")
 class VisibilityTest {
     @Test
     void marksAndWaits() throws Exception {
