@@ -25,6 +25,7 @@ public final class NodeStatistics {
     private long conflictAborts;
     private long retries;
     private long applied;
+    private long failed;
     private final Map<String, long[]> procedures = new TreeMap<>();  // executed, executeNanos, applied, applyNanos
 
     public NodeStatistics(String node) {
@@ -54,6 +55,15 @@ public final class NodeStatistics {
         long[] entry = procedures.computeIfAbsent(procedure, name -> new long[4]);
         entry[2]++;
         entry[3] += nanos;
+    }
+
+    /** A call that failed in an unexpected way before it could have had an effect (settled, REJECTED). */
+    public synchronized void failedCall() {
+        failed++;
+    }
+
+    public synchronized long failedCalls() {
+        return failed;
     }
 
     public synchronized void conflictAbort() {
@@ -89,6 +99,7 @@ public final class NodeStatistics {
         map.put("conflictAborts", conflictAborts);
         map.put("retries", retries);
         map.put("applied", applied);
+        map.put("failed", failed);
         Map<String, Object> perProcedure = new LinkedHashMap<>();
         for (Map.Entry<String, long[]> entry : procedures.entrySet()) {
             long[] v = entry.getValue();
@@ -111,8 +122,8 @@ public final class NodeStatistics {
     public String render() {
         Map<String, Object> map = toMap();
         StringBuilder text = new StringBuilder(String.format(Locale.ROOT,
-                "%s: %d committed, %d user aborts, %d read-only, %d conflict aborts, %d retries, %d write-sets applied%n",
-                node, committed, userAborts, readOnly, conflictAborts, retries, applied));
+                "%s: %d committed, %d user aborts, %d read-only, %d conflict aborts, %d retries, %d write-sets applied, "
+                        + "%d failed%n", node, committed, userAborts, readOnly, conflictAborts, retries, applied, failed));
         @SuppressWarnings("unchecked")
         Map<String, Map<String, Object>> perProcedure = (Map<String, Map<String, Object>>) map.get("procedures");
         for (Map.Entry<String, Map<String, Object>> entry : perProcedure.entrySet()) {

@@ -1,26 +1,27 @@
 package org.gargamel.node;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.gargamel.common.call.ProcedureCall;
 import org.gargamel.common.group.Channels;
 import org.gargamel.common.group.GroupConfig;
+import org.gargamel.common.testing.Await;
 import org.gargamel.common.wire.Abandon;
 import org.gargamel.common.wire.CallOutcome;
 import org.gargamel.common.wire.Execute;
-import org.gargamel.common.wire.Message;
+import org.gargamel.common.wire.MessageEndpoint;
+import org.gargamel.common.wire.MessageType;
 import org.gargamel.common.wire.NodeHello;
 import org.gargamel.common.wire.Progress;
 import org.gargamel.common.wire.WireCodec;
 import org.jgroups.Address;
 import org.jgroups.BytesMessage;
 import org.jgroups.JChannel;
-import org.jgroups.Receiver;
 import org.jgroups.View;
 import org.jgroups.util.NameCache;
 
@@ -35,38 +36,30 @@ final class FakeScheduler implements AutoCloseable {
     final Map<Long, CallOutcome> outcomesByTxn = new ConcurrentHashMap<>();
     final Map<String, Set<Long>> visible = new ConcurrentHashMap<>();
     final Map<String, Integer> hellos = new ConcurrentHashMap<>();
+    private final Map<Long, Integer> outcomeCounts = new ConcurrentHashMap<>();
     private final Map<Long, Long> txnByCall = new ConcurrentHashMap<>();
     private volatile View view;
 
     FakeScheduler() throws Exception {
         channel = Channels.control(GroupConfig.inMemory(), "scheduler");
-        channel.setReceiver(new Receiver() {
-            @Override
-            public void receive(org.jgroups.Message message) {
-                Message decoded;
-                try {
-                    decoded = WireCodec.decode(message.getArray(), message.getOffset(), message.getLength());
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-                if (decoded instanceof CallOutcome outcome) {
-                    outcomesByTxn.put(outcome.txnId(), outcome);
-                } else if (decoded instanceof Progress progress) {
-                    Set<Long> ids = visible.computeIfAbsent(progress.nodeName(), n -> ConcurrentHashMap.newKeySet());
-                    for (long id : progress.visible()) {
-                        ids.add(id);
-                    }
-                } else if (decoded instanceof NodeHello hello) {
-                    hellos.put(hello.nodeName(), hello.workers());
-                }
+        channel.setReceiver(new MessageEndpoint("fake scheduler", failure -> {
+            throw new IllegalStateException(failure);
+        }).on(CallOutcome.class, MessageType.CALL_OUTCOME, (source, outcome) -> {
+            outcomeCounts.merge(outcome.txnId(), 1, Integer::sum);
+            outcomesByTxn.put(outcome.txnId(), outcome);
+        }).on(Progress.class, MessageType.PROGRESS, (source, progress) -> {
+            Set<Long> ids = visible.computeIfAbsent(progress.nodeName(), n -> ConcurrentHashMap.newKeySet());
+            for (long id : progress.visible()) {
+                ids.add(id);
             }
-
-            @Override
-            public void viewAccepted(View newView) {
-                view = newView;
-            }
-        });
+        }).on(NodeHello.class, MessageType.NODE_HELLO, (source, hello) -> hellos.put(hello.nodeName(), hello.workers()))
+                .onView(newView -> view = newView));
         channel.connect(Channels.CONTROL_CLUSTER);
+    }
+
+    /** How many outcomes each transaction got: exactly one, always. */
+    int outcomeCount(long txn) {
+        return outcomeCounts.getOrDefault(txn, 0);
     }
 
     Address member(String name) {
@@ -96,28 +89,15 @@ final class FakeScheduler implements AutoCloseable {
     }
 
     CallOutcome awaitOutcome(long txn, long timeoutMillis) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-        while (System.nanoTime() < deadline) {
-            CallOutcome outcome = outcomesByTxn.get(txn);
-            if (outcome != null) {
-                return outcome;
-            }
-            Thread.sleep(5);
-        }
-        throw new AssertionError("no CALL_OUTCOME for transaction " + txn + " within " + timeoutMillis + " ms");
+        Await.until("the CALL_OUTCOME of transaction " + txn, Duration.ofMillis(timeoutMillis),
+                () -> outcomesByTxn.containsKey(txn));
+        return outcomesByTxn.get(txn);
     }
 
     /** Waits until every named node has reported every one of the transactions visible. */
     void awaitVisibleEverywhere(List<String> nodes, long[] txns, long timeoutMillis) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-        while (System.nanoTime() < deadline) {
-            List<String> missing = missing(nodes, txns);
-            if (missing.isEmpty()) {
-                return;
-            }
-            Thread.sleep(5);
-        }
-        throw new AssertionError("not visible everywhere within " + timeoutMillis + " ms: " + missing(nodes, txns));
+        Await.until("transactions visible everywhere", Duration.ofMillis(timeoutMillis),
+                () -> missing(nodes, txns).isEmpty(), () -> "missing " + missing(nodes, txns));
     }
 
     private List<String> missing(List<String> nodes, long[] txns) {

@@ -4,20 +4,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.math.BigDecimal;
-import java.net.URISyntaxException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
 import java.util.stream.LongStream;
 import org.gargamel.common.config.Isolation;
 import org.gargamel.common.config.Mode;
+import org.gargamel.common.testing.Await;
 import org.gargamel.common.call.ProcedureCall;
-import org.gargamel.common.config.GroupSettings;
-import org.gargamel.provisioning.PostgresCluster;
 import org.gargamel.common.group.Channels;
 import org.gargamel.common.group.GroupConfig;
 import org.gargamel.common.wire.CallOutcome;
@@ -42,44 +39,31 @@ import org.junit.jupiter.api.Test;
 @Tag("integration")
 class NodeServerTest {
     private static final long TIMEOUT = 20_000;
-    private static final List<String> NODES = List.of("node-1", "node-2");
-    private static PostgresCluster servers;
-    private static String rules;
+    private static final List<String> NODES = BankReplicas.NODES;
+    private static BankReplicas cluster;
     private FakeScheduler scheduler;
-    private final List<NodeServer> nodes = new ArrayList<>();
+    private List<NodeServer> nodes;
 
     @BeforeAll
-    static void startServers() throws URISyntaxException {
-        servers = PostgresCluster.embedded(2);
-        rules = Path.of(NodeServerTest.class.getResource("bank-rules.yaml").toURI()).toString();
+    static void startServers() {
+        cluster = new BankReplicas();
     }
 
     @AfterAll
     static void stopServers() {
-        servers.close();
+        cluster.close();
     }
 
     @BeforeEach
     void schema() throws Exception {
-        String sql;
-        try (var in = NodeServerTest.class.getResourceAsStream("bank-schema.sql")) {
-            sql = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
-        for (int i = 0; i < 2; i++) {
-            try (Connection connection = servers.connect(i); Statement statement = connection.createStatement()) {
-                statement.execute(sql);
-            }
-        }
-        scheduler = new FakeScheduler();
+        cluster.reset();
+        scheduler = cluster.scheduler;
+        nodes = cluster.nodes;
     }
 
     @AfterEach
     void stop() {
-        for (NodeServer node : nodes) {
-            node.close();
-        }
-        nodes.clear();
-        scheduler.close();
+        cluster.stopNodes();
     }
 
     private void startNodes(String mode, String isolation) throws Exception {
@@ -87,20 +71,7 @@ class NodeServerTest {
     }
 
     private void startNodes(String mode, String isolation, Path statsDirectory) throws Exception {
-        GroupSettings inMemory = new GroupSettings("in-memory", null, null);
-        for (int i = 0; i < 2; i++) {
-            String stats = statsDirectory == null ? null : statsDirectory.resolve(NODES.get(i) + ".json").toString();
-            NodeConfig config = new NodeConfig(NODES.get(i), servers.jdbcUrls().get(i), 2, Mode.parse(mode), Isolation.parse(isolation), rules,
-                    inMemory, inMemory, stats);
-            NodeServer node = new NodeServer(config);
-            nodes.add(node);
-            node.start();
-        }
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (scheduler.hellos.size() < 2 && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
-        assertEquals(2, scheduler.hellos.size(), "NODE_HELLO from both nodes: " + scheduler.hellos);
+        cluster.startNodes(Mode.parse(mode), Isolation.parse(isolation), statsDirectory);
     }
 
     private static ProcedureCall newOrder(int w, int d, String note) {
@@ -119,37 +90,24 @@ class NodeServerTest {
         return LongStream.rangeClosed(from, to).toArray();
     }
 
-    private static String dump(int server) throws Exception {
-        StringBuilder text = new StringBuilder();
-        try (Connection connection = servers.connect(server); Statement statement = connection.createStatement()) {
-            try (ResultSet rows = statement.executeQuery(
-                    "SELECT w_id, d_id, next_o_id, ytd FROM district ORDER BY w_id, d_id")) {
-                while (rows.next()) {
-                    text.append(rows.getInt(1)).append('/').append(rows.getInt(2)).append(' ').append(rows.getInt(3))
-                            .append(' ').append(rows.getString(4)).append('\n');
-                }
-            }
-            try (ResultSet rows = statement.executeQuery("SELECT * FROM orders ORDER BY o_w_id, o_d_id, o_id")) {
-                while (rows.next()) {
-                    text.append(rows.getInt(1)).append('/').append(rows.getInt(2)).append('/').append(rows.getInt(3))
-                            .append(' ').append(rows.getString(4)).append('\n');
-                }
-            }
-        }
-        return text.toString();
-    }
-
     private static String district(int server, int w, int d) throws Exception {
-        try (Connection connection = servers.connect(server); Statement statement = connection.createStatement();
-                ResultSet rows = statement.executeQuery(
-                        "SELECT next_o_id, ytd FROM district WHERE w_id = " + w + " AND d_id = " + d)) {
-            rows.next();
-            return rows.getInt(1) + " " + rows.getString(2);
-        }
+        return cluster.district(server, w, d);
     }
 
     private void assertConverged() throws Exception {
-        assertEquals(dump(0), dump(1), "replicas differ");
+        cluster.assertConverged();
+    }
+
+    /** How many sessions of replica {@code server} match {@code condition} (pg_stat_activity, client backends). */
+    private static int sessions(int server, String condition) {
+        try (Connection connection = cluster.servers.connect(server); Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE backend_type = "
+                        + "'client backend' AND " + condition)) {
+            rows.next();
+            return rows.getInt(1);
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private long retries() {
@@ -290,18 +248,22 @@ class NodeServerTest {
             startNodes("gargamel", isolation);
             long base = isolation.equals("si") ? 0 : 10;
             int d = isolation.equals("si") ? 9 : 10;
-            try (Connection blocker = servers.connect(0); Statement statement = blocker.createStatement()) {
+            try (Connection blocker = cluster.servers.connect(0); Statement statement = blocker.createStatement()) {
                 blocker.setAutoCommit(false);
                 statement.execute("SELECT * FROM district WHERE w_id = 1 AND d_id = " + d + " FOR UPDATE");
                 scheduler.execute("node-2", 0, base + 1, deps(), payment(1, d, "5.00"));
                 assertEquals(CallOutcome.Status.COMMITTED, scheduler.awaitOutcome(base + 1, TIMEOUT).status());
-                Thread.sleep(300);  // node-2's write-set reaches node-1, whose applier now waits for the lock
+                // node-2's write-set reaches node-1, whose applier now waits for the lock
+                Await.until("node-1's applier waiting for the row lock", Duration.ofSeconds(20),
+                        () -> sessions(0, "wait_event_type = 'Lock'") == 1);
                 scheduler.execute("node-1", 0, base + 2, deps(), newOrder(1, 8, isolation + "-later"));
                 if (isolation.equals("si")) {
-                    Thread.sleep(1_000);
+                    // the later call has run and holds its transaction open, waiting for its turn in the total order
+                    Await.until("node-1's later call executed and waiting", Duration.ofSeconds(20),
+                            () -> sessions(0, "state = 'idle in transaction' AND pid <> pg_backend_pid()") == 2);
                     assertEquals(null, scheduler.outcomesByTxn.get(base + 2),
                             "SI: the later transaction must wait for the earlier write-set's apply");
-                    try (Connection check = servers.connect(0); Statement query = check.createStatement();
+                    try (Connection check = cluster.servers.connect(0); Statement query = check.createStatement();
                             ResultSet rows = query.executeQuery("SELECT count(*) FROM orders WHERE note = 'si-later'")) {
                         rows.next();
                         assertEquals(0, rows.getInt(1), "SI: not committed before the earlier write-set");
@@ -316,12 +278,9 @@ class NodeServerTest {
             scheduler.awaitVisibleEverywhere(NODES, range(base + 1, base + 2), TIMEOUT);
             assertConverged();
             assertEquals("1 5.00", district(0, 1, d));
-            for (NodeServer node : nodes) {
-                node.close();
-            }
-            nodes.clear();
-            scheduler.close();
-            scheduler = new FakeScheduler();
+            cluster.stopNodes();
+            cluster.scheduler = new FakeScheduler();
+            scheduler = cluster.scheduler;
         }
     }
 
@@ -341,7 +300,9 @@ class NodeServerTest {
             departed.send(new BytesMessage(null, WireCodec.encode(new WriteSet(4, "node-3", "payment", deps(), -1,
                     List.of(new RowChange("district", Operation.UPDATE, "{\"w_id\": 1, \"d_id\": 5, \"ytd\": 44.00}"))))));
             scheduler.awaitVisibleEverywhere(NODES, deps(4), TIMEOUT);
-            Thread.sleep(200);
+            // a read-only call placed after transaction 2 on node-2's other worker comes back; 2 is still waiting
+            scheduler.execute("node-2", 1, 6, deps(), true, ProcedureCall.of("read_district", 1, 2));
+            scheduler.awaitOutcome(6, TIMEOUT);
             assertEquals(null, scheduler.outcomesByTxn.get(2), "transaction 2 waits for transaction 1");
 
             // Both survivors broadcast the decision, as the scheduler asks each of them: the first copy decides.
@@ -385,7 +346,6 @@ class NodeServerTest {
         assertConverged();
         long aborts = nodes.stream().mapToLong(n -> n.statistics().conflictAborts()).sum();
         assertTrue(aborts > 0, "concurrent payments of one district must conflict at least once");
-        System.out.println("round-robin: " + aborts + " conflict aborts for " + calls + " calls");
         for (NodeServer node : nodes) {
             node.close();
         }
@@ -396,5 +356,27 @@ class NodeServerTest {
             reported += new com.fasterxml.jackson.databind.ObjectMapper().readTree(json).get("conflictAborts").asLong();
         }
         assertEquals(aborts, reported, "the stats files count the conflict aborts");
+    }
+
+    /**
+     * Round-robin under contention: the applier cancels local executions again and again to make room for certified
+     * write-sets. A cancel must never leak into a later statement of the worker's connection (it used to hit the
+     * ROLLBACK, leaving the transaction aborted, so the next call failed with 25P02): every call commits.
+     */
+    @Test
+    void roundRobinCancellationsNeverLeakIntoLaterStatements() throws Exception {
+        startNodes("round-robin", "psi");
+        int calls = 600;
+        for (long txn = 1; txn <= calls; txn++) {
+            int d = (int) (txn % 2) + 1;
+            scheduler.execute(NODES.get((int) (txn % 2)), (int) ((txn / 2) % 2), txn, deps(),
+                    ProcedureCall.of("quick_payment", 2, d, new BigDecimal("1.00")));
+        }
+        for (long txn = 1; txn <= calls; txn++) {
+            CallOutcome outcome = scheduler.awaitOutcome(txn, 120_000);
+            assertEquals(CallOutcome.Status.COMMITTED, outcome.status(), "txn " + txn + ": " + outcome);
+        }
+        scheduler.awaitVisibleEverywhere(NODES, range(1, calls), TIMEOUT);
+        assertConverged();
     }
 }

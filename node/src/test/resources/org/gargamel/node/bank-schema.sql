@@ -25,3 +25,26 @@ CREATE OR REPLACE FUNCTION read_district(p_w integer, p_d integer) RETURNS TABLE
 LANGUAGE sql AS $$ SELECT next_o_id, ytd FROM district WHERE w_id = p_w AND d_id = p_d $$;
 CREATE OR REPLACE FUNCTION read_isolation(p_w integer) RETURNS text
 LANGUAGE sql AS $$ SELECT current_setting('transaction_isolation') $$;
+CREATE OR REPLACE FUNCTION quick_payment(p_w integer, p_d integer, p_amount numeric) RETURNS numeric LANGUAGE plpgsql AS $$
+DECLARE y numeric;
+BEGIN
+  UPDATE district SET ytd = ytd + p_amount WHERE w_id = p_w AND d_id = p_d RETURNING ytd INTO y;
+  RETURN y;
+END $$;
+CREATE OR REPLACE FUNCTION order_lines(p_w integer, p_d integer, p_quantities integer[]) RETURNS integer
+LANGUAGE plpgsql AS $$
+BEGIN
+  IF p_quantities IS NULL OR array_position(p_quantities, NULL) IS NOT NULL THEN
+    RAISE EXCEPTION 'order_lines(%, %): quantities must not be NULL', p_w, p_d USING ERRCODE = '22023';
+  END IF;
+  UPDATE district SET next_o_id = next_o_id + cardinality(p_quantities) WHERE w_id = p_w AND d_id = p_d;
+  RETURN cardinality(p_quantities);
+END $$;
+DROP TABLE IF EXISTS audit CASCADE;
+CREATE TABLE audit (id integer, CONSTRAINT audit_key PRIMARY KEY (id) DEFERRABLE INITIALLY DEFERRED);
+CREATE OR REPLACE FUNCTION audit_twice(p_id integer) RETURNS integer LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO audit VALUES (p_id);
+  INSERT INTO audit VALUES (p_id);  -- the deferred key fails only when checked: at COMMIT, or SET CONSTRAINTS
+  RETURN p_id;
+END $$;

@@ -37,6 +37,16 @@ public final class ProcedureCallBinder {
     }
 
     public static void bind(Connection connection, PreparedStatement statement, ProcedureCall call) throws SQLException {
+        bind(connection, statement, call, List.of());
+    }
+
+    /**
+     * Binds the arguments; {@code declaredElementTypes} gives, by argument position, the SQL element type of array
+     * parameters as the procedure declares them (null or absent: inferred from the elements). Without it an array whose
+     * elements are all NULL cannot be bound, since nothing tells its type.
+     */
+    public static void bind(Connection connection, PreparedStatement statement, ProcedureCall call,
+            List<String> declaredElementTypes) throws SQLException {
         List<Object> arguments = call.arguments();
         for (int i = 0; i < arguments.size(); i++) {
             Object value = arguments.get(i);
@@ -55,7 +65,9 @@ public final class ProcedureCallBinder {
             } else if (value instanceof LocalDateTime timestamp) {
                 statement.setObject(index, timestamp);
             } else if (value instanceof List<?> list) {
-                statement.setArray(index, connection.createArrayOf(arrayType(call, i, list), list.toArray()));
+                String declared = i < declaredElementTypes.size() ? declaredElementTypes.get(i) : null;
+                statement.setArray(index, connection.createArrayOf(declared != null ? declared : arrayType(call, i, list),
+                        list.toArray()));
             } else {
                 throw new IllegalArgumentException("argument " + index + " of " + call.procedure()
                         + " has unsupported type " + value.getClass().getName());

@@ -1,4 +1,4 @@
-package org.gargamel.node;
+package org.gargamel.node.visibility;
 
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -12,7 +12,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * has applied it, and bounds the transactions in flight (maxInFlight) far below the window: an id 16 million
  * behind the newest one seen here was applied everywhere long ago. Memory stays bounded under any run length.
  */
-final class Visibility {
+public final class Visibility {
     static final int DEFAULT_WINDOW = 1 << 24;
 
     private final ReentrantLock lock = new ReentrantLock();
@@ -21,19 +21,19 @@ final class Visibility {
     /** Word number (id / 64) of the oldest word in the window; ids below it count as visible. */
     private long baseWord;
 
-    Visibility() {
+    public Visibility() {
         this(DEFAULT_WINDOW);
     }
 
     /** {@code window}: ids remembered, a multiple of 64. */
-    Visibility(int window) {
+    public Visibility(int window) {
         if (window < 64 || window % 64 != 0) {
             throw new IllegalArgumentException("window must be a positive multiple of 64, got " + window);
         }
         ring = new long[window / 64];
     }
 
-    void markVisible(long txn) {
+    public void markVisible(long txn) {
         lock.lock();
         try {
             long word = txn >>> 6;
@@ -56,7 +56,7 @@ final class Visibility {
         }
     }
 
-    boolean isVisible(long txn) {
+    public boolean isVisible(long txn) {
         lock.lock();
         try {
             return visible(txn);
@@ -66,7 +66,7 @@ final class Visibility {
     }
 
     /** Blocks until every id in {@code txns} is visible. */
-    void awaitAll(long[] txns) throws InterruptedException {
+    public void awaitAll(long[] txns) throws InterruptedException {
         if (txns.length == 0) {
             return;
         }
@@ -83,7 +83,7 @@ final class Visibility {
     }
 
     /** Wakes every waiter (shutdown). */
-    void wakeAll() {
+    public void wakeAll() {
         lock.lock();
         try {
             changed.signalAll();

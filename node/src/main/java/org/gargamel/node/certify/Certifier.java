@@ -1,4 +1,4 @@
-package org.gargamel.node;
+package org.gargamel.node.certify;
 
 import java.util.ArrayDeque;
 import java.util.HashSet;
@@ -14,7 +14,7 @@ import org.gargamel.common.wire.WriteSet;
  * committed when it started. Only the last {@value #WINDOW} winners are remembered; a transaction older than that
  * loses conservatively. Used by one thread, the node's applier.
  */
-final class Certifier {
+public final class Certifier {
     static final int WINDOW = 100_000;
 
     private record Winner(long number, Set<String> rows) {
@@ -24,12 +24,12 @@ final class Certifier {
     private final ArrayDeque<Winner> recent = new ArrayDeque<>();
     private long winners;
 
-    Certifier(PrimaryKeys keys) {
+    public Certifier(PrimaryKeys keys) {
         this.keys = keys;
     }
 
     /** Decides {@code writeSet}; a winner with rows is numbered and remembered. */
-    boolean certify(WriteSet writeSet) {
+    public boolean certify(WriteSet writeSet) {
         Set<String> rows = rows(writeSet.changes());
         if (rows.isEmpty()) {
             return true;
@@ -57,11 +57,11 @@ final class Certifier {
     }
 
     /** Whether the write-set has rows to certify (empty ones are not numbered). */
-    boolean numbered(WriteSet writeSet) {
+    public boolean numbered(WriteSet writeSet) {
         return !rows(writeSet.changes()).isEmpty();
     }
 
-    Set<String> rows(List<WriteSet.RowChange> changes) {
+    public Set<String> rows(List<WriteSet.RowChange> changes) {
         Set<String> rows = new HashSet<>();
         for (WriteSet.RowChange change : changes) {
             String row = keys.rowKey(change);

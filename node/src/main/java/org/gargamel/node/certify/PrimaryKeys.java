@@ -1,4 +1,4 @@
-package org.gargamel.node;
+package org.gargamel.node.certify;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -14,7 +14,7 @@ import org.gargamel.node.capture.WriteSetCapture;
  * The primary-key columns of the replicated tables, read from the catalogue once, to name the rows a write-set
  * touches (certification compares rows: table plus key values).
  */
-final class PrimaryKeys {
+public final class PrimaryKeys {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Map<String, List<String>> keys;
@@ -23,7 +23,7 @@ final class PrimaryKeys {
         this.keys = keys;
     }
 
-    static PrimaryKeys read(Connection connection, String schema) throws SQLException {
+    public static PrimaryKeys read(Connection connection, String schema) throws SQLException {
         Map<String, List<String>> keys = new HashMap<>();
         for (Map.Entry<String, List<String>> table : WriteSetCapture.tables(connection, schema).entrySet()) {
             if (!table.getValue().isEmpty()) {
@@ -35,7 +35,7 @@ final class PrimaryKeys {
     }
 
     /** {@code table:v1,v2} for a change of a keyed table; null for tables without a key (insert-only). */
-    String rowKey(WriteSet.RowChange change) {
+    public String rowKey(WriteSet.RowChange change) {
         List<String> columns = keys.get(change.table());
         if (columns == null) {
             return null;

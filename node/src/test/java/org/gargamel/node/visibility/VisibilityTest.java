@@ -1,12 +1,14 @@
-package org.gargamel.node;
+package org.gargamel.node.visibility;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("unit")
 class VisibilityTest {
     @Test
     void marksAndWaits() throws Exception {

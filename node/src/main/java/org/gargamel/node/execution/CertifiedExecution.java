@@ -1,0 +1,127 @@
+package org.gargamel.node.execution;
+
+import java.sql.SQLException;
+import java.util.List;
+import org.gargamel.common.call.SqlErrorKind;
+import org.gargamel.common.lifecycle.FatalException;
+import org.gargamel.common.wire.CallOutcome;
+import org.gargamel.common.wire.Execute;
+import org.gargamel.common.wire.WriteSet;
+import org.gargamel.node.NodeStatistics;
+import org.gargamel.node.certify.Certification;
+import org.gargamel.node.writeset.OwnTransaction;
+import org.gargamel.node.writeset.OwnTransactions;
+import org.gargamel.node.writeset.WriteSetGroup;
+
+/**
+ * Round-robin mode, the certification baseline (§6.3.1): calls run concurrently at REPEATABLE READ with no ordering;
+ * each broadcasts its write-set with its snapshot and commits only if certification (in delivery order, alike at
+ * every node) finds no winner since that snapshot touching its rows. A loser, a serialization failure, a deadlock and
+ * an execution cancelled to make room for a certified write-set are rolled back and executed again, transparently.
+ */
+final class CertifiedExecution implements UpdateExecution {
+    private final String node;
+    private final ArgumentTypes types;
+    private final WriteSetGroup group;
+    private final OwnTransactions own;
+    private final Certification certification;
+    private final NodeStatistics statistics;
+    private final CallCompletion completion;
+
+    CertifiedExecution(String node, ArgumentTypes types, WriteSetGroup group, OwnTransactions own,
+            Certification certification, NodeStatistics statistics, CallCompletion completion) {
+        this.node = node;
+        this.types = types;
+        this.group = group;
+        this.own = own;
+        this.certification = certification;
+        this.statistics = statistics;
+        this.completion = completion;
+    }
+
+    @Override
+    public void execute(Execute call, WorkerConnection connection, CallAttempt attempt) throws InterruptedException {
+        long start = System.nanoTime();
+        String procedure = call.call().procedure();
+        while (true) {
+            certification.awaitRoom();
+            long snapshot = certification.snapshot();
+            CallRunner.Ran ran;
+            boolean cancelled;
+            try (CallRunner.Pipeline pipeline = CallRunner.update(connection.jdbc(), call.call(), types,
+                    CallRunner.Isolation.REPEATABLE_READ, false)) {
+                connection.openCancellationWindow();
+                try {
+                    ran = pipeline.execute();
+                } finally {
+                    cancelled = connection.closeCancellationWindow();
+                }
+            } catch (SQLException e) {
+                connection.endTransactionOrStop(call, e);
+                if (cancelled(e) || SqlErrorKind.classify(e) == SqlErrorKind.RETRYABLE) {
+                    conflictAbort();
+                    continue;
+                }
+                WriteSet empty = new WriteSet(call.txnId(), node, procedure, new long[0], snapshot, List.of());
+                attempt.irrevocable();
+                group.broadcast(empty);
+                statistics.executed(procedure, false, System.nanoTime() - start);
+                completion.finish(call, CallOutcome.userAborted(call.callId(), call.txnId(), e.getSQLState(),
+                        e.getMessage()));
+                return;
+            }
+            if (cancelled) {
+                // Cancelled after its statement had finished: the cancel was meant to free rows for a winner. Roll
+                // back rather than risk the stray cancel reaching a later statement (the COMMIT of a winner).
+                connection.endTransactionOrStop(call, null);
+                conflictAbort();
+                continue;
+            }
+            WriteSet writeSet = new WriteSet(call.txnId(), node, procedure, new long[0], snapshot, ran.changes());
+            OwnTransaction transaction = own.register(call.txnId(), certification.rows(ran.changes()));
+            boolean won;
+            try {
+                attempt.irrevocable();
+                group.broadcast(writeSet);
+                won = transaction.awaitDecision(connection::endTransaction);
+                if (won) {
+                    commitWinner(connection, writeSet);
+                } else {
+                    connection.endTransaction();
+                }
+            } catch (SQLException e) {
+                throw new FatalException(node + ": the connection broke while transaction " + call.txnId() + " ("
+                        + procedure + ") awaited its certification: " + e.getMessage(), e);
+            } finally {
+                transaction.finished();
+            }
+            if (won) {
+                statistics.executed(procedure, true, System.nanoTime() - start);
+                completion.finish(call, CallOutcome.committed(call.callId(), call.txnId(), ran.result()));
+                return;
+            }
+            attempt.revocable();  // lost everywhere alike: nothing of it exists anywhere
+            conflictAbort();
+        }
+    }
+
+    private void commitWinner(WorkerConnection connection, WriteSet writeSet) {
+        try {
+            CallRunner.commit(connection.jdbc());
+        } catch (SQLException e) {
+            // Every other replica applies this winner: a replica that cannot commit it has diverged.
+            throw new FatalException(node + " cannot commit certified transaction " + writeSet.txnId() + " ("
+                    + writeSet.procedure() + "): " + e.getMessage() + " (SQLSTATE " + e.getSQLState() + ")", e);
+        }
+    }
+
+    private static boolean cancelled(SQLException e) {
+        return WorkerConnection.QUERY_CANCELED.equals(e.getSQLState());
+    }
+
+    private void conflictAbort() {
+        statistics.conflictAbort();
+        statistics.retry();
+    }
+
+}

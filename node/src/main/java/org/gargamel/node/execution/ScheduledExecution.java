@@ -1,0 +1,120 @@
+package org.gargamel.node.execution;
+
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Set;
+import org.gargamel.common.call.SqlErrorKind;
+import org.gargamel.common.lifecycle.FatalException;
+import org.gargamel.common.wire.CallOutcome;
+import org.gargamel.common.wire.Execute;
+import org.gargamel.common.wire.WriteSet;
+import org.gargamel.node.NodeStatistics;
+import org.gargamel.node.writeset.OwnTransaction;
+import org.gargamel.node.writeset.OwnTransactions;
+import org.gargamel.node.writeset.WriteSetGroup;
+
+/**
+ * Gargamel and centralized modes: the scheduler ordered every conflicting call before this one, and the worker started
+ * it once they were all visible here (docs/node.md). PSI: the call runs at READ COMMITTED and commits in the same round
+ * trip, then its write-set is broadcast. SI: it runs at REPEATABLE READ, its write-set is broadcast first, and it
+ * commits when that write-set is delivered, so every replica commits update transactions in the total order.
+ *
+ * <p>A procedure error (e.g. TPC-C's invalid item) rolls the call back, gives it USER_ABORTED with its SQLSTATE, and
+ * still broadcasts an empty write-set: its dependents at every replica go on.
+ */
+final class ScheduledExecution implements UpdateExecution {
+    /** Serialization failures and deadlocks are not expected with a sound classifier; counted, retried, never hidden. */
+    private static final int MAX_LOCAL_RETRIES = 100;
+
+    private final String node;
+    private final boolean si;
+    private final ArgumentTypes types;
+    private final WriteSetGroup group;
+    private final OwnTransactions own;
+    private final NodeStatistics statistics;
+    private final CallCompletion completion;
+
+    ScheduledExecution(String node, boolean si, ArgumentTypes types, WriteSetGroup group, OwnTransactions own,
+            NodeStatistics statistics, CallCompletion completion) {
+        this.node = node;
+        this.si = si;
+        this.types = types;
+        this.group = group;
+        this.own = own;
+        this.statistics = statistics;
+        this.completion = completion;
+    }
+
+    @Override
+    public void execute(Execute call, WorkerConnection connection, CallAttempt attempt) throws InterruptedException {
+        long start = System.nanoTime();
+        String procedure = call.call().procedure();
+        for (int retry = 0; ; retry++) {
+            CallRunner.Ran ran;
+            try (CallRunner.Pipeline pipeline = CallRunner.update(connection.jdbc(), call.call(), types,
+                    si ? CallRunner.Isolation.REPEATABLE_READ : CallRunner.Isolation.READ_COMMITTED, !si)) {
+                attempt.irrevocable();  // PSI: the pipeline commits; until it answers, its fate is unknown
+                ran = pipeline.execute();
+            } catch (SQLException e) {
+                connection.endTransactionOrStop(call, e);  // healthy connection: the failed pipeline committed nothing
+                attempt.revocable();
+                if (SqlErrorKind.classify(e) == SqlErrorKind.RETRYABLE && retry < MAX_LOCAL_RETRIES) {
+                    statistics.retry();
+                    continue;
+                }
+                abort(call, connection, attempt, e, start);
+                return;
+            }
+            WriteSet writeSet = new WriteSet(call.txnId(), node, procedure, call.backDependencies(), -1, ran.changes());
+            if (si) {
+                commitInTotalOrder(writeSet, connection, attempt, true);
+            } else {
+                group.broadcast(writeSet);
+            }
+            statistics.executed(procedure, true, System.nanoTime() - start);
+            completion.finish(call, CallOutcome.committed(call.callId(), call.txnId(), ran.result()));
+            return;
+        }
+    }
+
+    /** The procedure failed: rolled back; an empty write-set still tells every replica that it is done. */
+    private void abort(Execute call, WorkerConnection connection, CallAttempt attempt, SQLException error, long start)
+            throws InterruptedException {
+        WriteSet empty = new WriteSet(call.txnId(), node, call.call().procedure(), call.backDependencies(), -1, List.of());
+        if (si) {
+            commitInTotalOrder(empty, connection, attempt, false);
+        } else {
+            attempt.irrevocable();
+            group.broadcast(empty);
+        }
+        statistics.executed(call.call().procedure(), false, System.nanoTime() - start);
+        completion.finish(call, CallOutcome.userAborted(call.callId(), call.txnId(), error.getSQLState(),
+                error.getMessage()));
+    }
+
+    /**
+     * SI: broadcast first, commit when the own write-set is delivered, in the total order. {@code open}: the call's
+     * transaction is open and commits then (false for the empty write-set of a rolled-back call).
+     */
+    private void commitInTotalOrder(WriteSet writeSet, WorkerConnection connection, CallAttempt attempt, boolean open)
+            throws InterruptedException {
+        OwnTransaction transaction = own.register(writeSet.txnId(), Set.of());
+        try {
+            attempt.irrevocable();
+            group.broadcast(writeSet);
+            transaction.awaitDecision();
+            if (open) {
+                try {
+                    CallRunner.commit(connection.jdbc());
+                } catch (SQLException e) {
+                    // Every other replica applies this write-set: a replica that cannot commit it has diverged.
+                    throw new FatalException(node + " cannot commit transaction " + writeSet.txnId() + " ("
+                            + writeSet.procedure() + ") after its write-set was delivered: " + e.getMessage()
+                            + " (SQLSTATE " + e.getSQLState() + ")", e);
+                }
+            }
+        } finally {
+            transaction.finished();
+        }
+    }
+}

@@ -1,0 +1,187 @@
+package org.gargamel.node.execution;
+
+import java.sql.SQLException;
+import java.util.List;
+import java.util.concurrent.LinkedBlockingQueue;
+import org.gargamel.common.config.Isolation;
+import org.gargamel.common.lifecycle.FatalException;
+import org.gargamel.common.wire.CallOutcome;
+import org.gargamel.common.wire.Execute;
+import org.gargamel.common.wire.WriteSet;
+import org.gargamel.node.NodeStatistics;
+import org.gargamel.node.visibility.Visibility;
+import org.gargamel.node.writeset.WriteSetGroup;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One worker (DESIGN.md §5): a connection and a FIFO queue of the calls the scheduler placed on it. It runs them one
+ * after another, each once its back-dependencies are visible here: read-only calls itself, update calls through the
+ * mode's {@link UpdateExecution}.
+ *
+ * <p>Supervision. Every call gets exactly one outcome and every update call settles for its dependents, whatever
+ * happens. A call that fails in an unexpected way (a bug, an argument the node cannot bind) before it could have had
+ * any effect is rolled back, broadcast as an empty write-set (done with no effect, at every replica) and REJECTED
+ * with the reason; then the worker takes the next call. One that fails after it may have committed or been broadcast
+ * leaves the cluster in a state this node cannot know: that is a {@link FatalException} naming the call, and the
+ * node stops (the scheduler then gives its pending calls an outcome and settles them at the survivors).
+ */
+public final class Worker {
+    private static final Logger LOG = LoggerFactory.getLogger(Worker.class);
+
+    private final String node;
+    private final int index;
+    private final WorkerConnection connection;
+    private final LinkedBlockingQueue<Execute> queue = new LinkedBlockingQueue<>();
+    private final Visibility visibility;
+    private final UpdateExecution updates;
+    private final boolean si;
+    private final ArgumentTypes types;
+    private final WriteSetGroup group;
+    private final NodeStatistics statistics;
+    private final CallCompletion completion;
+
+    private Worker(Builder builder, UpdateExecution updates) {
+        this.node = builder.node;
+        this.index = builder.index;
+        this.connection = builder.connection;
+        this.visibility = builder.visibility;
+        this.si = builder.isolation == Isolation.SI;
+        this.types = builder.types;
+        this.group = builder.group;
+        this.statistics = builder.statistics;
+        this.completion = builder.completion;
+        this.updates = updates;
+    }
+
+    public int index() {
+        return index;
+    }
+
+    public WorkerConnection connection() {
+        return connection;
+    }
+
+    /** Queues a call placed on this worker; never blocks. */
+    public void submit(Execute call) {
+        queue.add(call);
+    }
+
+    /** The worker's loop, run by a supervised thread until interrupted. */
+    public void run() throws InterruptedException {
+        while (true) {
+            Execute call = queue.take();
+            visibility.awaitAll(call.backDependencies());
+            CallAttempt attempt = new CallAttempt();
+            try {
+                if (call.readOnly()) {
+                    executeReadOnly(call);
+                } else {
+                    updates.execute(call, connection, attempt);
+                }
+            } catch (InterruptedException e) {
+                throw e;
+            } catch (FatalException e) {
+                throw e;
+            } catch (RuntimeException | Error e) {
+                settleFailed(call, attempt, e);
+            }
+        }
+    }
+
+    private void executeReadOnly(Execute call) {
+        long start = System.nanoTime();
+        CallOutcome outcome;
+        try (CallRunner.Pipeline pipeline = CallRunner.readOnly(connection.jdbc(), call.call(), types,
+                si ? CallRunner.Isolation.REPEATABLE_READ : CallRunner.Isolation.READ_COMMITTED)) {
+            String result = pipeline.execute().result();
+            statistics.readOnly(call.call().procedure(), System.nanoTime() - start);
+            outcome = CallOutcome.committed(call.callId(), call.txnId(), result);
+        } catch (SQLException e) {
+            connection.endTransactionOrStop(call, e);  // a failed SI read-only call leaves its transaction block open
+            outcome = CallOutcome.userAborted(call.callId(), call.txnId(), e.getSQLState(), e.getMessage());
+        }
+        completion.finish(call, outcome);
+    }
+
+    /** An unexpected failure: settled as done with no effect if nothing can have escaped, else the node stops. */
+    private void settleFailed(Execute call, CallAttempt attempt, Throwable failure) {
+        String what = "transaction " + call.txnId() + " (" + call.call().procedure() + ", call " + call.callId() + ")";
+        if (attempt.isIrrevocable()) {
+            throw new FatalException(connection.name() + ": " + what + " failed after it may have committed or been "
+                    + "broadcast, so this replica may differ from the others: " + failure, failure);
+        }
+        connection.endTransactionOrStop(call, null);
+        if (!call.readOnly()) {
+            group.broadcast(new WriteSet(call.txnId(), node, call.call().procedure(), call.backDependencies(), -1,
+                    List.of()));
+        }
+        statistics.failedCall();
+        String reason = node + " could not run " + what + ": " + failure + "; it changed nothing"
+                + (call.readOnly() ? "" : " and its dependents go on");
+        LOG.error("{} worker {}: {}", node, index, reason, failure);
+        completion.finish(call, CallOutcome.rejected(call.callId(), call.txnId(), reason));
+    }
+
+    /** What a worker is made of; the node builds one per worker. */
+    public static final class Builder {
+        private final String node;
+        private final int index;
+        private final WorkerConnection connection;
+        private Visibility visibility;
+        private Isolation isolation = Isolation.PSI;
+        private ArgumentTypes types = ArgumentTypes.none();
+        private WriteSetGroup group;
+        private NodeStatistics statistics;
+        private CallCompletion completion;
+
+        public Builder(String node, int index, WorkerConnection connection) {
+            this.node = node;
+            this.index = index;
+            this.connection = connection;
+        }
+
+        public Builder visibility(Visibility value) {
+            this.visibility = value;
+            return this;
+        }
+
+        public Builder isolation(Isolation value) {
+            this.isolation = value;
+            return this;
+        }
+
+        public Builder argumentTypes(ArgumentTypes value) {
+            this.types = value;
+            return this;
+        }
+
+        public Builder group(WriteSetGroup value) {
+            this.group = value;
+            return this;
+        }
+
+        public Builder statistics(NodeStatistics value) {
+            this.statistics = value;
+            return this;
+        }
+
+        public Builder completion(CallCompletion value) {
+            this.completion = value;
+            return this;
+        }
+
+        /** Gargamel and centralized modes: calls in the scheduler's order (PSI or SI). */
+        public Worker scheduled(org.gargamel.node.writeset.OwnTransactions own) {
+            return new Worker(this, new ScheduledExecution(node, isolation == Isolation.SI, types, group, own,
+                    statistics, completion));
+        }
+
+        /** Round-robin mode: concurrent executions, certified. */
+        public Worker certified(org.gargamel.node.writeset.OwnTransactions own,
+                org.gargamel.node.certify.Certification certification) {
+            return new Worker(this, new CertifiedExecution(node, types, group, own, certification, statistics,
+                    completion));
+        }
+    }
+}

@@ -1,0 +1,54 @@
+package org.gargamel.node.progress;
+
+import java.util.Arrays;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.BiConsumer;
+import java.util.function.Supplier;
+import org.gargamel.common.wire.Progress;
+import org.jgroups.Address;
+
+/**
+ * Tells the scheduler which transactions became visible here (PROGRESS), so it can retire them from its graph once
+ * every replica has them (DESIGN.md §4, garbage collection). Ids are batched: a thread sends what accumulated every
+ * couple of milliseconds, up to {@value #BATCH} ids a message.
+ */
+public final class ProgressReporter {
+    static final int BATCH = 4096;
+    private static final long PAUSE_MILLIS = 2;
+
+    private final String node;
+    private final ConcurrentLinkedQueue<Long> visible = new ConcurrentLinkedQueue<>();
+    private final Supplier<Address> scheduler;
+    private final BiConsumer<Address, Progress> send;
+
+    /** {@code scheduler}: the scheduler's current address (null while none is known); {@code send}: on the control channel. */
+    public ProgressReporter(String node, Supplier<Address> scheduler, BiConsumer<Address, Progress> send) {
+        this.node = node;
+        this.scheduler = scheduler;
+        this.send = send;
+    }
+
+    /** {@code txn} is visible here. Any thread. */
+    public void visible(long txn) {
+        visible.add(txn);
+    }
+
+    /** The reporting loop, run by a supervised thread until interrupted. */
+    public void run() throws InterruptedException {
+        long[] batch = new long[BATCH];
+        while (true) {
+            int count = 0;
+            Long txn;
+            while (count < batch.length && (txn = visible.poll()) != null) {
+                batch[count++] = txn;
+            }
+            Address target = scheduler.get();
+            if (count > 0 && target != null) {
+                send.accept(target, new Progress(node, Arrays.copyOf(batch, count)));
+            }
+            if (count < batch.length) {
+                Thread.sleep(PAUSE_MILLIS);
+            }
+        }
+    }
+}
