@@ -7,6 +7,7 @@ import org.gargamel.launcher.command.ClassifyCommand;
 import org.gargamel.launcher.command.CompareCommand;
 import org.gargamel.launcher.command.DemoCommand;
 import org.gargamel.launcher.command.TpccCommand;
+import org.gargamel.launcher.server.ServerMain;
 import org.gargamel.launcher.server.CommandContext;
 import org.gargamel.launcher.server.CommandExecution;
 import org.gargamel.launcher.server.ExitCodes;
@@ -40,6 +41,9 @@ public final class GargamelMain implements Callable<Integer> {
     }
 
     public static void main(String[] args) {
+        if (args.length > 0 && (args[0].equals("scheduler") || args[0].equals("node"))) {
+            ServerMain.useServerLogging();  // `scripts/gargamel scheduler|node` log as gargamel-server.jar does
+        }
         // A scheduler or node started by a demo must not outlive it, even if the demo is killed.
         System.exit(CommandExecution.runWatched(System.out, System.err, context -> run(args, context)));
     }

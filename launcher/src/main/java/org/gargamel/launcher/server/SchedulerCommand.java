@@ -55,11 +55,8 @@ public final class SchedulerCommand implements Callable<Integer> {
         return lifetime.await();
     }
 
-    /**
-     * Completes with the reason if the scheduler fails and must stop. The scheduler's supervision (another branch)
-     * adds {@code SchedulerServer.failure()}; once it is there, this body becomes {@code return server.failure();}.
-     */
+    /** Completes with the reason if the scheduler fails and must stop (its event loop met an unexpected error). */
     private static CompletableFuture<Throwable> failureOf(SchedulerServer server) {
-        return new CompletableFuture<>();
+        return server.failure();
     }
 }

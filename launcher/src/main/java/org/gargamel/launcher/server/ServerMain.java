@@ -27,12 +27,19 @@ public final class ServerMain implements Callable<Integer> {
     }
 
     public static void main(String[] args) {
-        // The servers' logging (INFO, with threads) instead of the commands' (warnings only); before any logger exists.
+        useServerLogging();
+        // A scheduler or node started by `demo` must not outlive it, even if the demo is killed.
+        System.exit(CommandExecution.runWatched(System.out, System.err, context -> run(args, context)));
+    }
+
+    /**
+     * The servers' logging (INFO, with threads; logback-server.xml) instead of the commands' (warnings only). Must run
+     * before any logger exists; a logback.configurationFile given on the command line wins.
+     */
+    public static void useServerLogging() {
         if (System.getProperty("logback.configurationFile") == null) {
             System.setProperty("logback.configurationFile", "logback-server.xml");
         }
-        // A scheduler or node started by `demo` must not outlive it, even if the demo is killed.
-        System.exit(CommandExecution.runWatched(System.out, System.err, context -> run(args, context)));
     }
 
     /** Runs one command line; never exits the JVM, so tests can call it. */
