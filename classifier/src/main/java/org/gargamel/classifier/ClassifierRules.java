@@ -27,6 +27,11 @@ import org.gargamel.common.config.ConfigException;
  * and validated once ({@link #load}), then immutable and safe to share between threads.
  */
 public final class ClassifierRules {
+    /** PostgreSQL's numeric: at most 131072 digits before the decimal point and 16383 after. */
+    private static final int NUMERIC_MAX_INTEGER_DIGITS = 131_072;
+    private static final int NUMERIC_MAX_SCALE = 16_383;
+    /** More bits of digits than that many decimal digits can need: refused before counting digits (costly). */
+    private static final int NUMERIC_MAX_BITS = 490_000;
 
     private final String source;
     private final Map<String, TableRule> tables;
@@ -187,7 +192,14 @@ public final class ClassifierRules {
                             known = i;  // a wildcard: every later part is a wildcard too
                             break;
                         }
-                        out.setPart(start, i, toLong(value));
+                        long part;
+                        try {
+                            part = toLong(value);
+                        } catch (RulesException e) {
+                            throw new RulesException(call.procedure() + ": key part " + key.get(i) + " of "
+                                    + write.table().name() + ": " + e.getMessage(), e);
+                        }
+                        out.setPart(start, i, part);
                     }
                     for (int slot : slots) {
                         out.addKey(slot, start, length, known, write, element);
@@ -272,7 +284,11 @@ public final class ClassifierRules {
         };
     }
 
-    /** Integers as themselves; other values as a 64-bit hash (a collision only adds a conflict). */
+    /**
+     * Integers as themselves; other values as a 64-bit hash (a collision only adds a conflict). A numeric beyond
+     * PostgreSQL's range cannot be any row's key: a {@link RulesException} (the call is rejected), never an arithmetic
+     * error or a string of billions of digits.
+     */
     static long toLong(Object value) {
         if (value instanceof Integer integer) {
             return integer;
@@ -281,8 +297,14 @@ public final class ClassifierRules {
             return number;
         }
         if (value instanceof BigDecimal decimal) {
+            if (decimal.unscaledValue().bitLength() > NUMERIC_MAX_BITS || decimal.scale() > NUMERIC_MAX_SCALE
+                    || (long) decimal.precision() - decimal.scale() > NUMERIC_MAX_INTEGER_DIGITS) {
+                throw new RulesException("numeric value with scale " + decimal.scale() + " and "
+                        + decimal.unscaledValue().bitLength() + " bits of digits is outside PostgreSQL's numeric range ("
+                        + NUMERIC_MAX_INTEGER_DIGITS + " digits before the point, " + NUMERIC_MAX_SCALE + " after)");
+            }
             BigDecimal normalized = decimal.stripTrailingZeros();
-            if (normalized.scale() <= 0 && normalized.precision() - normalized.scale() < 19) {
+            if (normalized.scale() <= 0 && (long) normalized.precision() - normalized.scale() < 19) {
                 return normalized.longValueExact();
             }
             return mix(normalized.toPlainString().hashCode() * 0x9E3779B97F4A7C15L);

@@ -15,8 +15,11 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.gargamel.common.config.Secrets;
 import org.gargamel.common.jdbc.JdbcConnections;
 import org.postgresql.Driver;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The PostgreSQL servers of a run, identified by JDBC URL: N embedded servers (the default, on free
@@ -27,6 +30,7 @@ import org.postgresql.Driver;
  * embedded and existing servers alike.
  */
 public final class PostgresCluster implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(PostgresCluster.class);
 
     private final PostgresBackend backend;
     private final List<String> jdbcUrls;
@@ -142,31 +146,34 @@ public final class PostgresCluster implements AutoCloseable {
         return new PostgresCluster(PostgresBackend.TESTCONTAINERS, urls, started, null);
     }
 
-    /** Checks that {@code url} is a PostgreSQL JDBC URL and that a server answers there. */
+    /**
+     * Checks that {@code url} is a PostgreSQL JDBC URL and that a server answers there. Messages name the URL with its
+     * password masked.
+     */
     public static void requireReachable(String url) {
+        String masked = Secrets.maskUrl(url);
         if (url == null || !url.startsWith("jdbc:postgresql:")) {
-            throw new PostgresProvisioningException("malformed JDBC URL '" + url
+            throw new PostgresProvisioningException("malformed JDBC URL '" + masked
                     + "': expected jdbc:postgresql://host:port/database[?user=...&password=...]");
         }
         try {
             if (Driver.parseURL(url, null) == null) {
-                throw new PostgresProvisioningException("malformed JDBC URL '" + url
+                throw new PostgresProvisioningException("malformed JDBC URL '" + masked
                         + "': expected jdbc:postgresql://host:port/database[?user=...&password=...]");
             }
         } catch (RuntimeException e) {
             if (e instanceof PostgresProvisioningException) {
                 throw e;
             }
-            throw new PostgresProvisioningException("malformed JDBC URL '" + url + "': " + e.getMessage(), e);
+            throw new PostgresProvisioningException("malformed JDBC URL '" + masked + "': " + e.getMessage(), e);
         }
         try (Connection connection = JdbcConnections.connect(url)) {
             connection.isValid(JdbcConnections.CONNECT_TIMEOUT_SECONDS);
         } catch (SQLException e) {
-            throw new PostgresProvisioningException("cannot connect to " + url + ": " + e.getMessage()
+            throw new PostgresProvisioningException("cannot connect to " + masked + ": " + e.getMessage()
                     + (e.getSQLState() == null ? "" : " (SQLSTATE " + e.getSQLState() + ")"), e);
         }
     }
-
 
     public PostgresBackend backend() {
         return backend;
@@ -265,7 +272,7 @@ public final class PostgresCluster implements AutoCloseable {
             try {
                 server.close();
             } catch (Exception e) {
-                System.err.println("warning: could not stop a PostgreSQL server: " + e.getMessage());
+                LOG.warn("could not stop a PostgreSQL server: {}", e.getMessage(), e);
             }
         }
     }

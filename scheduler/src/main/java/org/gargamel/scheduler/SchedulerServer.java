@@ -1,60 +1,80 @@
 package org.gargamel.scheduler;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import org.gargamel.common.client.GargamelClient;
 import org.gargamel.common.group.Channels;
 import org.gargamel.common.group.GroupConfig;
-import org.gargamel.common.client.GargamelClient;
+import org.gargamel.common.lifecycle.FatalException;
+import org.gargamel.common.lifecycle.Supervisor;
 import org.gargamel.common.wire.Abandon;
 import org.gargamel.common.wire.CallOutcome;
 import org.gargamel.common.wire.DrainQuery;
 import org.gargamel.common.wire.DrainStatus;
 import org.gargamel.common.wire.Execute;
-import org.gargamel.common.wire.MalformedMessageException;
 import org.gargamel.common.wire.Message;
+import org.gargamel.common.wire.MessageEndpoint;
+import org.gargamel.common.wire.MessageType;
 import org.gargamel.common.wire.NodeHello;
 import org.gargamel.common.wire.Progress;
 import org.gargamel.common.wire.SubmitCall;
-import org.gargamel.common.wire.WireCodec;
 import org.gargamel.scheduler.core.Placement;
 import org.gargamel.scheduler.core.RejectedCallException;
 import org.gargamel.scheduler.core.Scheduler;
 import org.jgroups.Address;
-import org.jgroups.BytesMessage;
 import org.jgroups.JChannel;
-import org.jgroups.Receiver;
 import org.jgroups.View;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The scheduler process (DESIGN.md §4): one event loop owns the {@link Scheduler} (graph, conflict index, workers);
- * JGroups receive threads only decode messages and enqueue them. Calls come from clients (SUBMIT_CALL) and go to
- * nodes (EXECUTE); nodes announce themselves (NODE_HELLO) and report what became visible (PROGRESS); clients ask
- * how much is still in flight (DRAIN_QUERY). A node that leaves the view has its unreported calls rejected.
+ * JGroups receive threads only decode messages and enqueue them (through a {@link MessageEndpoint}). Calls come from
+ * clients (SUBMIT_CALL) and go to nodes (EXECUTE); nodes announce themselves (NODE_HELLO) and report what became
+ * visible (PROGRESS); clients ask how much is still in flight (DRAIN_QUERY). A node that leaves the view has its
+ * unreported calls rejected.
+ *
+ * <p>The loop is a supervised thread: an unexpected exception in an event is a bug that leaves the graph in an unknown
+ * state, so it is fatal, never printed and carried on. It is logged at ERROR naming the event (the message, its
+ * source, the call and the transaction), the loop stops, and {@link #failure()} completes; the owner then closes the
+ * server and exits non-zero. Expected refusals (a bad call, overload, a node's inconsistent announcement) are not
+ * failures: they are answered or logged and the loop goes on.
  */
 public final class SchedulerServer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(SchedulerServer.class);
+    static final String LOOP_THREAD = "scheduler-loop";
     private static final int BATCH = 256;
     /** Events waiting for the loop. A full queue rejects new calls at once and makes nodes' reports wait. */
     private static final int QUEUE_CAPACITY = 1 << 16;
+    /** How long an idle loop waits before it looks whether it should stop. */
+    private static final long IDLE_POLL_MILLIS = 100;
+    /** How long {@link #close()} waits for the loop to end. */
+    private static final Duration STOP_GRACE = Duration.ofSeconds(5);
 
     private final SchedulerConfig config;
     private final Scheduler scheduler;
     private final GroupConfig group;
-    private final BlockingQueue<Runnable> events = new ArrayBlockingQueue<>(QUEUE_CAPACITY);
+    private final Supervisor supervisor = new Supervisor("scheduler");
+    private final MessageEndpoint endpoint;
+    private final BlockingQueue<Event> events = new ArrayBlockingQueue<>(QUEUE_CAPACITY);
     private final Map<Long, PendingCall> pending = new HashMap<>();
     private final Map<String, Address> nodes = new HashMap<>();
-    private final AtomicLong malformed = new AtomicLong();
     private final AtomicLong scheduled = new AtomicLong();
     private final AtomicLong rejected = new AtomicLong();
     private JChannel channel;
     /** The latest view, as seen by the loop: a NODE_HELLO from outside it is stale and ignored. */
     private View view;
+    /** The transaction the running event is about (0: none yet), for the fatal log line; loop thread only. */
+    private long eventTxn;
     private Thread loop;
     private volatile boolean running;
 
@@ -62,10 +82,96 @@ public final class SchedulerServer implements AutoCloseable {
     private record PendingCall(Address client, long callId, String node) {
     }
 
+    /** One unit of the loop's work, one object per received message; named in the log line if it fails. */
+    private interface Event {
+        void run(SchedulerServer server);
+
+        String describe();
+    }
+
+    private record Submitted(Address client, SubmitCall submit) implements Event {
+        @Override
+        public void run(SchedulerServer server) {
+            server.onSubmit(client, submit);
+        }
+
+        @Override
+        public String describe() {
+            return submit.describe() + " from " + client;
+        }
+    }
+
+    private record Hello(Address source, NodeHello hello) implements Event {
+        @Override
+        public void run(SchedulerServer server) {
+            server.onHello(source, hello);
+        }
+
+        @Override
+        public String describe() {
+            return hello.describe() + " from " + source;
+        }
+    }
+
+    private record Reported(Address source, Progress progress) implements Event {
+        @Override
+        public void run(SchedulerServer server) {
+            server.onProgress(progress);
+        }
+
+        @Override
+        public String describe() {
+            return progress.describe() + " (" + source + ")";
+        }
+    }
+
+    private record Drain(Address source, DrainQuery query) implements Event {
+        @Override
+        public void run(SchedulerServer server) {
+            server.onDrain(source, query);
+        }
+
+        @Override
+        public String describe() {
+            return query.describe() + " from " + source;
+        }
+    }
+
+    private record ViewChange(View view) implements Event {
+        @Override
+        public void run(SchedulerServer server) {
+            server.onView(view);
+        }
+
+        @Override
+        public String describe() {
+            return "view " + view;
+        }
+    }
+
+    /** Work handed to the loop by a test ({@link #runOnLoop}). */
+    private record Task(String name, Runnable task) implements Event {
+        @Override
+        public void run(SchedulerServer server) {
+            task.run();
+        }
+
+        @Override
+        public String describe() {
+            return name;
+        }
+    }
+
     public SchedulerServer(SchedulerConfig config) {
         this.config = config.validate();
         this.scheduler = new Scheduler(config.loadRules(), config.mode(), config.isolation());
         this.group = config.control().toGroupConfig("control");
+        this.endpoint = new MessageEndpoint("scheduler", supervisor::fail)
+                .on(SubmitCall.class, MessageType.SUBMIT_CALL, this::received)
+                .on(NodeHello.class, MessageType.NODE_HELLO, (source, hello) -> enqueue(new Hello(source, hello)))
+                .on(Progress.class, MessageType.PROGRESS, (source, progress) -> enqueue(new Reported(source, progress)))
+                .on(DrainQuery.class, MessageType.DRAIN_QUERY, (source, query) -> enqueue(new Drain(source, query)))
+                .onView(view -> enqueue(new ViewChange(view)));
     }
 
     public void start() throws Exception {
@@ -78,10 +184,9 @@ public final class SchedulerServer implements AutoCloseable {
      */
     public void start(Consumer<JChannel> beforeConnect) throws Exception {
         running = true;
-        loop = new Thread(this::runLoop, "scheduler-loop");
-        loop.start();
+        loop = supervisor.start(LOOP_THREAD, this::runLoop);
         channel = Channels.schedulerControl(group, GargamelClient.SCHEDULER_NAME);
-        channel.setReceiver(new Listener());
+        channel.setReceiver(endpoint);
         beforeConnect.accept(channel);
         channel.connect(Channels.CONTROL_CLUSTER);
     }
@@ -96,6 +201,16 @@ public final class SchedulerServer implements AutoCloseable {
                 + ", isolation " + config.isolation() + ")";
     }
 
+    /**
+     * Completes with the reason when the scheduler cannot go on: an event of the loop threw (the ERROR log line and the
+     * reason name the event, the call and the transaction), the loop thread died, or a message handler threw. The loop
+     * processes nothing more, new calls are rejected; the owner should {@link #close()} and exit non-zero. Never
+     * completes otherwise, not on {@link #close()}.
+     */
+    public CompletableFuture<Throwable> failure() {
+        return supervisor.failure();
+    }
+
     /** Calls scheduled so far, rejected so far, and malformed messages dropped (for the log and tests). */
     public long scheduledCount() {
         return scheduled.get();
@@ -106,47 +221,85 @@ public final class SchedulerServer implements AutoCloseable {
     }
 
     public long malformedCount() {
-        return malformed.get();
+        return endpoint.malformedCount();
     }
 
+    /** Well-formed messages of a type the scheduler does not handle (e.g. an EXECUTE sent to it), dropped. */
+    public long unexpectedCount() {
+        return endpoint.unexpectedCount();
+    }
+
+    /** Leaves the group and stops the loop, waiting for it up to {@link #STOP_GRACE}. Idempotent. */
     @Override
     public void close() {
         running = false;
         if (channel != null) {
             channel.close();
         }
-        if (loop != null) {
-            loop.interrupt();
-            try {
-                loop.join(5_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+        supervisor.stop(STOP_GRACE);
+    }
+
+    /** Tests: runs {@code task} on the loop as an event named {@code name}, after the events already queued. */
+    void runOnLoop(String name, Runnable task) {
+        enqueue(new Task(name, task));
+    }
+
+    /** Tests: whether the loop thread is still alive. */
+    boolean loopAlive() {
+        return loop != null && loop.isAlive();
+    }
+
+    /** The loop's body: ends when stopping (interrupted), when the scheduler failed, or by throwing (fatal). */
+    private void runLoop() throws InterruptedException {
+        List<Event> batch = new ArrayList<>(BATCH);
+        CompletableFuture<Throwable> failure = supervisor.failure();
+        while (!supervisor.stopping() && !failure.isDone()) {
+            Event first = events.poll(IDLE_POLL_MILLIS, TimeUnit.MILLISECONDS);
+            if (first == null) {
+                continue;
             }
+            batch.add(first);
+            events.drainTo(batch, BATCH - 1);
+            for (int i = 0, n = batch.size(); i < n; i++) {
+                Event event = batch.get(i);
+                eventTxn = 0;
+                try {
+                    event.run(this);
+                } catch (RuntimeException | Error e) {
+                    throw new FatalException(LOOP_THREAD + ": " + event.describe()
+                            + (eventTxn > 0 ? " (transaction " + eventTxn + ")" : "") + " failed: " + e, e);
+                }
+            }
+            batch.clear();
         }
     }
 
-    private void runLoop() {
-        List<Runnable> batch = new ArrayList<>(BATCH);
-        while (running) {
-            try {
-                Runnable first = events.poll(100, TimeUnit.MILLISECONDS);
-                if (first == null) {
-                    continue;
+    // ---- on JGroups' receive threads ----
+
+    /** A new call: queued, or rejected at once when the queue is full or the scheduler has failed. */
+    private void received(Address client, SubmitCall submit) {
+        if (supervisor.failure().isDone()) {
+            reject(client, submit.callId(), "the scheduler has failed (see its log) and is stopping; "
+                    + submit.call().procedure() + " was not scheduled");
+        } else if (!events.offer(new Submitted(client, submit))) {
+            reject(client, submit.callId(), "overloaded: the scheduler's event queue is full (" + QUEUE_CAPACITY
+                    + " events); retry later");
+        }
+    }
+
+    /**
+     * Reports and views are never dropped while the scheduler runs: a full queue makes the sender's receive thread wait
+     * (JGroups' flow control then slows the senders down). Once it is closed or has failed, they are dropped.
+     */
+    private void enqueue(Event event) {
+        try {
+            while (!events.offer(event, IDLE_POLL_MILLIS, TimeUnit.MILLISECONDS)) {
+                if (!running || supervisor.failure().isDone()) {
+                    return;
                 }
-                batch.add(first);
-                events.drainTo(batch, BATCH - 1);
-                for (Runnable event : batch) {
-                    try {
-                        event.run();
-                    } catch (RuntimeException e) {
-                        System.err.println("gargamel scheduler: event failed: " + e);
-                        e.printStackTrace(System.err);
-                    }
-                }
-                batch.clear();
-            } catch (InterruptedException e) {
-                return;
             }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -165,8 +318,14 @@ public final class SchedulerServer implements AutoCloseable {
             reject(client, submit.callId(), e.getMessage());
             return;
         }
+        eventTxn = placement.txn();
         String node = placement.worker().node();
         Address target = nodes.get(node);
+        if (target == null) {
+            // A null target would multicast the EXECUTE to every member: every node would run the call.
+            throw new IllegalStateException("placed on " + node + ", which has no address in the control group (known: "
+                    + nodes.keySet() + ")");
+        }
         pending.put(placement.txn(), new PendingCall(client, submit.callId(), node));
         scheduled.incrementAndGet();
         send(target, new Execute(placement.txn(), placement.worker().index(), placement.readOnly(),
@@ -175,34 +334,36 @@ public final class SchedulerServer implements AutoCloseable {
 
     private void onHello(Address source, NodeHello hello) {
         if (view != null && !view.containsMember(source)) {
-            return;  // it left after sending: accepting it would place calls on a departed node
+            // It left after sending: accepting it would place calls on a departed node.
+            LOG.debug("ignored a stale {} from {}: not in view {}", hello.describe(), source, view.getViewId());
+            return;
         }
         if (hello.workers() < 1) {
-            System.err.println("gargamel scheduler: ignored NODE_HELLO from " + hello.nodeName() + " with "
-                    + hello.workers() + " workers");
+            LOG.warn("ignored {} from {}: a node needs at least 1 worker", hello.describe(), source);
             return;
         }
         Address previous = nodes.get(hello.nodeName());
         if (previous != null && !previous.equals(source)) {
-            System.err.println("gargamel scheduler: ignored NODE_HELLO for " + hello.nodeName() + " from " + source
-                    + ": that name belongs to " + previous);
+            LOG.warn("ignored {} from {}: that name belongs to {}", hello.describe(), source, previous);
             return;
         }
         try {
             scheduler.addNode(hello.nodeName(), hello.workers());
-        } catch (RuntimeException e) {
-            System.err.println("gargamel scheduler: ignored NODE_HELLO from " + source + ": " + e.getMessage());
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            LOG.warn("ignored {} from {}: {}", hello.describe(), source, e.getMessage());
             return;
         }
         nodes.put(hello.nodeName(), source);
         if (previous == null) {
-            System.err.println("gargamel scheduler: " + hello.nodeName() + " joined with " + hello.workers() + " workers");
+            LOG.info("{} joined with {} workers ({} node(s) now)", named(hello.nodeName(), source), hello.workers(),
+                    nodes.size());
         }
     }
 
-    private void onProgress(Address source, Progress progress) {
+    private void onProgress(Progress progress) {
         String node = progress.nodeName();
         for (long txn : progress.visible()) {
+            eventTxn = txn;
             scheduler.reportVisible(node, txn);
             PendingCall call = pending.get(txn);
             if (call != null && call.node().equals(node)) {
@@ -224,11 +385,12 @@ public final class SchedulerServer implements AutoCloseable {
             }
         }
         for (String node : gone) {
-            nodes.remove(node);
+            Address address = nodes.remove(node);
             List<Placement> lost = scheduler.removeNode(node);
-            System.err.println("gargamel scheduler: " + node + " left the cluster; rejecting " + lost.size()
-                    + " call(s) it had not reported");
+            LOG.info("{} left the cluster; rejecting {} call(s) it had not reported ({} node(s) left)",
+                    named(node, address), lost.size(), nodes.size());
             for (Placement placement : lost) {
+                eventTxn = placement.txn();
                 PendingCall call = pending.remove(placement.txn());
                 if (call != null) {
                     reject(call.client(), call.callId(), node + " left the cluster before reporting transaction "
@@ -250,12 +412,18 @@ public final class SchedulerServer implements AutoCloseable {
         if (updates.length == 0 || nodes.isEmpty()) {
             return;
         }
-        System.err.println("gargamel scheduler: asking " + nodes.keySet() + " to settle " + updates.length
-                + " transaction(s) of " + node + " in the total order");
+        LOG.info("asking {} to settle {} transaction(s) of {} in the total order", nodes.keySet(), updates.length,
+                node);
         Abandon decision = new Abandon(node, updates);
         for (Address survivor : nodes.values()) {
             send(survivor, decision);
         }
+    }
+
+    /** A node for the log: its name, and its address in the group when that is not simply the name. */
+    private static String named(String node, Address address) {
+        String shown = String.valueOf(address);
+        return shown.equals(node) ? node : node + " (" + shown + ")";
     }
 
     private void reject(Address client, long callId, String reason) {
@@ -263,58 +431,13 @@ public final class SchedulerServer implements AutoCloseable {
         send(client, CallOutcome.rejected(callId, -1, reason));
     }
 
+    /** A send that fails (the target left, the channel is closing) is logged; the view change settles the rest. */
     private void send(Address target, Message message) {
         try {
-            channel.send(new BytesMessage(target, WireCodec.encode(message)));
+            MessageEndpoint.send(channel, target, message);
         } catch (Exception e) {
             if (running) {
-                System.err.println("gargamel scheduler: cannot send " + message.type() + " to " + target + ": " + e);
-            }
-        }
-    }
-
-    private final class Listener implements Receiver {
-        @Override
-        public void receive(org.jgroups.Message message) {
-            Address source = message.getSrc();
-            Message decoded;
-            try {
-                decoded = WireCodec.decode(message.getArray(), message.getOffset(), message.getLength());
-            } catch (MalformedMessageException e) {
-                malformed.incrementAndGet();
-                System.err.println("gargamel scheduler: dropped a malformed message from " + source + ": " + e.getMessage());
-                return;
-            }
-            if (decoded instanceof SubmitCall submit) {
-                if (!events.offer(() -> onSubmit(source, submit))) {
-                    reject(source, submit.callId(), "overloaded: the scheduler's event queue is full (" + QUEUE_CAPACITY
-                            + " events); retry later");
-                }
-            } else if (decoded instanceof NodeHello hello) {
-                enqueue(() -> onHello(source, hello));
-            } else if (decoded instanceof Progress progress) {
-                enqueue(() -> onProgress(source, progress));
-            } else if (decoded instanceof DrainQuery query) {
-                enqueue(() -> onDrain(source, query));
-            } else {
-                malformed.incrementAndGet();
-                System.err.println("gargamel scheduler: unexpected " + decoded.type() + " from " + source);
-            }
-        }
-
-        @Override
-        public void viewAccepted(View view) {
-            enqueue(() -> onView(view));
-        }
-
-        /** Reports and views are never dropped: a full queue makes the sender's receive thread wait. */
-        private void enqueue(Runnable event) {
-            try {
-                while (running && !events.offer(event, 100, TimeUnit.MILLISECONDS)) {
-                    // the loop is behind; JGroups' flow control slows the senders down
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+                LOG.warn("cannot send {} to {}: {}", message.describe(), target, e.toString());
             }
         }
     }

@@ -17,6 +17,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.gargamel.common.config.Secrets;
 import org.gargamel.common.jdbc.JdbcConnections;
 import org.gargamel.tpcc.random.NURandConstants;
 import org.gargamel.tpcc.schema.DatabaseState;
@@ -64,7 +65,8 @@ public final class TpccLoader {
             throw new IllegalArgumentException("no database to load: the list of JDBC URLs is empty");
         }
         if (new HashSet<>(jdbcUrls).size() != jdbcUrls.size()) {
-            throw new IllegalArgumentException("a database URL is given twice: " + jdbcUrls);
+            throw new IllegalArgumentException("a database URL is given twice: "
+                    + jdbcUrls.stream().map(Secrets::maskUrl).toList());
         }
         LoadInfo info = new LoadInfo(options.seed(), options.warehouses(), loadConstants(options.seed()));
         for (String url : jdbcUrls) {
@@ -127,12 +129,12 @@ public final class TpccLoader {
         try (Connection connection = JdbcConnections.connect(url)) {
             state = TpccSchema.inspect(connection);
         } catch (SQLException e) {
-            throw new LoadException("cannot inspect " + url + " before loading: " + e.getMessage()
+            throw new LoadException("cannot inspect " + Secrets.maskUrl(url) + " before loading: " + e.getMessage()
                     + sqlState(e), e);
         }
         if (!state.isEmpty()) {
-            throw new LoadException("refusing to load into " + url + ": the database is not empty: " + state
-                    + "; load into an empty database");
+            throw new LoadException("refusing to load into " + Secrets.maskUrl(url) + ": the database is not empty: "
+                    + state + "; load into an empty database");
         }
     }
 
@@ -157,8 +159,8 @@ public final class TpccLoader {
             }
             work.run(connection);
         } catch (SQLException e) {
-            throw new LoadException("loading " + url + " failed: cannot " + describe(description) + ": "
-                    + e.getMessage() + sqlState(e), e);
+            throw new LoadException("loading " + Secrets.maskUrl(url) + " failed: cannot " + describe(description)
+                    + ": " + e.getMessage() + sqlState(e), e);
         }
     }
 

@@ -17,6 +17,9 @@ import java.util.Objects;
  */
 public final class ProcedureCall {
     private static final DateTimeFormatter TIMESTAMP = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
+    /** PostgreSQL's numeric: at most 131072 digits before the decimal point and 16383 after. */
+    private static final int NUMERIC_MAX_INTEGER_DIGITS = 131_072;
+    private static final int NUMERIC_MAX_SCALE = 16_383;
 
     private final String procedure;
     private final List<Object> arguments;
@@ -93,7 +96,10 @@ public final class ProcedureCall {
             }
             sql.append('\'');
         } else if (value instanceof BigDecimal decimal) {
-            sql.append(decimal.toPlainString());
+            // Plain digits for every value a PostgreSQL numeric holds; beyond (any client can send a scale of 2^31-1),
+            // the exponent form, which PostgreSQL refuses clearly, rather than billions of zeros.
+            boolean plain = decimal.scale() <= NUMERIC_MAX_SCALE && decimal.scale() >= -NUMERIC_MAX_INTEGER_DIGITS;
+            sql.append(plain ? decimal.toPlainString() : decimal.toString());
         } else {
             sql.append(value);
         }

@@ -6,6 +6,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.Semaphore;
@@ -19,24 +20,30 @@ import org.gargamel.common.group.LoopbackPorts;
 import org.gargamel.common.wire.CallOutcome;
 import org.gargamel.common.wire.DrainQuery;
 import org.gargamel.common.wire.DrainStatus;
-import org.gargamel.common.wire.MalformedMessageException;
-import org.gargamel.common.wire.Message;
+import org.gargamel.common.wire.MessageEndpoint;
+import org.gargamel.common.wire.MessageType;
 import org.gargamel.common.wire.SubmitCall;
-import org.gargamel.common.wire.WireCodec;
 import org.jgroups.Address;
-import org.jgroups.BytesMessage;
 import org.jgroups.JChannel;
-import org.jgroups.Receiver;
 import org.jgroups.View;
 import org.jgroups.util.NameCache;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The application's side of Gargamel (DESIGN.md §2): joins the control group, submits calls to the scheduler
  * asynchronously, and completes each call's future exactly once — with its {@link CallOutcome} (committed,
  * user-aborted, rejected), or exceptionally with a {@link GargamelClientException} (overloaded, timed out,
  * disconnected). Thread-safe.
+ *
+ * <p>Messages arrive through a {@link MessageEndpoint} (malformed and unexpected ones are counted, logged at WARN and
+ * dropped). A handler that throws is a bug in this library that leaves its bookkeeping in doubt, and one cannot tell
+ * which call it concerned: the client then closes itself, logging the reason at ERROR. Every call still pending fails
+ * at once with {@link GargamelClientException.Reason#DISCONNECTED} and a message naming the reason (so each call
+ * still completes exactly once), as does every later submit.
  */
 public final class GargamelClient implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(GargamelClient.class);
     public static final String SCHEDULER_NAME = "scheduler";
     private static final long SWEEP_MILLIS = 50;
 
@@ -47,8 +54,11 @@ public final class GargamelClient implements AutoCloseable {
     private final Map<Long, CompletableFuture<DrainStatus>> drains = new ConcurrentHashMap<>();
     private final AtomicLong nextCallId = new AtomicLong();
     private final ScheduledExecutorService timers;
+    private final MessageEndpoint endpoint;
     private volatile Address scheduler;
     private volatile boolean closed;
+    /** Why the client closed itself (a failed handler); null when open or closed by its owner. */
+    private volatile String failedBecause;
 
     private GargamelClient(JChannel channel, ClientOptions options) {
         this.channel = channel;
@@ -61,6 +71,16 @@ public final class GargamelClient implements AutoCloseable {
         });
         this.timers = executor;
         timers.scheduleWithFixedDelay(this::sweepTimeouts, SWEEP_MILLIS, SWEEP_MILLIS, TimeUnit.MILLISECONDS);
+        this.endpoint = new MessageEndpoint(channel.getName(), this::failed)
+                .on(CallOutcome.class, MessageType.CALL_OUTCOME, (source, outcome) ->
+                        finish(outcome.callId(), outcome, null))
+                .on(DrainStatus.class, MessageType.DRAIN_STATUS, (source, status) -> {
+                    CompletableFuture<DrainStatus> future = drains.get(status.queryId());
+                    if (future != null) {
+                        future.complete(status);
+                    }
+                })
+                .onView(this::viewChanged);
     }
 
     /**
@@ -77,7 +97,7 @@ public final class GargamelClient implements AutoCloseable {
         while (true) {
             JChannel channel = Channels.control(bound, "client-" + UUID.randomUUID().toString().substring(0, 8));
             GargamelClient client = new GargamelClient(channel, options);
-            channel.setReceiver(client.new Listener());
+            channel.setReceiver(client.endpoint);
             try {
                 channel.connect(Channels.CONTROL_CLUSTER);
                 client.viewChanged(channel.getView());
@@ -113,7 +133,7 @@ public final class GargamelClient implements AutoCloseable {
         CompletableFuture<CallOutcome> future = new CompletableFuture<>();
         if (closed) {
             future.completeExceptionally(new GargamelClientException(GargamelClientException.Reason.DISCONNECTED,
-                    "the client is closed"));
+                    closedReason() + "; " + call.procedure() + " was not sent"));
             return future;
         }
         Address target = scheduler;
@@ -133,12 +153,12 @@ public final class GargamelClient implements AutoCloseable {
                 System.nanoTime() + options.callTimeout().toNanos()));
         // close() or the scheduler's departure may have run failAll() between the checks above and put():
         if (closed || scheduler != target) {
-            fail(callId, GargamelClientException.Reason.DISCONNECTED, (closed ? "the client is closed"
+            fail(callId, GargamelClientException.Reason.DISCONNECTED, (closed ? closedReason()
                     : "the scheduler left the group") + "; " + call.procedure() + " was not sent");
             return future;
         }
         try {
-            channel.send(new BytesMessage(target, WireCodec.encode(new SubmitCall(callId, call))));
+            MessageEndpoint.send(channel, target, new SubmitCall(callId, call));
         } catch (Exception e) {
             fail(callId, GargamelClientException.Reason.DISCONNECTED,
                     "cannot send " + call.procedure() + " to the scheduler: " + e.getMessage());
@@ -168,7 +188,7 @@ public final class GargamelClient implements AutoCloseable {
             if (target == null) {
                 throw new GargamelClientException(GargamelClientException.Reason.DISCONNECTED, "no scheduler in the group");
             }
-            channel.send(new BytesMessage(target, WireCodec.encode(new DrainQuery(queryId))));
+            MessageEndpoint.send(channel, target, new DrainQuery(queryId));
             return future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
             throw (RuntimeException) e.getCause();
@@ -224,12 +244,52 @@ public final class GargamelClient implements AutoCloseable {
         return channel.getName();
     }
 
+    /** Tests: the endpoint the client receives through (to make one of its handlers fail). */
+    MessageEndpoint endpoint() {
+        return endpoint;
+    }
+
+    /** Messages this client dropped because they did not decode, and well-formed ones of a type it does not take. */
+    public long malformedCount() {
+        return endpoint.malformedCount();
+    }
+
+    public long unexpectedCount() {
+        return endpoint.unexpectedCount();
+    }
+
     @Override
     public void close() {
         closed = true;
         channel.close();
         failAll("the client was closed");
         timers.shutdownNow();
+    }
+
+    private String closedReason() {
+        String reason = failedBecause;
+        return reason == null ? "the client is closed" : reason;
+    }
+
+    /**
+     * A message handler threw (see the class comment): fails every pending call and closes the client. The channel is
+     * closed off the JGroups thread that reports this (closing it from its own receive thread could stall the leave).
+     */
+    private void failed(Throwable reason) {
+        if (closed) {
+            LOG.error("{}: a message handler failed after the client closed: {}", channel.getName(),
+                    reason.getMessage(), reason);
+            return;
+        }
+        LOG.error("{}: closing the client: {}", channel.getName(), reason.getMessage(), reason);
+        failedBecause = "the client failed and closed itself (" + reason.getMessage() + ")";
+        closed = true;
+        failAll(failedBecause);
+        try {
+            timers.execute(this::close);
+        } catch (RejectedExecutionException e) {
+            close();  // closed meanwhile by its owner: nothing runs on the timer thread any more
+        }
     }
 
     private void failAll(String reason) {
@@ -294,33 +354,6 @@ public final class GargamelClient implements AutoCloseable {
         scheduler = found;
         if (previous != null && (found == null || !found.equals(previous))) {
             failAll("the scheduler left the group");
-        }
-    }
-
-    private final class Listener implements Receiver {
-        @Override
-        public void receive(org.jgroups.Message message) {
-            Message decoded;
-            try {
-                decoded = WireCodec.decode(message.getArray(), message.getOffset(), message.getLength());
-            } catch (MalformedMessageException e) {
-                System.err.println("gargamel client: dropped a malformed message from " + message.getSrc() + ": "
-                        + e.getMessage());
-                return;
-            }
-            if (decoded instanceof CallOutcome outcome) {
-                finish(outcome.callId(), outcome, null);
-            } else if (decoded instanceof DrainStatus status) {
-                CompletableFuture<DrainStatus> future = drains.get(status.queryId());
-                if (future != null) {
-                    future.complete(status);
-                }
-            }
-        }
-
-        @Override
-        public void viewAccepted(View view) {
-            viewChanged(view);
         }
     }
 }

@@ -80,7 +80,10 @@ public final class Supervisor implements AutoCloseable {
         return stopping;
     }
 
-    /** Interrupts every thread and waits up to {@code grace} in all for them to end; logs those that did not. */
+    /**
+     * Interrupts every thread and waits up to {@code grace} in all for them to end; logs those that did not. Idempotent.
+     * A supervised thread that ends or throws once stopping has begun is not a failure.
+     */
     public void stop(Duration grace) {
         List<Thread> started;
         synchronized (this) {
@@ -92,6 +95,9 @@ public final class Supervisor implements AutoCloseable {
         }
         long deadline = System.nanoTime() + grace.toNanos();
         for (Thread thread : started) {
+            if (thread == Thread.currentThread()) {
+                continue;  // stopped from one of its own threads: that one ends when it returns
+            }
             long left = deadline - System.nanoTime();
             try {
                 if (left > 0) {

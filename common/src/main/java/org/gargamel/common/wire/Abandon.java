@@ -21,6 +21,11 @@ public record Abandon(String origin, long[] transactions) implements Message {
     }
 
     @Override
+    public String describe() {
+        return "ABANDON of " + origin + " (" + transactions.length + " transactions)";
+    }
+
+    @Override
     public void writeBody(DataOutput out) throws IOException {
         WireCodec.writeString(out, origin);
         WireCodec.writeLongs(out, transactions);

@@ -37,6 +37,11 @@ public record CallOutcome(long callId, long txnId, Status status, String result,
     }
 
     @Override
+    public String describe() {
+        return "CALL_OUTCOME call " + callId + " (" + status + (txnId < 0 ? "" : ", transaction " + txnId) + ")";
+    }
+
+    @Override
     public void writeBody(DataOutput out) throws IOException {
         out.writeLong(callId);
         out.writeLong(txnId);

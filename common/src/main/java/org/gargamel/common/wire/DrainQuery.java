@@ -12,6 +12,11 @@ public record DrainQuery(long queryId) implements Message {
     }
 
     @Override
+    public String describe() {
+        return "DRAIN_QUERY " + queryId;
+    }
+
+    @Override
     public void writeBody(DataOutput out) throws IOException {
         out.writeLong(queryId);
     }

@@ -15,6 +15,11 @@ public record DrainStatus(long queryId, long inFlight, int nodes) implements Mes
     }
 
     @Override
+    public String describe() {
+        return "DRAIN_STATUS " + queryId;
+    }
+
+    @Override
     public void writeBody(DataOutput out) throws IOException {
         out.writeLong(queryId);
         out.writeLong(inFlight);

@@ -22,6 +22,12 @@ public record Execute(long txnId, int worker, boolean readOnly, long[] backDepen
     }
 
     @Override
+    public String describe() {
+        return "EXECUTE transaction " + txnId + " (call " + callId + ", " + call.procedure() + ", worker " + worker
+                + ")";
+    }
+
+    @Override
     public void writeBody(DataOutput out) throws IOException {
         out.writeLong(txnId);
         out.writeInt(worker);

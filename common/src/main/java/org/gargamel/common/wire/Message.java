@@ -12,5 +12,11 @@ public sealed interface Message
 
     MessageType type();
 
+    /**
+     * The message in one short phrase for log lines and errors: its type and the ids it carries (call, transaction,
+     * node), never the call's arguments, e.g. {@code SUBMIT_CALL call 42 (payment)}.
+     */
+    String describe();
+
     void writeBody(DataOutput out) throws IOException;
 }

@@ -3,35 +3,42 @@ package org.gargamel.common.wire;
 /** The one-byte tag in front of every encoded message. Tags are part of the wire format: never renumber. */
 public enum MessageType {
     /** client → scheduler: a call to schedule. */
-    SUBMIT_CALL(1),
+    SUBMIT_CALL(1, SubmitCall.class),
     /** node or scheduler → client: the one outcome of a call. */
-    CALL_OUTCOME(2),
+    CALL_OUTCOME(2, CallOutcome.class),
     /** scheduler → node: run a call on one of the node's workers after its back-dependencies. */
-    EXECUTE(3),
+    EXECUTE(3, Execute.class),
     /** node → scheduler: a node and its workers (sent on every view change). */
-    NODE_HELLO(4),
+    NODE_HELLO(4, NodeHello.class),
     /** node → scheduler: transactions now visible at that node (executed there or write-set applied). */
-    PROGRESS(5),
+    PROGRESS(5, Progress.class),
     /** node ↔ node, total order: what a transaction changed. */
-    WRITE_SET(6),
+    WRITE_SET(6, WriteSet.class),
     /** client → scheduler: how much is still in flight (used to wait for quiescence). */
-    DRAIN_QUERY(7),
+    DRAIN_QUERY(7, DrainQuery.class),
     /** scheduler → client: the answer to a {@link #DRAIN_QUERY}. */
-    DRAIN_STATUS(8),
+    DRAIN_STATUS(8, DrainStatus.class),
     /**
      * scheduler → nodes, then node ↔ node in total order: a departed node's unreported update transactions, done
      * with no effect unless their write-set came first.
      */
-    ABANDON(9);
+    ABANDON(9, Abandon.class);
 
     private final byte tag;
+    private final Class<? extends Message> messageClass;
 
-    MessageType(int tag) {
+    MessageType(int tag, Class<? extends Message> messageClass) {
         this.tag = (byte) tag;
+        this.messageClass = messageClass;
     }
 
     public byte tag() {
         return tag;
+    }
+
+    /** The record a message of this type decodes to. */
+    public Class<? extends Message> messageClass() {
+        return messageClass;
     }
 
     public static MessageType ofTag(byte tag) {

@@ -15,6 +15,11 @@ public record NodeHello(String nodeName, int workers) implements Message {
     }
 
     @Override
+    public String describe() {
+        return "NODE_HELLO " + nodeName + " (" + workers + " workers)";
+    }
+
+    @Override
     public void writeBody(DataOutput out) throws IOException {
         WireCodec.writeString(out, nodeName);
         out.writeInt(workers);

@@ -17,6 +17,11 @@ public record Progress(String nodeName, long[] visible) implements Message {
     }
 
     @Override
+    public String describe() {
+        return "PROGRESS from " + nodeName + " (" + visible.length + " transactions)";
+    }
+
+    @Override
     public void writeBody(DataOutput out) throws IOException {
         WireCodec.writeString(out, nodeName);
         WireCodec.writeLongs(out, visible);

@@ -13,6 +13,11 @@ public record SubmitCall(long callId, ProcedureCall call) implements Message {
     }
 
     @Override
+    public String describe() {
+        return "SUBMIT_CALL call " + callId + " (" + call.procedure() + ")";
+    }
+
+    @Override
     public void writeBody(DataOutput out) throws IOException {
         out.writeLong(callId);
         WireCodec.writeCall(out, call);

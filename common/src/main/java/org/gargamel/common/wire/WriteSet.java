@@ -49,6 +49,12 @@ public record WriteSet(long txnId, String origin, String procedure, long[] backD
     }
 
     @Override
+    public String describe() {
+        return "WRITE_SET transaction " + txnId + " from " + origin + " (" + procedure + ", " + changes.size()
+                + " changes)";
+    }
+
+    @Override
     public void writeBody(DataOutput out) throws IOException {
         out.writeLong(txnId);
         WireCodec.writeString(out, origin);

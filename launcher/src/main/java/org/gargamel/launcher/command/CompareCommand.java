@@ -1,6 +1,5 @@
 package org.gargamel.launcher.command;
 
-import org.gargamel.launcher.GargamelMain;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -15,16 +14,28 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.gargamel.launcher.command.CommandOptions;
-import org.gargamel.launcher.command.UsageException;
-import org.gargamel.provisioning.PostgresBackend;
-import org.gargamel.provisioning.PostgresCluster;
+import java.util.concurrent.Callable;
+import org.gargamel.common.config.Isolation;
+import org.gargamel.common.config.Mode;
 import org.gargamel.launcher.compare.CompareReport;
 import org.gargamel.launcher.compare.CompareRun;
 import org.gargamel.launcher.compare.DatabaseCopies;
 import org.gargamel.launcher.compare.MachineDescription;
+import org.gargamel.launcher.run.RunRequest;
+import org.gargamel.launcher.run.RunTarget;
+import org.gargamel.launcher.run.TpccRun;
+import org.gargamel.launcher.server.CommandContext;
+import org.gargamel.launcher.server.CommandFailedException;
+import org.gargamel.launcher.server.ExitCodes;
+import org.gargamel.launcher.server.Usage;
+import org.gargamel.provisioning.PostgresBackend;
+import org.gargamel.provisioning.PostgresCluster;
 import org.gargamel.tpcc.result.RunResult;
 import org.gargamel.tpcc.workload.DirectIsolation;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code gargamel compare}: the same TPC-C workload through {@code direct}, {@code gargamel}, {@code round-robin}
@@ -32,62 +43,75 @@ import org.gargamel.tpcc.workload.DirectIsolation;
  * incoming rate; writes {@code compare.json} and {@code compare.html}. Every run starts from a fresh copy of the
  * same loaded database, so runs do not see each other's orders.
  */
-public final class CompareCommand {
+@Command(name = "compare",
+        description = "the same workload through every mode, side by side (compare.json, compare.html)",
+        customSynopsis = "scripts/gargamel compare [--quick] [--warmup D] [--duration D] [--out DIR]")
+public final class CompareCommand implements Callable<Integer> {
     private static final long LOAD_SEED = 1;
     private static final long RUN_SEED = 42;
     private static final int REPLICAS = 3;
+    private static final int MAX_RETRIES = 10;
 
-    private final PrintStream out;
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--quick", description = "16 runs of 8 s (the baselines with 3 replicas only) and a short rate "
+            + "sweep: about 10 minutes on 2 cores")
+    private boolean quick;
+
+    @Option(names = "--duration", paramLabel = "D", converter = DurationConverter.class,
+            description = "length of each run (default 60s, 8s with --quick)")
+    private Duration duration;
+
+    @Option(names = "--warmup", paramLabel = "D", converter = DurationConverter.class,
+            description = "run each run this long first, unmeasured (default: none)")
+    private Duration warmup;
+
+    @Option(names = "--jdbc-url", paramLabel = "URL", description = "three existing servers to use instead of embedded "
+            + "ones (databases are created and dropped on them; the user needs CREATEDB); repeatable")
+    private List<String> servers = new ArrayList<>();
+
+    @Option(names = "--out", paramLabel = "DIR",
+            description = "where compare.json, compare.html and each run's result go (default out/compare-<time>)")
+    private Path out;
+
+    private final PrintStream stdout;
     private final PrintStream err;
 
-    public CompareCommand(PrintStream out, PrintStream err) {
-        this.out = out;
-        this.err = err;
+    CompareCommand(CommandContext context) {
+        this.stdout = context.out();
+        this.err = context.err();
     }
 
     /** One run of the comparison, before it is executed. */
-    record Plan(String mode, String isolation, int replicas, int warehouses, int terminals, Double rate) {
+    record Plan(RunTarget target, int replicas, int warehouses, int terminals, Double rate) {
         String label() {
-            return String.format(Locale.ROOT, "%s-%s-r%d-w%d-%s", mode, isolation, replicas, warehouses,
-                    rate == null ? "t" + terminals : "rate" + rate.intValue());
+            return String.format(Locale.ROOT, "%s-%s-r%d-w%d-%s", target.modeName(), target.isolationName(), replicas,
+                    warehouses, rate == null ? "t" + terminals : "rate" + rate.intValue());
         }
     }
 
-    public int run(List<String> arguments) {
-        CommandOptions spec = new CommandOptions("compare")
-                .flag("--quick", "16 runs of 8 s (the baselines with 3 replicas only) and a short rate sweep: about 10 minutes on 2 cores")
-                .value("--duration", "D", "length of each run (default 60s, 8s with --quick)")
-                .value("--warmup", "D", "run each run this long first, unmeasured (default: none)")
-                .repeatable("--jdbc-url", "URL", "three existing servers to use instead of embedded ones (databases are "
-                        + "created and dropped on them; the user needs CREATEDB)")
-                .value("--out", "DIR", "where compare.json, compare.html and each run's result go (default out/compare-<time>)")
-                .flag("--help", "this text");
-        CommandOptions.Parsed options = spec.parse(arguments);
-        if (options.flag("--help")) {
-            out.print("Usage: scripts/gargamel compare [--quick] [--warmup D] [--duration D] [--out DIR]\n" + spec.usage());
-            return GargamelMain.EXIT_OK;
-        }
-        TpccCommand.requireNoPositional(options);
-        boolean quick = options.flag("--quick");
-        Duration duration = options.duration("--duration", Duration.ofSeconds(quick ? 8 : 60));
-        Duration warmup = options.duration("--warmup", Duration.ZERO);
-        List<String> servers = options.all("--jdbc-url");
+    @Override
+    public Integer call() {
+        Duration runDuration = duration != null ? duration : Duration.ofSeconds(quick ? 8 : 60);
+        Duration runWarmup = warmup != null ? warmup : Duration.ZERO;
         if (!servers.isEmpty() && servers.size() != REPLICAS) {
-            throw new UsageException("compare needs exactly " + REPLICAS + " --jdbc-url (one per replica), got " + servers.size());
+            throw Usage.error(spec, "compare needs exactly " + REPLICAS + " --jdbc-url (one per replica), got "
+                    + servers.size());
         }
-        TpccCommand.requireDistinct(servers);
-        Path directory = Path.of(options.string("--out",
-                "out/compare-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))));
+        TpccCommand.requireDistinct(spec, servers);
+        Path directory = out != null ? out : Path.of("out/compare-"
+                + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         if (Files.exists(directory) && !Files.isDirectory(directory)) {
-            throw new UsageException("--out " + directory + " exists and is not a directory");
+            throw Usage.error(spec, "--out " + directory + " exists and is not a directory");
         }
         List<Plan> plans = plans(quick);
         String machine = MachineDescription.describe();
-        err.printf("compare: %d runs of %s each on %s%n", plans.size(), TpccRunCommand.interval(warmup, duration),
+        err.printf("compare: %d runs of %s each on %s%n", plans.size(), RunRequest.interval(runWarmup, runDuration),
                 machine);
         List<CompareRun> results = new ArrayList<>();
         try (PostgresCluster cluster = servers.isEmpty() ? PostgresCluster.embedded(REPLICAS) : PostgresCluster.external(servers)) {
-            DatabaseCopies copies = new DatabaseCopies(cluster.jdbcUrls());
+            DatabaseCopies copies = new DatabaseCopies(cluster.jdbcUrls(), err);
             int loadedWarehouses = 0;
             for (int i = 0; i < plans.size(); i++) {
                 Plan plan = plans.get(i);
@@ -96,7 +120,7 @@ public final class CompareCommand {
                     copies.loadTemplates(plan.warehouses(), LOAD_SEED);
                     loadedWarehouses = plan.warehouses();
                 }
-                results.add(runOne(i + 1, plans.size(), plan, warmup, duration, copies, directory));
+                results.add(runOne(i + 1, plans.size(), plan, runWarmup, runDuration, copies, directory));
                 new CompareReport(results, machine).write(directory);
             }
         } catch (SQLException e) {
@@ -105,14 +129,14 @@ public final class CompareCommand {
             throw new CommandFailedException("cannot write under " + directory + ": " + e.getMessage(), e);
         }
         CompareReport report = new CompareReport(results, machine);
-        out.print(report.table());
-        out.println("compare: " + directory.resolve("compare.json") + " and " + directory.resolve("compare.html"));
+        stdout.print(report.table());
+        stdout.println("compare: " + directory.resolve("compare.json") + " and " + directory.resolve("compare.html"));
         boolean allGood = results.stream().allMatch(run -> run.consistent() && run.identical() && run.errors() == 0);
         if (!allGood) {
             err.println("gargamel: error: a run was inconsistent, diverged or had errors (see the table)");
-            return GargamelMain.EXIT_FAILED;
+            return ExitCodes.FAILED;
         }
-        return GargamelMain.EXIT_OK;
+        return ExitCodes.OK;
     }
 
     /**
@@ -123,26 +147,34 @@ public final class CompareCommand {
         List<Plan> plans = new ArrayList<>();
         for (int warehouses : new int[] {1, 4}) {
             int terminals = 10 * warehouses;
-            plans.add(new Plan("direct", "read-committed", 1, warehouses, terminals, null));
-            for (String mode : List.of("gargamel", "round-robin", "centralized")) {
+            plans.add(new Plan(direct(), 1, warehouses, terminals, null));
+            for (Mode mode : Mode.values()) {
                 for (int replicas : new int[] {1, REPLICAS}) {
-                    if (!quick || mode.equals("gargamel") || replicas == REPLICAS) {
-                        plans.add(new Plan(mode, "psi", replicas, warehouses, terminals, null));
+                    if (!quick || mode == Mode.GARGAMEL || replicas == REPLICAS) {
+                        plans.add(new Plan(through(mode, Isolation.PSI), replicas, warehouses, terminals, null));
                     }
                 }
             }
             if (!quick) {
-                plans.add(new Plan("gargamel", "si", REPLICAS, warehouses, terminals, null));
+                plans.add(new Plan(through(Mode.GARGAMEL, Isolation.SI), REPLICAS, warehouses, terminals, null));
             }
         }
         double[] rates = quick ? new double[] {150, 600} : new double[] {100, 200, 400, 800, 1200};
         for (double rate : rates) {
-            plans.add(new Plan("direct", "read-committed", 1, 1, 20, rate));
-            plans.add(new Plan("gargamel", "psi", REPLICAS, 1, 20, rate));
-            plans.add(new Plan("round-robin", "psi", REPLICAS, 1, 20, rate));
+            plans.add(new Plan(direct(), 1, 1, 20, rate));
+            plans.add(new Plan(through(Mode.GARGAMEL, Isolation.PSI), REPLICAS, 1, 20, rate));
+            plans.add(new Plan(through(Mode.ROUND_ROBIN, Isolation.PSI), REPLICAS, 1, 20, rate));
         }
         plans.sort((a, b) -> Integer.compare(a.warehouses(), b.warehouses()));
         return plans;
+    }
+
+    private static RunTarget direct() {
+        return new RunTarget.Direct(DirectIsolation.READ_COMMITTED, MAX_RETRIES);
+    }
+
+    private static RunTarget through(Mode mode, Isolation isolation) {
+        return new RunTarget.Gargamel(mode, isolation, RunOptions.DEFAULT_WORKERS, null, RunOptions.DEFAULT_BIND);
     }
 
     private CompareRun runOne(int index, int total, Plan plan, Duration warmup, Duration duration, DatabaseCopies copies,
@@ -151,21 +183,20 @@ public final class CompareCommand {
         List<String> urls = copies.copy(plan.warehouses(), plan.replicas());
         Path runDirectory = directory.resolve("runs").resolve(String.format(Locale.ROOT, "%02d-%s", index, plan.label()));
         Files.createDirectories(runDirectory);
-        boolean direct = plan.mode().equals("direct");
-        TpccRunCommand.Request request = new TpccRunCommand.Request(plan.mode(), plan.replicas(), urls,
-                PostgresBackend.EXTERNAL, plan.warehouses(), plan.terminals(), warmup, duration, plan.rate(),
-                plan.isolation(), direct ? DirectIsolation.parse(plan.isolation()) : null, TpccRunCommand.DEFAULT_WORKERS,
-                false, RUN_SEED, LOAD_SEED, 10, runDirectory, null, null, true);
-        err.printf("[%d/%d] %-12s %-14s %d replica(s), %d wh, %s ... ", index, total, plan.mode(), plan.isolation(),
-                plan.replicas(), plan.warehouses(), plan.rate() == null ? plan.terminals() + " terminals" : plan.rate() + " calls/s");
+        RunRequest request = new RunRequest(plan.target(), plan.replicas(), urls, PostgresBackend.EXTERNAL,
+                plan.warehouses(), plan.terminals(), warmup, duration, plan.rate(), false, RUN_SEED, LOAD_SEED,
+                runDirectory, true);
+        err.printf("[%d/%d] %-12s %-14s %d replica(s), %d wh, %s ... ", index, total, plan.target().modeName(),
+                plan.target().isolationName(), plan.replicas(), plan.warehouses(),
+                plan.rate() == null ? plan.terminals() + " terminals" : plan.rate() + " calls/s");
         ByteArrayOutputStream log = new ByteArrayOutputStream();
         int code;
         try (PrintStream runOut = new PrintStream(log, true, StandardCharsets.UTF_8)) {
             try {
-                code = TpccRunCommand.execute(request, runOut, runOut);
+                code = new TpccRun(request, runOut, runOut).execute();
             } catch (RuntimeException e) {
                 runOut.println("gargamel: error: " + e.getMessage());
-                code = GargamelMain.EXIT_FAILED;
+                code = ExitCodes.FAILED;
             }
         }
         Files.write(runDirectory.resolve("run.log"), log.toByteArray());

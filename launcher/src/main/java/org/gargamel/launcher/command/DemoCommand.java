@@ -1,10 +1,14 @@
 package org.gargamel.launcher.command;
 
-import org.gargamel.launcher.GargamelMain;
-import java.io.PrintStream;
-import java.util.ArrayList;
-import java.util.List;
-import org.gargamel.launcher.command.CommandOptions;
+import java.util.concurrent.Callable;
+import org.gargamel.launcher.run.RunRequest;
+import org.gargamel.launcher.run.TpccRun;
+import org.gargamel.launcher.server.CommandContext;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.IDefaultValueProvider;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.ArgSpec;
+import picocli.CommandLine.Model.OptionSpec;
 
 /**
  * {@code gargamel demo}, the main job: three embedded PostgreSQL replicas behind the scheduler and three node
@@ -12,39 +16,38 @@ import org.gargamel.launcher.command.CommandOptions;
  * consistency conditions on every replica and a table-by-table comparison of the replicas. Every option of
  * {@code tpcc run} applies (e.g. {@code --mode round-robin}, {@code --isolation si}, {@code --jdbc-url} three times).
  */
-public final class DemoCommand {
-    private final PrintStream out;
-    private final PrintStream err;
+@Command(name = "demo", description = {"the main job: TPC-C on embedded PostgreSQL, checked, with a summary",
+    "Defaults: 3 embedded replicas, 2 warehouses, 10 terminals per warehouse, 60 s, gargamel, psi."},
+        customSynopsis = {"scripts/gargamel demo [--replicas N] [--warehouses W] [--terminals T] [--warmup D] "
+            + "[--duration D] [--rate R]",
+            "       [--mode gargamel|round-robin|centralized|direct] [--isolation psi|si] [--jdbc-url URL ...] "
+            + "[--out DIR]"},
+        defaultValueProvider = DemoCommand.Defaults.class)
+public final class DemoCommand implements Callable<Integer> {
+    @Mixin
+    private RunOptions options;
 
-    public DemoCommand(PrintStream out, PrintStream err) {
-        this.out = out;
-        this.err = err;
+    private final CommandContext context;
+
+    DemoCommand(CommandContext context) {
+        this.context = context;
     }
 
-    public int run(List<String> arguments) {
-        CommandOptions spec = TpccRunCommand.options("demo");
-        CommandOptions.Parsed options = spec.parse(withDefaults(arguments));
-        if (options.flag("--help")) {
-            out.print("Usage: scripts/gargamel demo [--replicas N] [--warehouses W] [--terminals T] [--warmup D] "
-                    + "[--duration D] [--rate R] [--mode gargamel|round-robin|centralized|direct] [--isolation psi|si] "
-                    + "[--jdbc-url URL ...] [--out DIR]\n"
-                    + "Defaults: 3 embedded replicas, 2 warehouses, 10 terminals per warehouse, 60 s, gargamel, psi.\n"
-                    + spec.usage());
-            return GargamelMain.EXIT_OK;
-        }
-        return TpccRunCommand.execute(TpccRunCommand.parse(options, "gargamel"), out, err);
+    /** The run the options ask for, checked; nothing started. */
+    RunRequest request() {
+        return options.request("demo");
     }
 
-    /** The demo's defaults: 2 warehouses and results under out/demo-*; the rest are tpcc run's. */
-    private static List<String> withDefaults(List<String> arguments) {
-        List<String> all = new ArrayList<>(arguments);
-        if (arguments.stream().noneMatch(a -> a.startsWith("--warehouses"))) {
-            all.add("--warehouses=2");
+    @Override
+    public Integer call() {
+        return new TpccRun(request(), context.out(), context.err()).execute();
+    }
+
+    /** Where the demo's defaults differ from {@code tpcc run}'s: 2 warehouses. */
+    static final class Defaults implements IDefaultValueProvider {
+        @Override
+        public String defaultValue(ArgSpec argument) {
+            return argument instanceof OptionSpec option && option.longestName().equals("--warehouses") ? "2" : null;
         }
-        if (arguments.stream().noneMatch(a -> a.startsWith("--out"))) {
-            all.add("--out=out/demo-" + java.time.LocalDateTime.now()
-                    .format(java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
-        }
-        return all;
     }
 }

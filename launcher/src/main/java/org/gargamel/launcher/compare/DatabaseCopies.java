@@ -1,5 +1,6 @@
 package org.gargamel.launcher.compare;
 
+import java.io.PrintStream;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -7,10 +8,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.gargamel.common.config.Secrets;
 import org.gargamel.common.jdbc.JdbcConnections;
-import org.gargamel.provisioning.PostgresCluster;
 import org.gargamel.tpcc.loader.LoadOptions;
-import org.gargamel.tpcc.loader.LoadProgress;
+import org.gargamel.launcher.run.TpccDatabases;
 import org.gargamel.tpcc.loader.TpccLoader;
 
 /**
@@ -22,11 +23,16 @@ public final class DatabaseCopies {
     private static final Pattern DATABASE_IN_URL = Pattern.compile("^(jdbc:postgresql://[^/]+/)([^?]*)(.*)$");
 
     private final List<String> serverUrls;
+    private final PrintStream progress;
     private int copies;
 
-    /** {@code serverUrls}: one maintenance URL per server (its {@code postgres} database, say). */
-    public DatabaseCopies(List<String> serverUrls) {
+    /**
+     * {@code serverUrls}: one maintenance URL per server (its {@code postgres} database, say); {@code progress}: where
+     * the load's progress bar goes.
+     */
+    public DatabaseCopies(List<String> serverUrls, PrintStream progress) {
         this.serverUrls = List.copyOf(serverUrls);
+        this.progress = progress;
     }
 
     static String template(int warehouses) {
@@ -44,7 +50,7 @@ public final class DatabaseCopies {
             }
             urls.add(withDatabase(server, name));
         }
-        new TpccLoader(new LoadOptions(warehouses, seed, LoadOptions.defaultThreads()), LoadProgress.toStandardError())
+        new TpccLoader(new LoadOptions(warehouses, seed, LoadOptions.defaultThreads()), TpccDatabases.progress(progress))
                 .load(urls);
     }
 
@@ -84,7 +90,7 @@ public final class DatabaseCopies {
     static String withDatabase(String url, String database) {
         Matcher matcher = DATABASE_IN_URL.matcher(url);
         if (!matcher.matches()) {
-            throw new IllegalArgumentException("cannot find the database name in " + url);
+            throw new IllegalArgumentException("cannot find the database name in " + Secrets.maskUrl(url));
         }
         return matcher.group(1) + database + matcher.group(3);
     }

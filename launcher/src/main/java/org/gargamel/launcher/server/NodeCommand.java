@@ -3,88 +3,96 @@ package org.gargamel.launcher.server;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.concurrent.Callable;
 import org.gargamel.common.config.Secrets;
-import org.gargamel.common.config.ConfigException;
+import org.gargamel.common.jdbc.JdbcConnections;
 import org.gargamel.node.NodeConfig;
 import org.gargamel.node.NodeServer;
 import org.gargamel.node.capture.WriteSetCapture;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
- * {@code gargamel node --config FILE} runs a node until it is terminated; {@code gargamel node uninstall-capture
- * --jdbc-url URL} removes write-set capture from a database.
+ * {@code gargamel node --config FILE} runs a node until it is stopped (SIGTERM, Ctrl-C: exit 0), fails (exit 3) or
+ * its parent process is gone (exit 143), see {@link ServerLifetime}; {@code gargamel node uninstall-capture --jdbc-url
+ * URL} removes write-set capture from a database.
  */
-public final class NodeCommand {
-    private NodeCommand() {
+@Command(name = "node", description = "run a node in front of one PostgreSQL replica (docs/node.md)",
+        subcommands = NodeCommand.UninstallCapture.class,
+        customSynopsis = {"scripts/gargamel node --config FILE            (format: docs/node.md)",
+            "       scripts/gargamel node uninstall-capture --jdbc-url URL"})
+public final class NodeCommand implements Callable<Integer> {
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--config", paramLabel = "FILE", description = "the node's configuration (docs/node.md)")
+    private Path config;
+
+    private final CommandContext context;
+
+    NodeCommand(CommandContext context) {
+        this.context = context;
     }
 
-    /**
-     * The entry point for {@code scripts/gargamel node}: returns the exit code (0 stopped or done, 2 bad usage or
-     * configuration, 3 the node failed and stopped, 1 anything else), with the reason on standard error.
-     */
-    public static int run(String[] args) {
-        try {
-            return run(args, System.out, System.err);
-        } catch (IllegalArgumentException e) {
-            System.err.println("gargamel node: " + e.getMessage());
-            return 2;
-        } catch (Exception e) {
-            System.err.println("gargamel node: " + e.getMessage());
-            return 1;
-        }
-    }
-
-    public static int run(String[] args, PrintStream out, PrintStream err) throws Exception {
-        if (args.length > 0 && args[0].equals("uninstall-capture")) {
-            return uninstall(args, out);
-        }
-        Path config = null;
-        for (int i = 0; i < args.length; i++) {
-            if (args[i].equals("--help")) {
-                out.println("Usage: scripts/gargamel node --config FILE            (format: docs/node.md)\n"
-                        + "       scripts/gargamel node uninstall-capture --jdbc-url URL");
-                return 0;
-            } else if (args[i].equals("--config") && i + 1 < args.length) {
-                config = Path.of(args[++i]);
-            } else if (args[i].startsWith("--config=")) {
-                config = Path.of(args[i].substring("--config=".length()));
-            } else {
-                throw new IllegalArgumentException("unexpected argument '" + args[i] + "' (usage: node --config FILE)");
-            }
-        }
+    @Override
+    public Integer call() throws Exception {
         if (config == null) {
-            throw new IllegalArgumentException("node needs --config FILE (format: docs/node.md)");
+            throw Usage.error(spec, "node needs --config FILE (format: docs/node.md)");
         }
-        NodeConfig settings;
-        try {
-            settings = NodeConfig.read(config);
-        } catch (ConfigException e) {
-            throw new IllegalArgumentException(e.getMessage(), e);
-        }
+        NodeConfig settings = NodeConfig.read(config);
         NodeServer node = new NodeServer(settings);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        PrintStream out = context.out();
+        PrintStream err = context.err();
+        ServerLifetime lifetime = new ServerLifetime(settings.name(), context.parentGone());
+        lifetime.stopOnShutdown(() -> {
             node.close();
             err.print("gargamel node stopped: " + node.statistics().render());
             err.flush();
-        }, "node-shutdown"));
+        });
         node.start();
         out.println(NodeServer.READY + ": " + node.describe());
         out.flush();
-        Throwable failure = node.failure().get();
-        err.println("gargamel node " + settings.name() + ": fatal: " + failure.getMessage());
-        return 3;
+        lifetime.failWhen(node.failure());
+        return lifetime.await();
     }
 
-    private static int uninstall(String[] args, PrintStream out) throws Exception {
-        if (args.length != 3 || !args[1].equals("--jdbc-url")) {
-            throw new IllegalArgumentException("usage: node uninstall-capture --jdbc-url URL");
+    /** {@code node uninstall-capture --jdbc-url URL}: removes the capture triggers and functions from a database. */
+    @Command(name = "uninstall-capture", description = "remove write-set capture from a database",
+            customSynopsis = "scripts/gargamel node uninstall-capture --jdbc-url URL")
+    static final class UninstallCapture implements Callable<Integer> {
+        @Spec
+        private CommandSpec spec;
+
+        @Option(names = "--jdbc-url", paramLabel = "URL", required = true,
+                description = "the database (jdbc:postgresql://host:port/database?user=...)")
+        private String jdbcUrl;
+
+        private final CommandContext context;
+
+        UninstallCapture(CommandContext context) {
+            this.context = context;
         }
-        try (Connection connection = DriverManager.getConnection(args[2])) {
-            connection.setAutoCommit(false);
-            WriteSetCapture.uninstall(connection);
-            connection.commit();
+
+        @Override
+        public Integer call() {
+            String masked = Secrets.maskUrl(jdbcUrl);
+            if (!jdbcUrl.startsWith("jdbc:postgresql:")) {
+                throw Usage.error(spec, "option --jdbc-url of 'node uninstall-capture': malformed JDBC URL '" + masked
+                        + "': expected jdbc:postgresql://host:port/database[?user=...&password=...]");
+            }
+            try (Connection connection = JdbcConnections.connect(jdbcUrl)) {
+                connection.setAutoCommit(false);
+                WriteSetCapture.uninstall(connection);
+                connection.commit();
+            } catch (SQLException e) {
+                throw new CommandFailedException("cannot remove write-set capture from " + masked + ": "
+                        + e.getMessage() + (e.getSQLState() == null ? "" : " (SQLSTATE " + e.getSQLState() + ")"), e);
+            }
+            context.out().println("write-set capture removed from " + masked);
+            return ExitCodes.OK;
         }
-        out.println("write-set capture removed from " + Secrets.maskUrl(args[2]));
-        return 0;
     }
 }

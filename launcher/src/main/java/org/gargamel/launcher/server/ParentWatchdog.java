@@ -1,50 +1,90 @@
 package org.gargamel.launcher.server;
 
+import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Makes a child JVM (scheduler, node) end when the process that started it is gone, so a demo killed
- * with SIGKILL leaves no orphaned Gargamel process behind. The parent passes its pid in
- * {@value #ENVIRONMENT_VARIABLE}; the child polls it and exits through its shutdown hooks.
+ * Tells a child JVM (scheduler, node) that the process that started it is gone, so a demo killed with SIGKILL leaves
+ * no orphaned Gargamel process behind. The parent passes its pid in {@value #ENVIRONMENT_VARIABLE}; a watcher thread
+ * polls it and completes {@link #parentGone()}, which the command waits on; its {@code main} then exits with
+ * {@link ExitCodes#PARENT_GONE} through the shutdown hooks. The watchdog never exits the JVM itself.
  */
-public final class ParentWatchdog {
+public final class ParentWatchdog implements AutoCloseable {
     public static final String ENVIRONMENT_VARIABLE = "GARGAMEL_PARENT_PID";
-    /** Exit code of a child whose parent vanished (128 + SIGTERM, as if it had been terminated). */
-    public static final int EXIT_PARENT_GONE = 143;
+    private static final Logger LOG = LoggerFactory.getLogger(ParentWatchdog.class);
+    private static final Duration POLL_INTERVAL = Duration.ofMillis(250);
+
+    private final CompletableFuture<Long> parentGone = new CompletableFuture<>();
+    private Thread watcher;
 
     private ParentWatchdog() {
     }
 
-    /** Starts watching if the environment names a parent; a no-op otherwise. */
-    public static void startIfRequested() {
+    /**
+     * Watches the process named by {@value #ENVIRONMENT_VARIABLE}; watches nothing if the variable is not set.
+     *
+     * @throws IllegalArgumentException if the variable is set but is not a process id
+     */
+    public static ParentWatchdog fromEnvironment() {
         String value = System.getenv(ENVIRONMENT_VARIABLE);
         if (value == null || value.isBlank()) {
-            return;
+            return new ParentWatchdog();
         }
-        long pid;
         try {
-            pid = Long.parseLong(value.trim());
+            return watching(Long.parseLong(value.trim()));
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(ENVIRONMENT_VARIABLE + " '" + value + "' is not a process id");
         }
-        Optional<ProcessHandle> parent = ProcessHandle.of(pid);
-        if (parent.isEmpty() || !parent.get().isAlive()) {
-            System.err.println("gargamel: parent process " + pid + " is gone; exiting");
-            System.exit(EXIT_PARENT_GONE);
+    }
+
+    /** Watches process {@code pid}; {@link #parentGone()} is complete at once if it does not run. */
+    public static ParentWatchdog watching(long pid) {
+        ParentWatchdog watchdog = new ParentWatchdog();
+        Optional<ProcessHandle> parent = ProcessHandle.of(pid).filter(ProcessHandle::isAlive);
+        if (parent.isEmpty()) {
+            watchdog.gone(pid);
+            return watchdog;
         }
-        Thread watcher = new Thread(() -> {
-            ProcessHandle handle = parent.get();
-            while (handle.isAlive()) {
-                try {
-                    Thread.sleep(250);
-                } catch (InterruptedException e) {
-                    return;
-                }
+        watchdog.watcher = new Thread(() -> watchdog.watch(parent.get()), "parent-watchdog");
+        watchdog.watcher.setDaemon(true);
+        watchdog.watcher.start();
+        return watchdog;
+    }
+
+    /** Completed with the parent's pid once it is gone; never completed if there is no parent to watch. */
+    public CompletableFuture<Long> parentGone() {
+        return parentGone;
+    }
+
+    private void watch(ProcessHandle parent) {
+        try {
+            while (parent.isAlive()) {
+                Thread.sleep(POLL_INTERVAL.toMillis());
             }
-            System.err.println("gargamel: parent process " + pid + " is gone; exiting");
-            System.exit(EXIT_PARENT_GONE);
-        }, "parent-watchdog");
-        watcher.setDaemon(true);
-        watcher.start();
+        } catch (InterruptedException e) {
+            return;  // closed
+        }
+        gone(parent.pid());
+    }
+
+    private void gone(long pid) {
+        LOG.warn("parent process {} is gone; stopping", pid);
+        parentGone.complete(pid);
+    }
+
+    /** Stops watching (the command is over). */
+    @Override
+    public void close() {
+        if (watcher != null) {
+            watcher.interrupt();
+            try {
+                watcher.join(POLL_INTERVAL.multipliedBy(4).toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 }

@@ -2,59 +2,61 @@ package org.gargamel.launcher.server;
 
 import java.io.PrintStream;
 import java.nio.file.Path;
-import java.util.concurrent.CountDownLatch;
-import org.gargamel.common.config.ConfigException;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import org.gargamel.scheduler.SchedulerConfig;
 import org.gargamel.scheduler.SchedulerServer;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
-/** {@code gargamel scheduler --config FILE}: runs the scheduler until it is terminated (SIGTERM, Ctrl-C). */
-public final class SchedulerCommand {
+/**
+ * {@code gargamel scheduler --config FILE}: runs the scheduler until it is stopped (SIGTERM, Ctrl-C: exit 0), fails
+ * (exit 3) or its parent process is gone (exit 143); see {@link ServerLifetime}.
+ */
+@Command(name = "scheduler", description = "run the scheduler (docs/scheduler.md)",
+        customSynopsis = "scripts/gargamel scheduler --config FILE   (format: docs/scheduler.md)")
+public final class SchedulerCommand implements Callable<Integer> {
     /** Printed once the scheduler has joined its group; the demo waits for it. */
     public static final String READY = "gargamel scheduler ready";
 
-    private SchedulerCommand() {
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--config", paramLabel = "FILE", description = "the scheduler's configuration (docs/scheduler.md)")
+    private Path config;
+
+    private final CommandContext context;
+
+    SchedulerCommand(CommandContext context) {
+        this.context = context;
     }
 
-    /** The entry point of {@code scripts/gargamel scheduler}; returns the exit code. */
-    public static int run(String[] args) throws Exception {
-        return run(args, System.out, System.err);
-    }
-
-    public static int run(String[] args, PrintStream out, PrintStream err) throws Exception {
-        Path config = null;
-        for (int i = 0; i < args.length; i++) {
-            if (args[i].equals("--help")) {
-                out.println("Usage: scripts/gargamel scheduler --config FILE   (format: docs/scheduler.md)");
-                return 0;
-            } else if (args[i].equals("--config") && i + 1 < args.length) {
-                config = Path.of(args[++i]);
-            } else if (args[i].startsWith("--config=")) {
-                config = Path.of(args[i].substring("--config=".length()));
-            } else {
-                throw new IllegalArgumentException("unexpected argument '" + args[i] + "' (usage: scheduler --config FILE)");
-            }
-        }
+    @Override
+    public Integer call() throws Exception {
         if (config == null) {
-            throw new IllegalArgumentException("scheduler needs --config FILE (format: docs/scheduler.md)");
+            throw Usage.error(spec, "scheduler needs --config FILE (format: docs/scheduler.md)");
         }
-        SchedulerConfig settings;
-        try {
-            settings = SchedulerConfig.read(config);
-        } catch (ConfigException e) {
-            throw new IllegalArgumentException(e.getMessage(), e);
-        }
+        SchedulerConfig settings = SchedulerConfig.read(config);
         SchedulerServer server = new SchedulerServer(settings);
-        CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        PrintStream out = context.out();
+        PrintStream err = context.err();
+        ServerLifetime lifetime = new ServerLifetime("scheduler", context.parentGone());
+        lifetime.stopOnShutdown(() -> {
             server.close();
             err.println("gargamel scheduler stopped: " + server.scheduledCount() + " call(s) scheduled, "
                     + server.rejectedCount() + " rejected");
-            stopped.countDown();
-        }, "scheduler-shutdown"));
+        });
         server.start();
         out.println(READY + ": " + server.describe());
         out.flush();
-        stopped.await();
-        return 0;
+        lifetime.failWhen(failureOf(server));
+        return lifetime.await();
+    }
+
+    /** Completes with the reason if the scheduler fails and must stop (its event loop met an unexpected error). */
+    private static CompletableFuture<Throwable> failureOf(SchedulerServer server) {
+        return server.failure();
     }
 }

@@ -1,53 +1,56 @@
 package org.gargamel.launcher.server;
 
-import java.io.PrintStream;
-import java.util.Arrays;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 
 /**
  * Entry point of gargamel-server.jar, what the scheduler and node processes run (the local cluster's children, the
  * Docker image's servers): {@code scheduler --config FILE} or {@code node --config FILE}. No TPC-C kit, embedded
- * PostgreSQL or Testcontainers is on its class path.
+ * PostgreSQL or Testcontainers is on its class path, and it uses nothing of the launcher outside this package.
  */
-public final class ServerMain {
-    private ServerMain() {
+@Command(name = "gargamel", customSynopsis = "java -jar gargamel-server.jar scheduler|node --config FILE",
+        subcommands = {SchedulerCommand.class, NodeCommand.class, HelpCommand.class})
+public final class ServerMain implements Callable<Integer> {
+    @Mixin
+    private StandardOptions standardOptions;
+
+    @Spec
+    private CommandSpec spec;
+
+    private final CommandContext context;
+
+    private ServerMain(CommandContext context) {
+        this.context = context;
     }
 
     public static void main(String[] args) {
-        // The servers' logging (INFO, with threads) instead of the commands' (warnings only); before any logger exists.
+        useServerLogging();
+        // A scheduler or node started by `demo` must not outlive it, even if the demo is killed.
+        System.exit(CommandExecution.runWatched(System.out, System.err, context -> run(args, context)));
+    }
+
+    /**
+     * The servers' logging (INFO, with threads; logback-server.xml) instead of the commands' (warnings only). Must run
+     * before any logger exists; a logback.configurationFile given on the command line wins.
+     */
+    public static void useServerLogging() {
         if (System.getProperty("logback.configurationFile") == null) {
             System.setProperty("logback.configurationFile", "logback-server.xml");
         }
-        // A scheduler or node started by `demo` must not outlive it, even if the demo is killed.
-        ParentWatchdog.startIfRequested();
-        int code = run(args, System.out, System.err);
-        System.out.flush();
-        System.exit(code);
     }
 
-    static int run(String[] args, PrintStream out, PrintStream err) {
-        if (args.length == 0) {
-            err.println("usage: java -jar gargamel-server.jar scheduler|node --config FILE");
-            return 2;
-        }
-        String[] rest = Arrays.copyOfRange(args, 1, args.length);
-        try {
-            return switch (args[0]) {
-                case "scheduler" -> SchedulerCommand.run(rest, out, err);
-                case "node" -> NodeCommand.run(rest, out, err);
-                default -> {
-                    err.println("gargamel: error: unknown command '" + args[0] + "' (expected scheduler or node)");
-                    yield 2;
-                }
-            };
-        } catch (IllegalArgumentException e) {
-            err.println("gargamel: error: " + e.getMessage());
-            return 2;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return 130;
-        } catch (Exception e) {
-            err.println("gargamel: error: " + e.getMessage());
-            return 1;
-        }
+    /** Runs one command line; never exits the JVM, so tests can call it. */
+    static int run(String[] args, CommandContext context) {
+        return new CommandExecution(context).execute(new ServerMain(context), args);
+    }
+
+    /** Without a command: the usage, on standard error (it is not a result), and exit 2. */
+    @Override
+    public Integer call() {
+        spec.commandLine().usage(spec.commandLine().getErr());
+        return ExitCodes.USAGE;
     }
 }

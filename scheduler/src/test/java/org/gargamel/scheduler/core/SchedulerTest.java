@@ -373,14 +373,4 @@ class SchedulerTest {
         assertThrows(RejectedCallException.class, () -> s.place(orderStatus(1, 1, 1)));
         assertEquals(0, s.indexSize());
     }
-
-    @Test
-    void parsesModeNames() {
-        assertEquals(Mode.GARGAMEL, Mode.parse("gargamel"));
-        assertEquals(Mode.ROUND_ROBIN, Mode.parse("round-robin"));
-        assertEquals(Mode.CENTRALIZED, Mode.parse("Centralized"));
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> Mode.parse("round_robin"));
-        assertTrue(e.getMessage().contains("round_robin") && e.getMessage().contains("round-robin"), e.getMessage());
-    }
 }

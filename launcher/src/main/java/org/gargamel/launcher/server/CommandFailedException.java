@@ -1,4 +1,4 @@
-package org.gargamel.launcher.command;
+package org.gargamel.launcher.server;
 
 /** A command could not do its work for a reason the user can act on; the message says which. */
 public final class CommandFailedException extends RuntimeException {

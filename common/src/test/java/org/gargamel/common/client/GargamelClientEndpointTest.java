@@ -1,0 +1,125 @@
+package org.gargamel.common.client;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.gargamel.common.call.ProcedureCall;
+import org.gargamel.common.group.Channels;
+import org.gargamel.common.group.GroupConfig;
+import org.gargamel.common.testing.Await;
+import org.gargamel.common.wire.CallOutcome;
+import org.gargamel.common.wire.MessageEndpoint;
+import org.gargamel.common.wire.MessageType;
+import org.gargamel.common.wire.NodeHello;
+import org.gargamel.common.wire.SubmitCall;
+import org.jgroups.Address;
+import org.jgroups.BytesMessage;
+import org.jgroups.JChannel;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The client against a scripted scheduler (a bare channel named {@code scheduler}, in memory): it drops what does not
+ * decode or is not for a client and goes on; each call completes once; and when one of its own handlers throws, it
+ * closes itself, failing every pending and later call with the reason.
+ */
+@Tag("cluster")
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class GargamelClientEndpointTest {
+    private static final Duration WAIT = Duration.ofSeconds(20);
+    private static final ClientOptions OPTIONS = new ClientOptions(100, Duration.ofSeconds(30), WAIT);
+
+    private final List<SubmitCall> submitted = new CopyOnWriteArrayList<>();
+    private final List<Address> submitters = new CopyOnWriteArrayList<>();
+    private JChannel scheduler;
+
+    @BeforeEach
+    void startAScriptedScheduler() throws Exception {
+        scheduler = Channels.control(GroupConfig.inMemory(), GargamelClient.SCHEDULER_NAME);
+        scheduler.setReceiver(new MessageEndpoint("scripted scheduler", error -> { })
+                .on(SubmitCall.class, MessageType.SUBMIT_CALL, (source, submit) -> {
+                    submitters.add(source);
+                    submitted.add(submit);
+                }));
+        scheduler.connect(Channels.CONTROL_CLUSTER);
+    }
+
+    @AfterEach
+    void stopIt() {
+        scheduler.close();
+    }
+
+    private void send(Address client, byte[] bytes) throws Exception {
+        scheduler.send(new BytesMessage(client, bytes));
+    }
+
+    @Test
+    void malformedAndUnexpectedMessagesAreDroppedAndEachCallCompletesOnce() throws Exception {
+        try (GargamelClient client = GargamelClient.connect(GroupConfig.inMemory(), OPTIONS)) {
+            CompletableFuture<CallOutcome> first = client.submit(ProcedureCall.of("payment", 1));
+            CompletableFuture<CallOutcome> second = client.submit(ProcedureCall.of("delivery", 2));
+            Await.until("both calls to reach the scheduler", WAIT, () -> submitted.size() == 2, submitted::toString);
+            Address address = submitters.get(0);
+
+            send(address, new byte[] {99, 1, 2});
+            MessageEndpoint.send(scheduler, address, new NodeHello("node-1", 2));
+            MessageEndpoint.send(scheduler, address, CallOutcome.committed(submitted.get(0).callId(), 1, "ok"));
+            MessageEndpoint.send(scheduler, address, CallOutcome.committed(submitted.get(0).callId(), 1, "again"));
+            MessageEndpoint.send(scheduler, address, CallOutcome.rejected(submitted.get(1).callId(), -1, "no"));
+
+            assertEquals("ok", first.get(20, TimeUnit.SECONDS).result(), "the first outcome wins; the copy is ignored");
+            assertEquals(CallOutcome.Status.REJECTED, second.get(20, TimeUnit.SECONDS).status());
+            Await.until("the client to count what it dropped", WAIT,
+                    () -> client.malformedCount() == 1 && client.unexpectedCount() == 1,
+                    () -> client.malformedCount() + " malformed, " + client.unexpectedCount() + " unexpected");
+            assertEquals(0, client.inFlight());
+        }
+    }
+
+    @Test
+    void aHandlerThatThrowsClosesTheClientAndFailsEveryCallWithTheReason() throws Exception {
+        try (GargamelClient client = GargamelClient.connect(GroupConfig.inMemory(), OPTIONS)) {
+            CompletableFuture<CallOutcome> first = client.submit(ProcedureCall.of("payment", 1));
+            CompletableFuture<CallOutcome> second = client.submit(ProcedureCall.of("delivery", 2));
+            Await.until("both calls to reach the scheduler", WAIT, () -> submitted.size() == 2, submitted::toString);
+            assertEquals(2, scheduler.getView().size());
+
+            client.endpoint().viewAccepted(null);  // the view handler throws a NullPointerException
+
+            for (CompletableFuture<CallOutcome> pending : List.of(first, second)) {
+                GargamelClientException failure = failure(pending);
+                assertEquals(GargamelClientException.Reason.DISCONNECTED, failure.reason());
+                assertTrue(failure.getMessage().startsWith("the client failed and closed itself (" + client.name()
+                        + ": handling view null failed: java.lang.NullPointerException"), failure.getMessage());
+                assertTrue(failure.getMessage().contains("the outcome of call"), failure.getMessage());
+            }
+            GargamelClientException later = failure(client.submit(ProcedureCall.of("payment", 3)));
+            assertEquals(GargamelClientException.Reason.DISCONNECTED, later.reason());
+            assertTrue(later.getMessage().startsWith("the client failed and closed itself")
+                    && later.getMessage().endsWith("; payment was not sent"), later.getMessage());
+            Await.until("the client to leave the group", WAIT, () -> scheduler.getView().size() == 1,
+                    () -> scheduler.getView());
+            assertEquals(2, submitted.size(), "nothing more was sent");
+            assertEquals(0, client.inFlight());
+        }
+    }
+
+    private static GargamelClientException failure(CompletableFuture<CallOutcome> future) throws Exception {
+        try {
+            CallOutcome outcome = future.get(20, TimeUnit.SECONDS);
+            throw new AssertionError("expected a failure, got " + outcome);
+        } catch (ExecutionException e) {
+            return assertInstanceOf(GargamelClientException.class, e.getCause());
+        }
+    }
+}

@@ -1,0 +1,63 @@
+package org.gargamel.launcher.command;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import org.gargamel.common.config.Secrets;
+import org.gargamel.launcher.run.TpccDatabases;
+import org.gargamel.launcher.server.CommandContext;
+import org.gargamel.launcher.server.CommandFailedException;
+import org.gargamel.launcher.server.ExitCodes;
+import org.gargamel.launcher.server.Usage;
+import org.gargamel.provisioning.PostgresCluster;
+import org.gargamel.tpcc.check.CheckReport;
+import org.gargamel.tpcc.check.CheckRunner;
+import org.gargamel.tpcc.schema.DatabaseState;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code gargamel tpcc check}: the consistency conditions on each database, and with several databases a
+ * table-by-table comparison; exit 1 if any fails.
+ */
+@Command(name = "check", description = "check the TPC-C consistency conditions and compare databases",
+        customSynopsis = "scripts/gargamel tpcc check --jdbc-url URL [--jdbc-url URL ...]")
+final class TpccCheckCommand implements Callable<Integer> {
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--jdbc-url", paramLabel = "URL",
+            description = "a database to check; with several, they are also compared; repeatable")
+    private List<String> jdbcUrls = new ArrayList<>();
+
+    private final CommandContext context;
+
+    TpccCheckCommand(CommandContext context) {
+        this.context = context;
+    }
+
+    @Override
+    public Integer call() {
+        if (jdbcUrls.isEmpty()) {
+            throw Usage.error(spec, "'tpcc check' needs at least one --jdbc-url");
+        }
+        TpccCommand.requireDistinct(spec, jdbcUrls);
+        PostgresCluster.external(jdbcUrls).close();
+        for (String url : jdbcUrls) {
+            DatabaseState state = TpccDatabases.inspect(url);
+            if (!state.isLoaded()) {
+                throw new CommandFailedException("cannot check " + Secrets.maskUrl(url) + ": " + state.description());
+            }
+        }
+        CheckReport report = new CheckRunner().run(jdbcUrls);
+        context.out().print(report.render());
+        if (!report.passed()) {
+            context.err().println("gargamel: error: TPC-C check failed (see the lines marked VIOLATED or differing "
+                    + "above)");
+            return ExitCodes.FAILED;
+        }
+        return ExitCodes.OK;
+    }
+}

@@ -1,0 +1,59 @@
+package org.gargamel.launcher.run;
+
+import org.gargamel.common.config.Isolation;
+import org.gargamel.common.config.Mode;
+import org.gargamel.tpcc.workload.DirectIsolation;
+
+/**
+ * What the terminals of a TPC-C run talk to: one PostgreSQL server directly (the baseline without middleware), or
+ * Gargamel in one of its modes. Each holds only what applies to it. result.json names the target by
+ * {@link #modeName()} and {@link #isolationName()}.
+ */
+public sealed interface RunTarget permits RunTarget.Direct, RunTarget.Gargamel {
+    /** The name of {@code --mode} for a run without middleware (not a Gargamel {@link Mode}). */
+    String DIRECT = "direct";
+
+    /** {@code direct}, or the Gargamel mode's configuration name. */
+    String modeName();
+
+    /** The PostgreSQL level in direct mode, Gargamel's isolation otherwise. */
+    String isolationName();
+
+    /**
+     * One PostgreSQL server, no middleware: each terminal has its own connection at {@code isolation}, and retries a
+     * call up to {@code maxRetries} times after a serialization failure or deadlock.
+     */
+    record Direct(DirectIsolation isolation, int maxRetries) implements RunTarget {
+        @Override
+        public String modeName() {
+            return DIRECT;
+        }
+
+        @Override
+        public String isolationName() {
+            return isolation.cliName();
+        }
+    }
+
+    /**
+     * Gargamel in {@code mode} and {@code isolation} with {@code workers} workers per node, started here; or, when
+     * {@code scheduler} (HOST:PORT) is given, a cluster that already runs, joined through its scheduler by a client
+     * listening on {@code bind}.
+     */
+    record Gargamel(Mode mode, Isolation isolation, int workers, String scheduler, String bind) implements RunTarget {
+        @Override
+        public String modeName() {
+            return mode.configName();
+        }
+
+        @Override
+        public String isolationName() {
+            return isolation.configName();
+        }
+
+        /** Whether the run joins a cluster that already runs instead of starting one. */
+        public boolean joinsRunningCluster() {
+            return scheduler != null;
+        }
+    }
+}

@@ -1,0 +1,136 @@
+package org.gargamel.launcher.run;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.LocalDateTime;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.gargamel.launcher.cluster.ClusterStatistics;
+import org.gargamel.launcher.server.CommandFailedException;
+import org.gargamel.launcher.server.ExitCodes;
+import org.gargamel.provisioning.PostgresCluster;
+import org.gargamel.tpcc.check.CheckReport;
+import org.gargamel.tpcc.check.CheckRunner;
+import org.gargamel.tpcc.random.NURandConstants;
+import org.gargamel.tpcc.result.RunDescription;
+import org.gargamel.tpcc.result.RunResult;
+import org.gargamel.tpcc.result.RunStatistics;
+import org.gargamel.tpcc.result.RunSummary;
+import org.gargamel.tpcc.schema.LoadInfo;
+import org.gargamel.tpcc.terminal.RunSettings;
+import org.gargamel.tpcc.terminal.TerminalEmulator;
+
+/**
+ * One TPC-C run, the same for every target ({@link RunConnection} holds the difference): start or check the
+ * PostgreSQL servers, load them or accept their identical loads, open the target, drive the terminals (Ctrl-C stops
+ * them and what the run started), print the summary, check the consistency conditions on every database and compare
+ * the databases table by table, write {@code result.json} (and {@code nodes.json} when there are nodes). Exit code 0
+ * when the checks pass and no call failed, 1 otherwise, 130 when interrupted (the partial run is not checked).
+ */
+public final class TpccRun {
+    private final RunRequest request;
+    private final PrintStream out;
+    private final PrintStream err;
+
+    /** {@code out}: the summary, the checks and the result file's path; {@code err}: progress and status lines. */
+    public TpccRun(RunRequest request, PrintStream out, PrintStream err) {
+        this.request = request;
+        this.out = out;
+        this.err = err;
+    }
+
+    public int execute() {
+        try (PostgresCluster databases = TpccDatabases.start(request, err)) {
+            List<String> urls = databases.jdbcUrls();
+            LoadInfo load = TpccDatabases.prepareReplicas(urls, request, err);
+            NURandConstants runConstants = NURandConstants.forRun(load.loadConstants(), new SplittableRandom(request.seed()));
+            RunSettings settings = new RunSettings(request.warehouses(), request.terminals(), request.warmup(),
+                    request.duration(), request.rate(), request.keying(), request.seed(), runConstants,
+                    Clock.systemDefaultZone());
+            String startedAt = LocalDateTime.now().toString();
+            AtomicBoolean interrupted = new AtomicBoolean();
+            try (RunConnection connection = RunConnection.open(request, urls, err)) {
+                TerminalEmulator emulator = new TerminalEmulator(settings, connection::executor);
+                connection.onFailure(emulator::stop);
+                Thread stopOnInterrupt = new Thread(() -> {
+                    interrupted.set(true);
+                    emulator.stop();
+                    connection.close();
+                }, "tpcc-run-interrupt");
+                Runtime.getRuntime().addShutdownHook(stopOnInterrupt);
+                RunStatistics statistics;
+                Optional<ClusterStatistics> nodes;
+                try {
+                    err.printf("running TPC-C %s %d warehouse(s), %s, %s%n", connection.description(),
+                            request.warehouses(), request.rate() == null ? request.terminals() + " terminal(s)"
+                                    : request.rate() + " calls/s over " + request.terminals() + " connection(s)",
+                            request.interval());
+                    statistics = emulator.run();
+                    nodes = connection.finish(interrupted.get());
+                } finally {
+                    removeHook(stopOnInterrupt);
+                }
+                RunDescription description = new RunDescription(request.target().modeName(),
+                        request.target().isolationName(), urls.size(), request.warehouses(), request.terminals(),
+                        request.rate(), request.warmup(), request.seed(), startedAt);
+                RunResult measured = RunResult.of(description, statistics, emulator.measuredSeconds());
+                RunResult result = nodes.map(counted -> measured.withServerCounters(counted.conflictAborts(),
+                        counted.retries())).orElse(measured);
+                out.print(RunSummary.render(result));
+                nodes.ifPresent(counted -> out.print(counted.render()));
+                out.flush();
+                if (interrupted.get()) {
+                    // Ctrl-C: the JVM is shutting down and embedded servers are being stopped by their own hook.
+                    err.println("gargamel: interrupted; the partial run above is not checked and no result.json is "
+                            + "written");
+                    return ExitCodes.INTERRUPTED;
+                }
+                return check(urls, result, nodes, connection);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return ExitCodes.INTERRUPTED;
+        } catch (IOException e) {
+            throw new CommandFailedException("cannot write the results under " + request.out() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The checks after the run, result.json (and nodes.json), and the exit code. */
+    private int check(List<String> urls, RunResult measured, Optional<ClusterStatistics> nodes, RunConnection connection)
+            throws IOException {
+        err.println(connection.checkingMessage());
+        CheckReport check = new CheckRunner().run(urls);
+        Map<String, Object> checks = check.toResultMap();
+        RunResult result = measured.withChecks(checks.get("consistency"), checks.get("convergence"));
+        Path resultFile = request.out().resolve("result.json");
+        result.write(resultFile);
+        if (nodes.isPresent()) {
+            nodes.get().write(request.out().resolve("nodes.json"));
+        }
+        out.print(check.render());
+        out.println("result: " + resultFile);
+        if (!check.passed()) {
+            err.println("gargamel: error: " + connection.checkFailedMessage());
+            return ExitCodes.FAILED;
+        }
+        if (result.errors() > 0) {
+            err.println("gargamel: error: " + result.errors() + " call(s) failed unexpectedly; first: "
+                    + result.firstError());
+            return ExitCodes.FAILED;
+        }
+        return ExitCodes.OK;
+    }
+
+    private static void removeHook(Thread hook) {
+        try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException e) {
+            // Shutting down already (Ctrl-C): the hook has run.
+        }
+    }
+}

@@ -1,0 +1,184 @@
+package org.gargamel.launcher.command;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import org.gargamel.common.config.Isolation;
+import org.gargamel.common.config.Mode;
+import org.gargamel.launcher.run.RunRequest;
+import org.gargamel.launcher.run.RunTarget;
+import org.gargamel.launcher.server.CommandContext;
+import org.gargamel.launcher.server.CommandExecution;
+import org.gargamel.provisioning.PostgresBackend;
+import org.gargamel.tpcc.workload.DirectIsolation;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/**
+ * The command line as the commands parse it: values, repeats, inline values, flags and durations become a typed run
+ * request (a Gargamel mode and isolation, or direct with its own level); bad input is one line naming the option and
+ * the command, exit 2, with nothing on standard output. Nothing here starts a server.
+ */
+@Tag("unit")
+class CommandLineParsingTest {
+    private final CommandContext context = CommandContext.of(
+            new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+            new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+
+    /** The request {@code tpcc run ARGS} (or {@code demo ARGS}) asks for, parsed as the command line parses it. */
+    private RunRequest request(boolean demo, String... arguments) {
+        CommandLine line = new CommandExecution(context).commandLine(demo ? new DemoCommand(context)
+                : new TpccRunCommand(context));
+        line.parseArgs(arguments);
+        return demo ? ((DemoCommand) line.getCommand()).request() : ((TpccRunCommand) line.getCommand()).request();
+    }
+
+    @Test
+    void valuesRepeatsInlineValuesAndFlagsBecomeATypedRequest() {
+        RunRequest request = request(false, "--mode", "round-robin", "--jdbc-url", "jdbc:postgresql://a/x",
+                "--jdbc-url=jdbc:postgresql://b/x", "--warehouses", "4", "--keying", "--duration", "2m",
+                "--warmup=10s", "--isolation", "si", "--workers", "3", "--rate", "150.5", "--seed", "-7");
+        assertEquals(new RunTarget.Gargamel(Mode.ROUND_ROBIN, Isolation.SI, 3, null, "127.0.0.1"), request.target());
+        assertEquals(List.of("jdbc:postgresql://a/x", "jdbc:postgresql://b/x"), request.jdbcUrls());
+        assertEquals(2, request.replicas(), "one replica per --jdbc-url");
+        assertEquals(PostgresBackend.EXTERNAL, request.backend());
+        assertEquals(4, request.warehouses());
+        assertEquals(40, request.terminals(), "10 terminals per warehouse by default");
+        assertTrue(request.keying());
+        assertEquals(Duration.ofMinutes(2), request.duration());
+        assertEquals(Duration.ofSeconds(10), request.warmup());
+        assertEquals(150.5, request.rate());
+        assertEquals(-7, request.seed());
+        assertEquals("round-robin", request.target().modeName());
+        assertEquals("si", request.target().isolationName());
+    }
+
+    @Test
+    void directModeHasItsOwnIsolationLevelsAndAcceptsPsiAndSi() {
+        RunRequest plain = request(false, "--mode", "direct");
+        assertEquals(new RunTarget.Direct(DirectIsolation.READ_COMMITTED, 10), plain.target());
+        assertEquals(1, plain.replicas());
+        assertEquals(PostgresBackend.EMBEDDED, plain.backend());
+        assertEquals("direct", plain.target().modeName());
+        assertEquals("read-committed", plain.target().isolationName());
+        assertEquals(new RunTarget.Direct(DirectIsolation.REPEATABLE_READ, 3),
+                request(false, "--mode", "direct", "--isolation", "si", "--max-retries", "3").target());
+        assertEquals(new RunTarget.Direct(DirectIsolation.SERIALIZABLE, 10),
+                request(false, "--mode=direct", "--isolation=serializable").target());
+    }
+
+    @Test
+    void theDemoHasItsOwnDefaults() {
+        RunRequest demo = request(true);
+        assertEquals(new RunTarget.Gargamel(Mode.GARGAMEL, Isolation.PSI, 4, null, "127.0.0.1"), demo.target());
+        assertEquals(2, demo.warehouses());
+        assertEquals(20, demo.terminals());
+        assertEquals(3, demo.replicas());
+        assertEquals(Duration.ofSeconds(60), demo.duration());
+        assertEquals(Duration.ZERO, demo.warmup());
+        assertTrue(demo.out().toString().startsWith("out/demo-"), demo.out().toString());
+        RunRequest run = request(false);
+        assertEquals(1, run.warehouses());
+        assertTrue(run.out().toString().startsWith("out/tpcc-"), run.out().toString());
+    }
+
+    @Test
+    void unknownOptionNamesTheOptionAndTheCommandAndStartsNothing() {
+        CommandRunner typo = CommandRunner.run("tpcc", "run", "--warehouse", "1");
+        assertEquals(2, typo.exitCode(), typo.toString());
+        assertTrue(typo.errorLine().startsWith("gargamel: error: unknown option '--warehouse' for 'tpcc run'"),
+                typo.errorLine());
+        assertEquals("", typo.out());
+        CommandRunner inline = CommandRunner.run("demo", "--duraton=30s");
+        assertTrue(inline.errorLine().startsWith("gargamel: error: unknown option '--duraton' for 'demo'"),
+                inline.errorLine());
+        CommandRunner classify = CommandRunner.run("classify", "--bogus", "a()", "b()");
+        assertEquals(2, classify.exitCode(), classify.toString());
+        assertTrue(classify.errorLine().contains("'--bogus' for 'classify'"), classify.errorLine());
+    }
+
+    @Test
+    void outOfRangeMissingMalformedAndRepeatedValuesAreRejected() {
+        assertUsageError(CommandRunner.run("tpcc", "run", "--warehouses", "0"),
+                "option --warehouses of 'tpcc run' must be between 1 and 10000, got 0");
+        assertUsageError(CommandRunner.run("tpcc", "run", "--warehouses", "four"),
+                "option --warehouses of 'tpcc run': expected an integer, got 'four'");
+        assertUsageError(CommandRunner.run("tpcc", "run", "--warehouses"),
+                "option --warehouses of 'tpcc run' needs a value");
+        assertUsageError(CommandRunner.run("tpcc", "run", "--warehouses", "1", "--warehouses", "2"),
+                "option --warehouses of 'tpcc run' given twice");
+        assertUsageError(CommandRunner.run("tpcc", "run", "--mode", "direct", "--isolation", "psi2"),
+                "unknown isolation 'psi2' for direct mode");
+        assertUsageError(CommandRunner.run("tpcc", "run", "--isolation", "serializable"),
+                "option --isolation of 'tpcc run' (mode gargamel): unknown isolation 'serializable'");
+        assertUsageError(CommandRunner.run("tpcc", "run", "--mode", "direct", "--workers", "2"),
+                "--workers is for the Gargamel nodes");
+        assertUsageError(CommandRunner.run("tpcc", "run", "--replicas", "2", "--jdbc-url", "jdbc:postgresql://a/x"),
+                "--replicas 2 contradicts the 1 --jdbc-url given");
+        assertUsageError(CommandRunner.run("tpcc", "run", "stray"), "unexpected argument 'stray' for 'tpcc run'");
+        assertUsageError(CommandRunner.run("tpcc", "load", "--jdbc-url", "jdbc:postgresql://a/x"),
+                "'tpcc load' needs option --warehouses");
+        assertUsageError(CommandRunner.run("tpcc"), "'tpcc' needs a subcommand: load, run or check");
+        assertUsageError(CommandRunner.run("classify", "a()"), "'classify' needs exactly two calls, got 1");
+        assertUsageError(CommandRunner.run("classify", "--isolation", "ser", "a()", "b()"),
+                "option --isolation of 'classify': unknown isolation 'ser' (expected psi or si)");
+    }
+
+    @Test
+    void durationsAcceptUnitsAndRejectNonsense() {
+        assertEquals(Duration.ofSeconds(60), DurationConverter.parse("60s"));
+        assertEquals(Duration.ofSeconds(45), DurationConverter.parse("45"));
+        assertEquals(Duration.ofMillis(500), DurationConverter.parse("500ms"));
+        assertEquals(Duration.ofMinutes(2), DurationConverter.parse("2m"));
+        assertEquals(Duration.ofHours(1), DurationConverter.parse("1h"));
+        assertThrows(IllegalArgumentException.class, () -> DurationConverter.parse("0s"));
+        assertThrows(IllegalArgumentException.class, () -> DurationConverter.parse("10 parsecs"));
+        assertThrows(IllegalArgumentException.class, () -> DurationConverter.parse("s"));
+    }
+
+    @Test
+    void everyCommandHasHelpAndHelpListsEveryCommand() {
+        List<List<String>> commands = List.of(List.of("demo"), List.of("tpcc"), List.of("tpcc", "load"),
+                List.of("tpcc", "run"), List.of("tpcc", "check"), List.of("compare"), List.of("classify"),
+                List.of("scheduler"), List.of("node"), List.of("node", "uninstall-capture"), List.of("bench"),
+                List.of("help"));
+        for (List<String> command : commands) {
+            String[] arguments = java.util.stream.Stream.concat(command.stream(), java.util.stream.Stream.of("--help"))
+                    .toArray(String[]::new);
+            CommandRunner help = CommandRunner.run(arguments);
+            assertEquals(0, help.exitCode(), help.toString());
+            assertTrue(help.out().startsWith("Usage: scripts/gargamel " + String.join(" ", command)), help.out());
+            assertEquals("", help.err());
+        }
+        CommandRunner list = CommandRunner.run("help");
+        assertEquals(0, list.exitCode(), list.toString());
+        for (String command : List.of("demo", "tpcc load", "tpcc run", "tpcc check", "compare", "classify",
+                "scheduler", "node", "node uninstall-capture", "bench", "help")) {
+            assertTrue(list.out().contains("\n  " + command + " "),
+                    "help does not list " + command + ":\n" + list.out());
+        }
+        assertEquals(list.out(), CommandRunner.run("--help").out());
+        CommandRunner none = CommandRunner.run();
+        assertEquals(2, none.exitCode(), "no command is bad usage");
+        assertEquals(list.out(), none.out());
+        CommandRunner runHelp = CommandRunner.run("help", "tpcc", "run");
+        assertEquals(CommandRunner.run("tpcc", "run", "--help").out(), runHelp.out());
+        assertFalse(runHelp.out().isEmpty());
+    }
+
+    private static void assertUsageError(CommandRunner result, String expected) {
+        assertEquals(2, result.exitCode(), result.toString());
+        assertTrue(result.errorLine().startsWith("gargamel: error: "), result.toString());
+        assertTrue(result.errorLine().contains(expected), "expected '" + expected + "' in: " + result.errorLine());
+        assertEquals(1, result.err().strip().split("\n").length, "one line: " + result.err());
+        assertEquals("", result.out(), "nothing on standard output for rejected input");
+    }
+}
