@@ -31,7 +31,7 @@ import org.gargamel.node.capture.WriteSetCapture;
 import org.gargamel.node.certify.Certification;
 import org.gargamel.node.certify.PrimaryKeys;
 import org.gargamel.node.execution.ArgumentTypes;
-import org.gargamel.node.execution.CallCompletion;
+import org.gargamel.node.execution.ExecutionContext;
 import org.gargamel.node.execution.Worker;
 import org.gargamel.node.execution.WorkerConnection;
 import org.gargamel.node.progress.ProgressReporter;
@@ -121,17 +121,16 @@ public final class NodeServer implements AutoCloseable {
             control = Channels.control(config.control().toGroupConfig("control"), name);
             WriteSetGroup group = new WriteSetGroup(name, writeSets);
             progress = new ProgressReporter(name, () -> scheduler, this::sendControl);
-            CallCompletion completion = this::finish;
             Certification certification = config.mode() == Mode.ROUND_ROBIN
                     ? new Certification(primaryKeys, own, this::cancelExecutions) : null;
-            ArgumentTypes types = ArgumentTypes.from(rules);
+            ExecutionContext context = new ExecutionContext(name, config.isolation(), ArgumentTypes.from(rules),
+                    visibility, group, own, statistics, this::finish);
             for (int i = 0; i < config.workers(); i++) {
                 Connection connection = dataSource.getConnection();
                 WriteSetCapture.enableForSession(connection);
-                Worker.Builder builder = new Worker.Builder(name, i, WorkerConnection.dedicate(name + " worker " + i,
-                        connection)).visibility(visibility).isolation(config.isolation()).argumentTypes(types)
-                        .group(group).statistics(statistics).completion(completion);
-                workers.add(certification != null ? builder.certified(own, certification) : builder.scheduled(own));
+                WorkerConnection worker = WorkerConnection.dedicate(name + " worker " + i, connection);
+                workers.add(certification != null ? Worker.certified(i, worker, context, certification)
+                        : Worker.scheduled(i, worker, context));
             }
             applierConnection = dataSource.getConnection();
             ApplyLoop applier = new ApplyLoop(name, applierConnection, visibility, own, certification, progress,

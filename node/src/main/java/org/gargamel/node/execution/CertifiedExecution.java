@@ -7,11 +7,8 @@ import org.gargamel.common.lifecycle.FatalException;
 import org.gargamel.common.wire.CallOutcome;
 import org.gargamel.common.wire.Execute;
 import org.gargamel.common.wire.WriteSet;
-import org.gargamel.node.NodeStatistics;
 import org.gargamel.node.certify.Certification;
 import org.gargamel.node.writeset.OwnTransaction;
-import org.gargamel.node.writeset.OwnTransactions;
-import org.gargamel.node.writeset.WriteSetGroup;
 
 /**
  * Round-robin mode, the certification baseline (§6.3.1): calls run concurrently at REPEATABLE READ with no ordering;
@@ -20,23 +17,12 @@ import org.gargamel.node.writeset.WriteSetGroup;
  * an execution cancelled to make room for a certified write-set are rolled back and executed again, transparently.
  */
 final class CertifiedExecution implements UpdateExecution {
-    private final String node;
-    private final ArgumentTypes types;
-    private final WriteSetGroup group;
-    private final OwnTransactions own;
+    private final ExecutionContext context;
     private final Certification certification;
-    private final NodeStatistics statistics;
-    private final CallCompletion completion;
 
-    CertifiedExecution(String node, ArgumentTypes types, WriteSetGroup group, OwnTransactions own,
-            Certification certification, NodeStatistics statistics, CallCompletion completion) {
-        this.node = node;
-        this.types = types;
-        this.group = group;
-        this.own = own;
+    CertifiedExecution(ExecutionContext context, Certification certification) {
+        this.context = context;
         this.certification = certification;
-        this.statistics = statistics;
-        this.completion = completion;
     }
 
     @Override
@@ -48,7 +34,7 @@ final class CertifiedExecution implements UpdateExecution {
             long snapshot = certification.snapshot();
             CallRunner.Ran ran;
             boolean cancelled;
-            try (CallRunner.Pipeline pipeline = CallRunner.update(connection.jdbc(), call.call(), types,
+            try (CallRunner.Pipeline pipeline = CallRunner.update(connection.jdbc(), call.call(), context.types(),
                     CallRunner.Isolation.REPEATABLE_READ, false)) {
                 connection.openCancellationWindow();
                 try {
@@ -62,11 +48,11 @@ final class CertifiedExecution implements UpdateExecution {
                     conflictAbort();
                     continue;
                 }
-                WriteSet empty = new WriteSet(call.txnId(), node, procedure, new long[0], snapshot, List.of());
+                WriteSet empty = new WriteSet(call.txnId(), context.node(), procedure, new long[0], snapshot, List.of());
                 attempt.irrevocable();
-                group.broadcast(empty);
-                statistics.executed(procedure, false, System.nanoTime() - start);
-                completion.finish(call, CallOutcome.userAborted(call.callId(), call.txnId(), e.getSQLState(),
+                context.group().broadcast(empty);
+                context.statistics().executed(procedure, false, System.nanoTime() - start);
+                context.completion().finish(call, CallOutcome.userAborted(call.callId(), call.txnId(), e.getSQLState(),
                         e.getMessage()));
                 return;
             }
@@ -77,12 +63,12 @@ final class CertifiedExecution implements UpdateExecution {
                 conflictAbort();
                 continue;
             }
-            WriteSet writeSet = new WriteSet(call.txnId(), node, procedure, new long[0], snapshot, ran.changes());
-            OwnTransaction transaction = own.register(call.txnId(), certification.rows(ran.changes()));
+            WriteSet writeSet = new WriteSet(call.txnId(), context.node(), procedure, new long[0], snapshot, ran.changes());
+            OwnTransaction transaction = context.own().register(call.txnId(), certification.rows(ran.changes()));
             boolean won;
             try {
                 attempt.irrevocable();
-                group.broadcast(writeSet);
+                context.group().broadcast(writeSet);
                 won = transaction.awaitDecision(connection::endTransaction);
                 if (won) {
                     commitWinner(connection, writeSet);
@@ -90,14 +76,14 @@ final class CertifiedExecution implements UpdateExecution {
                     connection.endTransaction();
                 }
             } catch (SQLException e) {
-                throw new FatalException(node + ": the connection broke while transaction " + call.txnId() + " ("
+                throw new FatalException(context.node() + ": the connection broke while transaction " + call.txnId() + " ("
                         + procedure + ") awaited its certification: " + e.getMessage(), e);
             } finally {
                 transaction.finished();
             }
             if (won) {
-                statistics.executed(procedure, true, System.nanoTime() - start);
-                completion.finish(call, CallOutcome.committed(call.callId(), call.txnId(), ran.result()));
+                context.statistics().executed(procedure, true, System.nanoTime() - start);
+                context.completion().finish(call, CallOutcome.committed(call.callId(), call.txnId(), ran.result()));
                 return;
             }
             attempt.revocable();  // lost everywhere alike: nothing of it exists anywhere
@@ -110,7 +96,7 @@ final class CertifiedExecution implements UpdateExecution {
             CallRunner.commit(connection.jdbc());
         } catch (SQLException e) {
             // Every other replica applies this winner: a replica that cannot commit it has diverged.
-            throw new FatalException(node + " cannot commit certified transaction " + writeSet.txnId() + " ("
+            throw new FatalException(context.node() + " cannot commit certified transaction " + writeSet.txnId() + " ("
                     + writeSet.procedure() + "): " + e.getMessage() + " (SQLSTATE " + e.getSQLState() + ")", e);
         }
     }
@@ -120,8 +106,8 @@ final class CertifiedExecution implements UpdateExecution {
     }
 
     private void conflictAbort() {
-        statistics.conflictAbort();
-        statistics.retry();
+        context.statistics().conflictAbort();
+        context.statistics().retry();
     }
 
 }

@@ -8,10 +8,7 @@ import org.gargamel.common.lifecycle.FatalException;
 import org.gargamel.common.wire.CallOutcome;
 import org.gargamel.common.wire.Execute;
 import org.gargamel.common.wire.WriteSet;
-import org.gargamel.node.NodeStatistics;
 import org.gargamel.node.writeset.OwnTransaction;
-import org.gargamel.node.writeset.OwnTransactions;
-import org.gargamel.node.writeset.WriteSetGroup;
 
 /**
  * Gargamel and centralized modes: the scheduler ordered every conflicting call before this one, and the worker started
@@ -26,23 +23,10 @@ final class ScheduledExecution implements UpdateExecution {
     /** Serialization failures and deadlocks are not expected with a sound classifier; counted, retried, never hidden. */
     private static final int MAX_LOCAL_RETRIES = 100;
 
-    private final String node;
-    private final boolean si;
-    private final ArgumentTypes types;
-    private final WriteSetGroup group;
-    private final OwnTransactions own;
-    private final NodeStatistics statistics;
-    private final CallCompletion completion;
+    private final ExecutionContext context;
 
-    ScheduledExecution(String node, boolean si, ArgumentTypes types, WriteSetGroup group, OwnTransactions own,
-            NodeStatistics statistics, CallCompletion completion) {
-        this.node = node;
-        this.si = si;
-        this.types = types;
-        this.group = group;
-        this.own = own;
-        this.statistics = statistics;
-        this.completion = completion;
+    ScheduledExecution(ExecutionContext context) {
+        this.context = context;
     }
 
     @Override
@@ -51,28 +35,28 @@ final class ScheduledExecution implements UpdateExecution {
         String procedure = call.call().procedure();
         for (int retry = 0; ; retry++) {
             CallRunner.Ran ran;
-            try (CallRunner.Pipeline pipeline = CallRunner.update(connection.jdbc(), call.call(), types,
-                    si ? CallRunner.Isolation.REPEATABLE_READ : CallRunner.Isolation.READ_COMMITTED, !si)) {
+            try (CallRunner.Pipeline pipeline = CallRunner.update(connection.jdbc(), call.call(), context.types(),
+                    context.si() ? CallRunner.Isolation.REPEATABLE_READ : CallRunner.Isolation.READ_COMMITTED, !context.si())) {
                 attempt.irrevocable();  // PSI: the pipeline commits; until it answers, its fate is unknown
                 ran = pipeline.execute();
             } catch (SQLException e) {
                 connection.endTransactionOrStop(call, e);  // healthy connection: the failed pipeline committed nothing
                 attempt.revocable();
                 if (SqlErrorKind.classify(e) == SqlErrorKind.RETRYABLE && retry < MAX_LOCAL_RETRIES) {
-                    statistics.retry();
+                    context.statistics().retry();
                     continue;
                 }
                 abort(call, connection, attempt, e, start);
                 return;
             }
-            WriteSet writeSet = new WriteSet(call.txnId(), node, procedure, call.backDependencies(), -1, ran.changes());
-            if (si) {
+            WriteSet writeSet = new WriteSet(call.txnId(), context.node(), procedure, call.backDependencies(), -1, ran.changes());
+            if (context.si()) {
                 commitInTotalOrder(writeSet, connection, attempt, true);
             } else {
-                group.broadcast(writeSet);
+                context.group().broadcast(writeSet);
             }
-            statistics.executed(procedure, true, System.nanoTime() - start);
-            completion.finish(call, CallOutcome.committed(call.callId(), call.txnId(), ran.result()));
+            context.statistics().executed(procedure, true, System.nanoTime() - start);
+            context.completion().finish(call, CallOutcome.committed(call.callId(), call.txnId(), ran.result()));
             return;
         }
     }
@@ -80,15 +64,15 @@ final class ScheduledExecution implements UpdateExecution {
     /** The procedure failed: rolled back; an empty write-set still tells every replica that it is done. */
     private void abort(Execute call, WorkerConnection connection, CallAttempt attempt, SQLException error, long start)
             throws InterruptedException {
-        WriteSet empty = new WriteSet(call.txnId(), node, call.call().procedure(), call.backDependencies(), -1, List.of());
-        if (si) {
+        WriteSet empty = new WriteSet(call.txnId(), context.node(), call.call().procedure(), call.backDependencies(), -1, List.of());
+        if (context.si()) {
             commitInTotalOrder(empty, connection, attempt, false);
         } else {
             attempt.irrevocable();
-            group.broadcast(empty);
+            context.group().broadcast(empty);
         }
-        statistics.executed(call.call().procedure(), false, System.nanoTime() - start);
-        completion.finish(call, CallOutcome.userAborted(call.callId(), call.txnId(), error.getSQLState(),
+        context.statistics().executed(call.call().procedure(), false, System.nanoTime() - start);
+        context.completion().finish(call, CallOutcome.userAborted(call.callId(), call.txnId(), error.getSQLState(),
                 error.getMessage()));
     }
 
@@ -98,17 +82,17 @@ final class ScheduledExecution implements UpdateExecution {
      */
     private void commitInTotalOrder(WriteSet writeSet, WorkerConnection connection, CallAttempt attempt, boolean open)
             throws InterruptedException {
-        OwnTransaction transaction = own.register(writeSet.txnId(), Set.of());
+        OwnTransaction transaction = context.own().register(writeSet.txnId(), Set.of());
         try {
             attempt.irrevocable();
-            group.broadcast(writeSet);
+            context.group().broadcast(writeSet);
             transaction.awaitDecision();
             if (open) {
                 try {
                     CallRunner.commit(connection.jdbc());
                 } catch (SQLException e) {
                     // Every other replica applies this write-set: a replica that cannot commit it has diverged.
-                    throw new FatalException(node + " cannot commit transaction " + writeSet.txnId() + " ("
+                    throw new FatalException(context.node() + " cannot commit transaction " + writeSet.txnId() + " ("
                             + writeSet.procedure() + ") after its write-set was delivered: " + e.getMessage()
                             + " (SQLSTATE " + e.getSQLState() + ")", e);
                 }

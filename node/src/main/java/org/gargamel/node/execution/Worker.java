@@ -3,14 +3,11 @@ package org.gargamel.node.execution;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
-import org.gargamel.common.config.Isolation;
 import org.gargamel.common.lifecycle.FatalException;
 import org.gargamel.common.wire.CallOutcome;
 import org.gargamel.common.wire.Execute;
 import org.gargamel.common.wire.WriteSet;
-import org.gargamel.node.NodeStatistics;
-import org.gargamel.node.visibility.Visibility;
-import org.gargamel.node.writeset.WriteSetGroup;
+import org.gargamel.node.certify.Certification;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,29 +26,28 @@ import org.slf4j.LoggerFactory;
 public final class Worker {
     private static final Logger LOG = LoggerFactory.getLogger(Worker.class);
 
-    private final String node;
     private final int index;
     private final WorkerConnection connection;
     private final LinkedBlockingQueue<Execute> queue = new LinkedBlockingQueue<>();
-    private final Visibility visibility;
+    private final ExecutionContext context;
     private final UpdateExecution updates;
-    private final boolean si;
-    private final ArgumentTypes types;
-    private final WriteSetGroup group;
-    private final NodeStatistics statistics;
-    private final CallCompletion completion;
 
-    private Worker(Builder builder, UpdateExecution updates) {
-        this.node = builder.node;
-        this.index = builder.index;
-        this.connection = builder.connection;
-        this.visibility = builder.visibility;
-        this.si = builder.isolation == Isolation.SI;
-        this.types = builder.types;
-        this.group = builder.group;
-        this.statistics = builder.statistics;
-        this.completion = builder.completion;
+    private Worker(int index, WorkerConnection connection, ExecutionContext context, UpdateExecution updates) {
+        this.index = index;
+        this.connection = connection;
+        this.context = context;
         this.updates = updates;
+    }
+
+    /** Gargamel and centralized modes: calls in the scheduler's order (PSI or SI). */
+    public static Worker scheduled(int index, WorkerConnection connection, ExecutionContext context) {
+        return new Worker(index, connection, context, new ScheduledExecution(context));
+    }
+
+    /** Round-robin mode: concurrent executions, certified. */
+    public static Worker certified(int index, WorkerConnection connection, ExecutionContext context,
+            Certification certification) {
+        return new Worker(index, connection, context, new CertifiedExecution(context, certification));
     }
 
     public int index() {
@@ -71,7 +67,7 @@ public final class Worker {
     public void run() throws InterruptedException {
         while (true) {
             Execute call = queue.take();
-            visibility.awaitAll(call.backDependencies());
+            context.visibility().awaitAll(call.backDependencies());
             CallAttempt attempt = new CallAttempt();
             try {
                 if (call.readOnly()) {
@@ -92,16 +88,16 @@ public final class Worker {
     private void executeReadOnly(Execute call) {
         long start = System.nanoTime();
         CallOutcome outcome;
-        try (CallRunner.Pipeline pipeline = CallRunner.readOnly(connection.jdbc(), call.call(), types,
-                si ? CallRunner.Isolation.REPEATABLE_READ : CallRunner.Isolation.READ_COMMITTED)) {
+        try (CallRunner.Pipeline pipeline = CallRunner.readOnly(connection.jdbc(), call.call(), context.types(),
+                context.si() ? CallRunner.Isolation.REPEATABLE_READ : CallRunner.Isolation.READ_COMMITTED)) {
             String result = pipeline.execute().result();
-            statistics.readOnly(call.call().procedure(), System.nanoTime() - start);
+            context.statistics().readOnly(call.call().procedure(), System.nanoTime() - start);
             outcome = CallOutcome.committed(call.callId(), call.txnId(), result);
         } catch (SQLException e) {
             connection.endTransactionOrStop(call, e);  // a failed SI read-only call leaves its transaction block open
             outcome = CallOutcome.userAborted(call.callId(), call.txnId(), e.getSQLState(), e.getMessage());
         }
-        completion.finish(call, outcome);
+        context.completion().finish(call, outcome);
     }
 
     /** An unexpected failure: settled as done with no effect if nothing can have escaped, else the node stops. */
@@ -113,75 +109,13 @@ public final class Worker {
         }
         connection.endTransactionOrStop(call, null);
         if (!call.readOnly()) {
-            group.broadcast(new WriteSet(call.txnId(), node, call.call().procedure(), call.backDependencies(), -1,
-                    List.of()));
+            context.group().broadcast(new WriteSet(call.txnId(), context.node(), call.call().procedure(),
+                    call.backDependencies(), -1, List.of()));
         }
-        statistics.failedCall();
-        String reason = node + " could not run " + what + ": " + failure + "; it changed nothing"
+        context.statistics().failedCall();
+        String reason = context.node() + " could not run " + what + ": " + failure + "; it changed nothing"
                 + (call.readOnly() ? "" : " and its dependents go on");
-        LOG.error("{} worker {}: {}", node, index, reason, failure);
-        completion.finish(call, CallOutcome.rejected(call.callId(), call.txnId(), reason));
-    }
-
-    /** What a worker is made of; the node builds one per worker. */
-    public static final class Builder {
-        private final String node;
-        private final int index;
-        private final WorkerConnection connection;
-        private Visibility visibility;
-        private Isolation isolation = Isolation.PSI;
-        private ArgumentTypes types = ArgumentTypes.none();
-        private WriteSetGroup group;
-        private NodeStatistics statistics;
-        private CallCompletion completion;
-
-        public Builder(String node, int index, WorkerConnection connection) {
-            this.node = node;
-            this.index = index;
-            this.connection = connection;
-        }
-
-        public Builder visibility(Visibility value) {
-            this.visibility = value;
-            return this;
-        }
-
-        public Builder isolation(Isolation value) {
-            this.isolation = value;
-            return this;
-        }
-
-        public Builder argumentTypes(ArgumentTypes value) {
-            this.types = value;
-            return this;
-        }
-
-        public Builder group(WriteSetGroup value) {
-            this.group = value;
-            return this;
-        }
-
-        public Builder statistics(NodeStatistics value) {
-            this.statistics = value;
-            return this;
-        }
-
-        public Builder completion(CallCompletion value) {
-            this.completion = value;
-            return this;
-        }
-
-        /** Gargamel and centralized modes: calls in the scheduler's order (PSI or SI). */
-        public Worker scheduled(org.gargamel.node.writeset.OwnTransactions own) {
-            return new Worker(this, new ScheduledExecution(node, isolation == Isolation.SI, types, group, own,
-                    statistics, completion));
-        }
-
-        /** Round-robin mode: concurrent executions, certified. */
-        public Worker certified(org.gargamel.node.writeset.OwnTransactions own,
-                org.gargamel.node.certify.Certification certification) {
-            return new Worker(this, new CertifiedExecution(node, types, group, own, certification, statistics,
-                    completion));
-        }
+        LOG.error("{} worker {}: {}", context.node(), index, reason, failure);
+        context.completion().finish(call, CallOutcome.rejected(call.callId(), call.txnId(), reason));
     }
 }
