@@ -12,9 +12,11 @@ import java.util.Collections;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.gargamel.common.call.ProcedureCall;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The scheduler's reused key buffer gives, call after call, exactly the keys of a fresh resolution. */
+@Tag("unit")
 class WriteKeyBufferTest {
     private static final ClassifierRules RULES = ClassifierRules.loadResource(TpccRules.class, TpccRules.RESOURCE);
 

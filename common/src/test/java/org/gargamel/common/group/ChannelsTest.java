@@ -15,8 +15,11 @@ import org.jgroups.BytesMessage;
 import org.jgroups.JChannel;
 import org.jgroups.Message;
 import org.jgroups.Receiver;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+/** Gargamel's stacks with several members in one JVM (TCP on loopback), and their settings' errors. */
+@Tag("cluster")
 class ChannelsTest {
 
     @Test

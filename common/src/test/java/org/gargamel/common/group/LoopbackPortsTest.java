@@ -8,8 +8,11 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.util.HashSet;
 import java.util.Set;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+/** Binds real sockets on the loopback interface (so not a unit test: STYLE.md's unit tests open no socket). */
+@Tag("integration")
 class LoopbackPortsTest {
 
     @Test
