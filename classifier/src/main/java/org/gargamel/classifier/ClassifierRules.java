@@ -8,7 +8,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
+import java.time.temporal.ChronoField;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -41,8 +43,8 @@ public final class ClassifierRules {
      * rule is a record whose hashCode walks its table's columns, and these are asked on every call's path (it was
      * most of {@link #writeKeys}' cost).
      */
-    private final Map<WriteRule, int[]> psiSlots = new IdentityHashMap<>();
-    private final Map<WriteRule, int[]> siSlots = new IdentityHashMap<>();
+    private final IdentityHashMap<WriteRule, int[]> psiSlots = new IdentityHashMap<>();
+    private final IdentityHashMap<WriteRule, int[]> siSlots = new IdentityHashMap<>();
     private final List<String> slotNames = new ArrayList<>();
     /** Per slot, the prefix lengths at which some write may put its first wildcard. */
     private final Map<Integer, Set<Integer>> wildcardDepths = new java.util.HashMap<>();
@@ -158,7 +160,7 @@ public final class ClassifierRules {
             for (int i = 0; i < known; i++) {
                 values[i] = partValue(call, write.key().get(i), buffer.element(k));
             }
-            keys.add(new WriteKey(buffer.slot(k), buffer.partsOf(k), known, write, values));
+            keys.add(new WriteKey(buffer.slot(k), buffer.partsOf(k), known, write, Arrays.asList(values)));
         }
         return keys;
     }
@@ -178,7 +180,7 @@ public final class ClassifierRules {
                 if (write.fresh()) {
                     continue;
                 }
-                int elements = elementCount(call, rule, write);
+                int elements = elementCount(call, write);
                 int[] slots = isolation == Isolation.SI ? siSlots.get(write) : psiSlots.get(write);
                 List<KeyPart> key = write.key();
                 int length = key.size();
@@ -247,7 +249,7 @@ public final class ClassifierRules {
         return slotNames.size();
     }
 
-    private int elementCount(ProcedureCall call, ProcedureRule rule, WriteRule write) {
+    private int elementCount(ProcedureCall call, WriteRule write) {
         int count = -1;
         String first = null;
         for (KeyPart part : write.key()) {
@@ -310,7 +312,7 @@ public final class ClassifierRules {
             return mix(normalized.toPlainString().hashCode() * 0x9E3779B97F4A7C15L);
         }
         if (value instanceof LocalDateTime timestamp) {
-            return timestamp.toEpochSecond(ZoneOffset.UTC) * 1_000_000L + timestamp.getNano() / 1_000;
+            return timestamp.toEpochSecond(ZoneOffset.UTC) * 1_000_000L + timestamp.get(ChronoField.MICRO_OF_SECOND);
         }
         String text = value.toString();
         long hash = 0xcbf29ce484222325L;

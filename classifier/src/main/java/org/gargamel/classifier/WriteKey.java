@@ -1,6 +1,7 @@
 package org.gargamel.classifier;
 
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * One resolved write of a call: a conflict slot (a table, or for PSI a group of its columns that are always
@@ -10,7 +11,10 @@ import java.util.Arrays;
  * <p>Integers map to themselves; text, numeric and timestamps map to a 64-bit hash. A hash collision can
  * only add a conflict, never hide one, so the mapping is sound.
  */
-public record WriteKey(int slot, long[] parts, int knownParts, WriteRule rule, Object[] values) {
+// ArrayRecordComponent is wrong here: equals, hashCode and toString below compare the parts, and the long[] is the
+// conflict index's own form of a key (WriteKeyBuffer), never written once the key is made.
+public record WriteKey(int slot, @SuppressWarnings("ArrayRecordComponent") long[] parts, int knownParts, WriteRule rule,
+        List<Object> values) {
 
     public boolean conflictsWith(WriteKey other) {
         if (slot != other.slot) {
@@ -33,7 +37,7 @@ public record WriteKey(int slot, long[] parts, int knownParts, WriteRule rule, O
                 text.append(", ");
             }
             text.append(rule.table().key().get(i)).append('=');
-            text.append(i < knownParts ? String.valueOf(values[i]) : "*");
+            text.append(i < knownParts ? String.valueOf(values.get(i)) : "*");
         }
         return text.append(')').toString();
     }

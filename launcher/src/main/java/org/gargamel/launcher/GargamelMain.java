@@ -31,6 +31,8 @@ import picocli.CommandLine.Spec;
         subcommands = {DemoCommand.class, TpccCommand.class, SchedulerCommand.class, NodeCommand.class,
             BenchCommand.class, CompareCommand.class, ClassifyCommand.class, HelpCommand.class})
 public final class GargamelMain implements Callable<Integer> {
+    // UnusedVariable is wrong here: picocli reads this field by reflection to add the standard options.
+    @SuppressWarnings("UnusedVariable")
     @Mixin
     private StandardOptions standardOptions;
 

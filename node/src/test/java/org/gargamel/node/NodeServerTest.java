@@ -303,7 +303,7 @@ class NodeServerTest {
             // a read-only call placed after transaction 2 on node-2's other worker comes back; 2 is still waiting
             scheduler.execute("node-2", 1, 6, deps(), true, ProcedureCall.of("read_district", 1, 2));
             scheduler.awaitOutcome(6, TIMEOUT);
-            assertEquals(null, scheduler.outcomesByTxn.get(2), "transaction 2 waits for transaction 1");
+            assertEquals(null, scheduler.outcomesByTxn.get(2L), "transaction 2 waits for transaction 1");
 
             // Both survivors broadcast the decision, as the scheduler asks each of them: the first copy decides.
             scheduler.abandon("node-1", "node-3", 1, 4);

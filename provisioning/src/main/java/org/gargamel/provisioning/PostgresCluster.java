@@ -3,6 +3,7 @@ package org.gargamel.provisioning;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
@@ -31,6 +32,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class PostgresCluster implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(PostgresCluster.class);
+    /** The container class of Testcontainers 2's PostgreSQL module (testcontainers-postgresql). */
+    static final String TESTCONTAINERS_POSTGRESQL = "org.testcontainers.postgresql.PostgreSQLContainer";
 
     private final PostgresBackend backend;
     private final List<String> jdbcUrls;
@@ -122,11 +125,10 @@ public final class PostgresCluster implements AutoCloseable {
      */
     public static PostgresCluster testcontainers(int count, String image) {
         requirePositive(count);
+        Class<?> containerClass = testcontainersClass(TESTCONTAINERS_POSTGRESQL);
         List<AutoCloseable> started = new ArrayList<>();
         List<String> urls = new ArrayList<>();
         try {
-            // Reflection keeps Testcontainers' classes from loading unless this backend is chosen.
-            Class<?> containerClass = Class.forName("org.testcontainers.containers.PostgreSQLContainer");
             for (int i = 0; i < count; i++) {
                 Object container = containerClass.getConstructor(String.class).newInstance(image);
                 containerClass.getMethod("start").invoke(container);
@@ -137,13 +139,30 @@ public final class PostgresCluster implements AutoCloseable {
                 urls.add(url.invoke(container) + "&user=" + user.invoke(container) + "&password="
                         + password.invoke(container));
             }
-        } catch (ReflectiveOperationException | RuntimeException e) {
+        } catch (InvocationTargetException | RuntimeException e) {
             closeAll(started);
-            Throwable cause = e instanceof java.lang.reflect.InvocationTargetException ite ? ite.getCause() : e;
+            Throwable cause = e instanceof InvocationTargetException thrown ? thrown.getCause() : e;
             throw new PostgresProvisioningException("cannot start PostgreSQL with Testcontainers (it needs a running "
                     + "Docker engine): " + cause.getMessage(), cause);
+        } catch (ReflectiveOperationException e) {
+            closeAll(started);
+            throw new PostgresProvisioningException("cannot use the Testcontainers backend: " + containerClass.getName()
+                    + " is not the class this code was written for (" + e + ")", e);
         }
         return new PostgresCluster(PostgresBackend.TESTCONTAINERS, urls, started, null);
+    }
+
+    /**
+     * Testcontainers' container class {@code name}, loaded by reflection so that its classes load only when that
+     * backend is chosen. Its absence is a class-path problem, reported as such (never as a missing Docker engine).
+     */
+    static Class<?> testcontainersClass(String name) {
+        try {
+            return Class.forName(name);
+        } catch (ClassNotFoundException | LinkageError e) {
+            throw new PostgresProvisioningException("cannot use the Testcontainers backend: " + name + " is not on the "
+                    + "class path (" + e + "); it is in org.testcontainers:testcontainers-postgresql 2.x", e);
+        }
     }
 
     /**

@@ -2,6 +2,7 @@ package org.gargamel.provisioning;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -62,13 +63,36 @@ class PostgresClusterTest {
     }
 
     @Test
-    void testcontainersWithoutDockerFailsLoudly() {
-        // Where Docker exists this starts a container; where it does not, the error must say so.
+    void testcontainersStartsAContainerOrSaysThatDockerIsMissing() {
+        // Where Docker exists this starts a container; where it does not, the error must say so, and it must be
+        // Testcontainers' own "no Docker environment", not a class or method the reflection did not find.
         try (PostgresCluster cluster = PostgresCluster.testcontainers(1, "postgres:16-alpine")) {
             assertEquals(1, cluster.size());
             PostgresCluster.requireReachable(cluster.jdbcUrl(0));
         } catch (PostgresProvisioningException e) {
-            assertTrue(e.getMessage().contains("Docker"), e.getMessage());
+            assertTrue(e.getMessage().startsWith("cannot start PostgreSQL with Testcontainers (it needs a running "
+                    + "Docker engine): "), e.getMessage());
+            Throwable cause = e.getCause();
+            assertInstanceOf(IllegalStateException.class, cause, e.getMessage());
+            assertTrue(cause.getMessage().contains("Docker environment"), "Testcontainers' reason: " + cause);
+            for (Throwable reason = e; reason != null; reason = reason.getCause()) {
+                assertFalse(reason instanceof ReflectiveOperationException || reason instanceof LinkageError,
+                        "a class-path problem, not a missing Docker engine: " + reason);
+            }
         }
+    }
+
+    @Test
+    void theTestcontainersClassIsTheTwoXOneAndItsAbsenceIsNamedAsSuch() {
+        Class<?> container = PostgresCluster.testcontainersClass(PostgresCluster.TESTCONTAINERS_POSTGRESQL);
+        assertEquals("org.testcontainers.postgresql.PostgreSQLContainer", container.getName());
+        assertFalse(container.isAnnotationPresent(Deprecated.class), "the 2.x class, not the deprecated 1.x one");
+        String missing = "org.testcontainers.containers.NoSuchContainer";
+        PostgresProvisioningException e = assertThrows(PostgresProvisioningException.class,
+                () -> PostgresCluster.testcontainersClass(missing));
+        assertTrue(e.getMessage().startsWith("cannot use the Testcontainers backend: " + missing
+                + " is not on the class path"), e.getMessage());
+        assertFalse(e.getMessage().contains("Docker engine"), e.getMessage());
+        assertInstanceOf(ClassNotFoundException.class, e.getCause());
     }
 }

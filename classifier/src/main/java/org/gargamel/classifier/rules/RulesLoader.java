@@ -59,7 +59,7 @@ public final class RulesLoader {
         return new RulesException(file + ":" + line + ": " + message);
     }
 
-    private void requireKnownKeys(YamlTree node, Map<String, YamlTree> map, Set<String> known, String where) {
+    private void requireKnownKeys(Map<String, YamlTree> map, Set<String> known, String where) {
         for (Map.Entry<String, YamlTree> entry : map.entrySet()) {
             if (!known.contains(entry.getKey())) {
                 throw error(entry.getValue().line(), "unknown key '" + entry.getKey() + "' in " + where
@@ -70,7 +70,7 @@ public final class RulesLoader {
 
     private ClassifierRules interpret(YamlTree root) {
         Map<String, YamlTree> top = root.map("the rules file", file);
-        requireKnownKeys(root, top, TOP_KEYS, "the rules file");
+        requireKnownKeys(top, TOP_KEYS, "the rules file");
         if (!top.containsKey("tables") || !top.containsKey("procedures")) {
             throw error(root.line(), "a rules file needs 'tables' and 'procedures'");
         }
@@ -87,7 +87,7 @@ public final class RulesLoader {
 
     private TableRule table(String name, YamlTree node) {
         Map<String, YamlTree> map = node.map("table " + name, file);
-        requireKnownKeys(node, map, TABLE_KEYS, "table " + name);
+        requireKnownKeys(map, TABLE_KEYS, "table " + name);
         if (!map.containsKey("key") || !map.containsKey("columns")) {
             throw error(node.line(), "table " + name + " needs 'key' (its primary-key columns) and 'columns'");
         }
@@ -117,7 +117,7 @@ public final class RulesLoader {
 
     private ProcedureRule procedure(String name, YamlTree node, Map<String, TableRule> tables) {
         Map<String, YamlTree> map = node.map("procedure " + name, file);
-        requireKnownKeys(node, map, PROCEDURE_KEYS, "procedure " + name);
+        requireKnownKeys(map, PROCEDURE_KEYS, "procedure " + name);
         if (!map.containsKey("parameters")) {
             throw error(node.line(), "procedure " + name + " needs 'parameters' (an empty list if it takes none)");
         }
@@ -125,7 +125,7 @@ public final class RulesLoader {
         Set<String> seen = new LinkedHashSet<>();
         for (YamlTree item : map.get("parameters").list("parameters of " + name, file)) {
             Map<String, YamlTree> parameter = item.map("a parameter of " + name, file);
-            requireKnownKeys(item, parameter, PARAMETER_KEYS, "a parameter of " + name);
+            requireKnownKeys(parameter, PARAMETER_KEYS, "a parameter of " + name);
             if (!parameter.containsKey("name") || !parameter.containsKey("type")) {
                 throw error(item.line(), "a parameter of " + name + " needs 'name' and 'type'");
             }
@@ -171,7 +171,7 @@ public final class RulesLoader {
     private WriteRule write(ProcedureRule procedure, YamlTree node, Map<String, TableRule> tables) {
         String where = "a write of " + procedure.name();
         Map<String, YamlTree> map = node.map(where, file);
-        requireKnownKeys(node, map, WRITE_KEYS, where);
+        requireKnownKeys(map, WRITE_KEYS, where);
         List<WriteRule.Operation> operations = new ArrayList<>();
         for (WriteRule.Operation operation : WriteRule.Operation.values()) {
             if (map.containsKey(operation.name().toLowerCase(java.util.Locale.ROOT))) {

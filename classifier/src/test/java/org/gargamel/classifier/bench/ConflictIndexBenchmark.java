@@ -163,13 +163,17 @@ public class ConflictIndexBenchmark {
         Runtime runtime = Runtime.getRuntime();
         long before = usedAfterGc(runtime);
         ConflictIndex index = new ConflictIndex(rules::wildcardPossible);
-        for (int t = 0; t < inflight; t++) {
-            index.add(t, keys.get(t % DISTINCT_CALLS));
+        long after;
+        try {
+            for (int t = 0; t < inflight; t++) {
+                index.add(t, keys.get(t % DISTINCT_CALLS));
+            }
+            after = usedAfterGc(runtime);
+        } finally {
+            // The call mix stays reachable until here: once the filling loop is done, compiled code may
+            // otherwise treat it as dead and free it during the second measurement (a negative result).
+            java.lang.ref.Reference.reachabilityFence(keys);
         }
-        long after = usedAfterGc(runtime);
-        // The call mix stays reachable until here: once the filling loop is done, compiled code may
-        // otherwise treat it as dead and free it during the second measurement (a negative result).
-        java.lang.ref.Reference.reachabilityFence(keys);
         if (index.size() != inflight) {
             throw new IllegalStateException("index holds " + index.size() + " transactions, expected " + inflight);
         }

@@ -39,7 +39,7 @@ class ConflictIndexDifferentialTest {
                 assertEquals(reference.size(), index.size());
                 assertEquals(reference.nodeCount(), index.nodeCount(), "seed " + seed + " txn " + t);
             }
-            for (long t = 3_000 - inflight; t < 3_000; t++) {
+            for (long t = 3_000L - inflight; t < 3_000; t++) {
                 index.remove(t);
             }
             assertEquals(0, index.size());
@@ -144,7 +144,7 @@ class ConflictIndexDifferentialTest {
             int length = slot;  // a slot's keys have one length: 0..3 parts
             long[] parts = new long[length];
             for (int p = 0; p < length; p++) {
-                parts[p] = random.nextInt(3) - 1;  // -1, 0, 1: includes 0 and a negative part
+                parts[p] = random.nextInt(3) - 1L;  // -1, 0, 1: includes 0 and a negative part
             }
             int known = random.nextInt(4) == 0 ? random.nextInt(length + 1) : length;
             keys.add(new WriteKey(slot, parts, known, null, null));

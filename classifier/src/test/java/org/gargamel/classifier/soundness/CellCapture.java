@@ -77,9 +77,8 @@ final class CellCapture implements AutoCloseable {
     Set<Cell> cellsChangedBy(ProcedureCall call) throws SQLException {
         Set<Cell> cells = new HashSet<>();
         try {
-            try (PreparedStatement statement = ProcedureCallBinder.prepare(connection, call);
-                    ResultSet ignored = statement.executeQuery()) {
-                // The result is not needed, only the writes.
+            try (PreparedStatement statement = ProcedureCallBinder.prepare(connection, call)) {
+                statement.execute();  // the result is not needed, only the writes
             } catch (SQLException e) {
                 connection.rollback();
                 return cells;

@@ -1,5 +1,6 @@
 package org.gargamel.tpcc.loader;
 
+import java.io.Console;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.util.Locale;
@@ -33,9 +34,28 @@ public final class LoadProgress {
         this.nanoClock = nanoClock;
     }
 
-    /** On standard error, redrawn in place when it is a terminal. */
+    /** On standard error, redrawn in place when the process runs on a terminal. */
     public static LoadProgress toStandardError() {
-        return new LoadProgress(System.err, System.console() != null, System::nanoTime);
+        return new LoadProgress(System.err, onTerminal(), System::nanoTime);
+    }
+
+    /**
+     * Whether the process runs on a terminal (where the line is redrawn in place). Up to JDK 21 a console exists only
+     * then; from JDK 22 one exists even with redirected streams, and {@code Console.isTerminal()} (JDK 22, so called
+     * reflectively by this Java 17 code) tells.
+     */
+    // SystemConsoleNull is wrong here: the null check is the answer only before JDK 22; from then on isTerminal() is.
+    @SuppressWarnings("SystemConsoleNull")
+    public static boolean onTerminal() {
+        Console console = System.console();
+        if (console == null || Runtime.version().feature() < 22) {
+            return console != null;
+        }
+        try {
+            return (Boolean) Console.class.getMethod("isTerminal").invoke(console);
+        } catch (ReflectiveOperationException e) {
+            throw new LinkageError("Console.isTerminal() on Java " + Runtime.version() + ": " + e, e);
+        }
     }
 
     /** Prints nothing (tests, embedded use). */

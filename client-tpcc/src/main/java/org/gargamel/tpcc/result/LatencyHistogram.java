@@ -46,19 +46,19 @@ public final class LatencyHistogram {
         if (total == 0) {
             return 0;
         }
-        long rank = (long) Math.ceil(percentile / 100.0 * total);
+        long rank = (long) Math.ceil(percentile / 100.0 * (double) total);
         long seen = 0;
         for (int i = 0; i < BUCKETS; i++) {
             seen += counts[i];
             if (seen >= Math.max(1, rank)) {
-                return Math.min(upperBoundMicros(i), maxMicros) / 1000.0;
+                return Math.min(upperBoundMicros(i), (double) maxMicros) / 1000.0;
             }
         }
         return maxMillis();
     }
 
     static int bucket(long micros) {
-        int index = (int) (Math.log(micros) / LOG_GROWTH);
+        int index = (int) (Math.log((double) micros) / LOG_GROWTH);
         return Math.min(index, BUCKETS - 1);
     }
 

@@ -2,6 +2,7 @@ package org.gargamel.tpcc.workload;
 
 import java.time.Clock;
 import java.time.LocalDateTime;
+import java.time.temporal.ChronoUnit;
 import org.gargamel.tpcc.random.TpccRandom;
 
 /**
@@ -21,9 +22,9 @@ public record TerminalContext(TpccRandom random, int homeWarehouse, int homeDist
         }
     }
 
-    /** The current time, to the microsecond PostgreSQL keeps. */
+    /** The current time, to the microsecond PostgreSQL keeps (one reading of the clock). */
     public LocalDateTime now() {
-        return LocalDateTime.now(clock).withNano((LocalDateTime.now(clock).getNano() / 1000) * 1000);
+        return LocalDateTime.now(clock).truncatedTo(ChronoUnit.MICROS);
     }
 
     /** A warehouse other than the home one, uniformly (only meaningful with more than one warehouse). */

@@ -57,7 +57,7 @@ class LoadProgressTest {
         clock.addAndGet(300_000_000L);
         progress.advance(10);
         progress.finish(1, 1);
-        String[] parts = output().split("\r");
+        String[] parts = output().split("\r", -1);
         assertEquals(3, parts.length, output());
         assertTrue(parts[1].contains(" 20% "), parts[1]);
         assertTrue(parts[2].startsWith("[#########"), parts[2]);

@@ -41,7 +41,7 @@ class TerminalEmulatorWarmupTest {
     }
 
     private static RunSettings settings(Duration warmup, Duration duration, Double rate) {
-        return new RunSettings(1, 2, warmup, duration, rate, false, 7, CONSTANTS, Clock.systemDefaultZone());
+        return new RunSettings(1, 2, warmup, duration, rate, false, 7, CONSTANTS, Clock.systemUTC());
     }
 
     @Test

@@ -3,6 +3,7 @@ package org.gargamel.common.call;
 import java.math.BigDecimal;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoField;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -91,8 +92,9 @@ public final class ProcedureCall {
             sql.append('\'').append(text.replace("'", "''")).append('\'');
         } else if (value instanceof LocalDateTime timestamp) {
             sql.append('\'').append(TIMESTAMP.format(timestamp));
-            if (timestamp.getNano() != 0) {
-                sql.append(String.format(".%06d", timestamp.getNano() / 1000));
+            int nanoOfSecond = timestamp.get(ChronoField.NANO_OF_SECOND);  // the fraction TIMESTAMP leaves out
+            if (nanoOfSecond != 0) {
+                sql.append(String.format(".%06d", nanoOfSecond / 1000));
             }
             sql.append('\'');
         } else if (value instanceof BigDecimal decimal) {

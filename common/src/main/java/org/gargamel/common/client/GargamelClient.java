@@ -8,6 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -54,6 +55,8 @@ public final class GargamelClient implements AutoCloseable {
     private final Map<Long, CompletableFuture<DrainStatus>> drains = new ConcurrentHashMap<>();
     private final AtomicLong nextCallId = new AtomicLong();
     private final ScheduledExecutorService timers;
+    /** The periodic {@link #sweepTimeouts}; cancelled by {@link #close}. */
+    private final ScheduledFuture<?> timeoutSweep;
     private final MessageEndpoint endpoint;
     private volatile Address scheduler;
     private volatile boolean closed;
@@ -70,7 +73,8 @@ public final class GargamelClient implements AutoCloseable {
             return thread;
         });
         this.timers = executor;
-        timers.scheduleWithFixedDelay(this::sweepTimeouts, SWEEP_MILLIS, SWEEP_MILLIS, TimeUnit.MILLISECONDS);
+        this.timeoutSweep = timers.scheduleWithFixedDelay(this::sweepTimeoutsOrFail, SWEEP_MILLIS, SWEEP_MILLIS,
+                TimeUnit.MILLISECONDS);
         this.endpoint = new MessageEndpoint(channel.getName(), this::failed)
                 .on(CallOutcome.class, MessageType.CALL_OUTCOME, (source, outcome) ->
                         finish(outcome.callId(), outcome, null))
@@ -263,6 +267,7 @@ public final class GargamelClient implements AutoCloseable {
         closed = true;
         channel.close();
         failAll("the client was closed");
+        timeoutSweep.cancel(false);
         timers.shutdownNow();
     }
 
@@ -304,6 +309,18 @@ public final class GargamelClient implements AutoCloseable {
 
     /** A call still waiting: its future and when it times out. */
     private record PendingCall(CompletableFuture<CallOutcome> future, String procedure, long deadline) {
+    }
+
+    /**
+     * {@link #sweepTimeouts}, supervised: an exception would end the periodic task silently (its future would hold it,
+     * unread) and no call would time out any more, so the client closes itself as for a failed handler.
+     */
+    private void sweepTimeoutsOrFail() {
+        try {
+            sweepTimeouts();
+        } catch (RuntimeException | Error e) {
+            failed(e);
+        }
     }
 
     /**

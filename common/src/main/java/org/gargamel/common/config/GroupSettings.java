@@ -28,12 +28,14 @@ public record GroupSettings(String transport, String bind, List<String> initialH
     /** Checks the settings and builds the channel configuration; {@code key} names them in messages. */
     public GroupConfig toGroupConfig(String key) {
         switch (transport) {
-            case "in-memory":
+            case "in-memory" -> {
                 return GroupConfig.inMemory();
-            case "tcp":
-                break;
-            default:
-                throw new ConfigException("key '" + key + ".transport': '" + transport + "' is not tcp or in-memory");
+            }
+            case "tcp" -> {
+                // checked below
+            }
+            default -> throw new ConfigException("key '" + key + ".transport': '" + transport
+                    + "' is not tcp or in-memory");
         }
         if (bind == null) {
             throw new ConfigException("key '" + key + ".bind' is required with transport tcp (host:port)");

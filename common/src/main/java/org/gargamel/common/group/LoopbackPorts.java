@@ -68,7 +68,7 @@ public final class LoopbackPorts {
         try {
             if (Files.isReadable(range)) {
                 // readAllLines, not readString: procfs reports a size of 0 and readString returned "3".
-                return Integer.parseInt(String.join(" ", Files.readAllLines(range)).trim().split("\\s+")[0]);
+                return Integer.parseInt(String.join(" ", Files.readAllLines(range)).trim().split("\\s+", -1)[0]);
             }
         } catch (IOException | RuntimeException e) {
             // an unreadable or odd file: fall back to the default

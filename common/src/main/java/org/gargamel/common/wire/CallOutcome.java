@@ -15,8 +15,32 @@ import java.io.IOException;
 public record CallOutcome(long callId, long txnId, Status status, String result, String sqlState, String message)
         implements Message {
 
+    /** Each status travels as its code, which is part of the wire format: never renumber. */
     public enum Status {
-        COMMITTED, USER_ABORTED, REJECTED
+        COMMITTED(0), USER_ABORTED(1), REJECTED(2);
+
+        private static final Status[] ALL = values();
+
+        private final int code;
+
+        Status(int code) {
+            this.code = code;
+        }
+
+        /** The byte that stands for this status on the wire. */
+        int code() {
+            return code;
+        }
+
+        /** The status whose wire code is {@code code}, or null if there is none. */
+        static Status ofCode(int code) {
+            for (Status status : ALL) {
+                if (status.code == code) {
+                    return status;
+                }
+            }
+            return null;
+        }
     }
 
     public static CallOutcome committed(long callId, long txnId, String result) {
@@ -45,7 +69,7 @@ public record CallOutcome(long callId, long txnId, Status status, String result,
     public void writeBody(DataOutput out) throws IOException {
         out.writeLong(callId);
         out.writeLong(txnId);
-        out.writeByte(status.ordinal());
+        out.writeByte(status.code());
         WireCodec.writeNullableString(out, result);
         WireCodec.writeNullableString(out, sqlState);
         WireCodec.writeNullableString(out, message);
@@ -54,11 +78,12 @@ public record CallOutcome(long callId, long txnId, Status status, String result,
     static CallOutcome read(DataInput in) throws IOException {
         long callId = in.readLong();
         long txnId = in.readLong();
-        int status = in.readUnsignedByte();
-        if (status >= Status.values().length) {
-            throw new MalformedMessageException("CALL_OUTCOME: unknown status " + status);
+        int code = in.readUnsignedByte();
+        Status status = Status.ofCode(code);
+        if (status == null) {
+            throw new MalformedMessageException("CALL_OUTCOME: unknown status " + code);
         }
-        return new CallOutcome(callId, txnId, Status.values()[status], WireCodec.readNullableString(in),
+        return new CallOutcome(callId, txnId, status, WireCodec.readNullableString(in),
                 WireCodec.readNullableString(in), WireCodec.readNullableString(in));
     }
 }

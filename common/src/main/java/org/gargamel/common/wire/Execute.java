@@ -13,7 +13,10 @@ import org.jgroups.util.Util;
  * {@code client} quoting {@code callId}. Read-only calls have no back-dependencies and no write-set.
  * In round-robin mode back-dependencies are empty and the node certifies instead.
  */
-public record Execute(long txnId, int worker, boolean readOnly, long[] backDependencies, Address client,
+// ArrayRecordComponent is wrong here: equals, hashCode and toString below compare the ids, and the long[] that the
+// codec reads and writes (no boxed list per message) is never written once the message is built.
+public record Execute(long txnId, int worker, boolean readOnly,
+        @SuppressWarnings("ArrayRecordComponent") long[] backDependencies, Address client,
         long callId, ProcedureCall call) implements Message {
 
     @Override

@@ -13,6 +13,7 @@ import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
+import java.time.temporal.ChronoField;
 import java.util.ArrayList;
 import java.util.List;
 import org.gargamel.common.call.ProcedureCall;
@@ -174,7 +175,7 @@ public final class WireCodec {
         } else if (value instanceof LocalDateTime timestamp) {
             out.writeByte(TIMESTAMP);
             out.writeLong(timestamp.toEpochSecond(ZoneOffset.UTC));
-            out.writeInt(timestamp.getNano());
+            out.writeInt(timestamp.get(ChronoField.NANO_OF_SECOND));  // the fraction of that second
         } else if (value instanceof List<?> list) {
             out.writeByte(ARRAY);
             out.writeInt(list.size());
@@ -188,34 +189,30 @@ public final class WireCodec {
 
     private static Object readValue(DataInput in, boolean arrayAllowed) throws IOException {
         byte tag = in.readByte();
-        switch (tag) {
-            case NULL:
-                return null;
-            case INTEGER:
-                return in.readInt();
-            case BIGINT:
-                return in.readLong();
-            case NUMERIC: {
+        return switch (tag) {
+            case NULL -> null;
+            case INTEGER -> in.readInt();
+            case BIGINT -> in.readLong();
+            case NUMERIC -> {
                 int scale = in.readInt();
                 byte[] unscaled = new byte[readCount(in, "numeric length")];
                 in.readFully(unscaled);
                 if (unscaled.length == 0) {
                     throw new MalformedMessageException("numeric argument without digits");
                 }
-                return new BigDecimal(new BigInteger(unscaled), scale);
+                yield new BigDecimal(new BigInteger(unscaled), scale);
             }
-            case TEXT:
-                return readString(in);
-            case TIMESTAMP: {
+            case TEXT -> readString(in);
+            case TIMESTAMP -> {
                 long seconds = in.readLong();
                 int nanos = in.readInt();
                 try {
-                    return LocalDateTime.ofEpochSecond(seconds, nanos, ZoneOffset.UTC);
+                    yield LocalDateTime.ofEpochSecond(seconds, nanos, ZoneOffset.UTC);
                 } catch (java.time.DateTimeException e) {
                     throw new MalformedMessageException("timestamp argument out of range: " + e.getMessage(), e);
                 }
             }
-            case ARRAY: {
+            case ARRAY -> {
                 if (!arrayAllowed) {
                     throw new MalformedMessageException("nested array argument");
                 }
@@ -224,10 +221,9 @@ public final class WireCodec {
                 for (int i = 0; i < count; i++) {
                     elements.add(readValue(in, false));
                 }
-                return elements;
+                yield elements;
             }
-            default:
-                throw new MalformedMessageException("unknown argument value tag " + tag);
-        }
+            default -> throw new MalformedMessageException("unknown argument value tag " + tag);
+        };
     }
 }

@@ -17,7 +17,10 @@ import java.util.Objects;
  * @param snapshot         certification (round-robin mode): how many certified write-sets the origin had
  *                         committed when the transaction started; -1 outside round-robin mode
  */
-public record WriteSet(long txnId, String origin, String procedure, long[] backDependencies, long snapshot, List<RowChange> changes)
+// ArrayRecordComponent is wrong here: equals, hashCode and toString below compare the ids, and the long[] that the
+// codec reads and writes (no boxed list per message) is never written once the message is built.
+public record WriteSet(long txnId, String origin, String procedure,
+        @SuppressWarnings("ArrayRecordComponent") long[] backDependencies, long snapshot, List<RowChange> changes)
         implements Message {
 
     /**
@@ -33,8 +36,32 @@ public record WriteSet(long txnId, String origin, String procedure, long[] backD
         }
     }
 
+    /** Each operation travels as its code, which is part of the wire format: never renumber. */
     public enum Operation {
-        INSERT, UPDATE, DELETE
+        INSERT(0), UPDATE(1), DELETE(2);
+
+        private static final Operation[] ALL = values();
+
+        private final int code;
+
+        Operation(int code) {
+            this.code = code;
+        }
+
+        /** The byte that stands for this operation on the wire. */
+        int code() {
+            return code;
+        }
+
+        /** The operation whose wire code is {@code code}, or null if there is none. */
+        static Operation ofCode(int code) {
+            for (Operation operation : ALL) {
+                if (operation.code == code) {
+                    return operation;
+                }
+            }
+            return null;
+        }
     }
 
     public WriteSet {
@@ -64,7 +91,7 @@ public record WriteSet(long txnId, String origin, String procedure, long[] backD
         out.writeInt(changes.size());
         for (RowChange change : changes) {
             WireCodec.writeString(out, change.table());
-            out.writeByte(change.operation().ordinal());
+            out.writeByte(change.operation().code());
             WireCodec.writeString(out, change.row());
         }
     }
@@ -79,11 +106,12 @@ public record WriteSet(long txnId, String origin, String procedure, long[] backD
         List<RowChange> changes = new ArrayList<>(Math.min(count, 1024));
         for (int i = 0; i < count; i++) {
             String table = WireCodec.readString(in);
-            int operation = in.readUnsignedByte();
-            if (operation >= Operation.values().length) {
-                throw new MalformedMessageException("WRITE_SET: unknown row operation " + operation);
+            int code = in.readUnsignedByte();
+            Operation operation = Operation.ofCode(code);
+            if (operation == null) {
+                throw new MalformedMessageException("WRITE_SET: unknown row operation " + code);
             }
-            changes.add(new RowChange(table, Operation.values()[operation], WireCodec.readString(in)));
+            changes.add(new RowChange(table, operation, WireCodec.readString(in)));
         }
         return new WriteSet(txnId, origin, procedure, dependencies, snapshot, changes);
     }

@@ -10,6 +10,7 @@ import java.time.LocalDateTime;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.gargamel.common.call.ProcedureCall;
 import org.gargamel.common.wire.WriteSet.Operation;
@@ -71,6 +72,35 @@ class WireCodecTest {
         assertEquals("BAR'BAR\"ABLE é", payment.call().arguments().get(5));
         assertEquals(LocalDateTime.of(2026, 1, 1, 10, 0, 0, 123_456_000), payment.call().arguments().get(7));
         assertEquals(new BigDecimal("10.00"), payment.call().arguments().get(6));
+    }
+
+    @Test
+    void statusAndOperationCodesAreFixedInTheWireFormat() {
+        // CALL_OUTCOME: the type tag, callId and txnId (8 bytes each), then the status code.
+        Map<CallOutcome, Integer> outcomes = Map.of(CallOutcome.committed(1, 2, "r"), 0,
+                CallOutcome.userAborted(1, 2, "GA001", "m"), 1, CallOutcome.rejected(1, 2, "r"), 2);
+        outcomes.forEach((outcome, code) ->
+                assertEquals(code, (int) WireCodec.encode(outcome)[17], outcome.status().toString()));
+        byte[] unknownStatus = WireCodec.encode(CallOutcome.committed(1, 2, "r"));
+        unknownStatus[17] = 3;
+        assertTrue(assertThrows(MalformedMessageException.class, () -> WireCodec.decode(unknownStatus))
+                .getMessage().contains("unknown status 3"));
+        // WRITE_SET of origin "n", procedure "p", no dependencies and one change of table "t": its operation at 40.
+        Map<Operation, Integer> operations = Map.of(Operation.INSERT, 0, Operation.UPDATE, 1, Operation.DELETE, 2);
+        assertEquals(EnumSet.allOf(Operation.class), operations.keySet(), "a code for every operation");
+        operations.forEach((operation, code) -> {
+            byte[] bytes = WireCodec.encode(writeSetOf(operation));
+            assertEquals(code, (int) bytes[40], operation.toString());
+            assertEquals(writeSetOf(operation), WireCodec.decode(bytes));
+        });
+        byte[] unknownOperation = WireCodec.encode(writeSetOf(Operation.DELETE));
+        unknownOperation[40] = 3;
+        assertTrue(assertThrows(MalformedMessageException.class, () -> WireCodec.decode(unknownOperation))
+                .getMessage().contains("unknown row operation 3"));
+    }
+
+    private static WriteSet writeSetOf(Operation operation) {
+        return new WriteSet(7, "n", "p", new long[0], -1, List.of(new RowChange("t", operation, "{}")));
     }
 
     @Test

@@ -8,7 +8,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -93,9 +92,8 @@ public final class ClusterStatistics {
     private List<String> procedures() {
         List<String> names = new ArrayList<>();
         for (JsonNode node : nodes) {
-            Iterator<Map.Entry<String, JsonNode>> fields = node.path("procedures").fields();
-            while (fields.hasNext()) {
-                String name = fields.next().getKey();
+            for (Map.Entry<String, JsonNode> procedure : node.path("procedures").properties()) {
+                String name = procedure.getKey();
                 if (!names.contains(name)) {
                     names.add(name);
                 }

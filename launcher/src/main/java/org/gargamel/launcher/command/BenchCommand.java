@@ -20,6 +20,9 @@ public final class BenchCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
 
+    // UnusedVariable is wrong here: picocli fills it by reflection, so that any JMH option reaches call() (which only
+    // says where the benchmarks are) instead of failing as an unknown option.
+    @SuppressWarnings("UnusedVariable")
     @Unmatched
     private List<String> arguments = new ArrayList<>();
 

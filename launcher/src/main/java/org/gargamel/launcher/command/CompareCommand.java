@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.LocalDateTime;
+import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
@@ -100,8 +101,9 @@ public final class CompareCommand implements Callable<Integer> {
                     + servers.size());
         }
         TpccCommand.requireDistinct(spec, servers);
+        // Named after the user's wall-clock time: the machine's time zone.
         Path directory = out != null ? out : Path.of("out/compare-"
-                + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+                + LocalDateTime.now(ZoneId.systemDefault()).format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         if (Files.exists(directory) && !Files.isDirectory(directory)) {
             throw Usage.error(spec, "--out " + directory + " exists and is not a directory");
         }

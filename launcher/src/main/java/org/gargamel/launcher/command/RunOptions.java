@@ -4,6 +4,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDateTime;
+import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
@@ -143,8 +144,9 @@ final class RunOptions {
         int retries = Usage.range(spec, "--max-retries", maxRetries == null ? DEFAULT_MAX_RETRIES : maxRetries, 0,
                 1_000);
         RunTarget target = direct ? directTarget(retries) : gargamelTarget(((ModeChoice.Through) mode), urls);
+        // Named after the user's wall-clock time: the machine's time zone.
         Path outDirectory = out != null ? out : Path.of("out/" + outPrefix + "-"
-                + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+                + LocalDateTime.now(ZoneId.systemDefault()).format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         if (Files.exists(outDirectory) && !Files.isDirectory(outDirectory)) {
             throw Usage.error(spec, "--out " + outDirectory + " exists and is not a directory");
         }

@@ -56,7 +56,8 @@ public final class DatabaseCopies {
 
     /** A fresh copy of the template on each of the first {@code replicas} servers; returns their URLs. */
     public List<String> copy(int warehouses, int replicas) throws SQLException {
-        String name = "gargamel_run_" + (++copies);
+        copies++;
+        String name = "gargamel_run_" + copies;
         List<String> urls = new ArrayList<>();
         for (String server : serverUrls.subList(0, replicas)) {
             try (Connection connection = JdbcConnections.connect(server); Statement statement = connection.createStatement()) {

@@ -56,7 +56,7 @@ public final class TpccDatabases {
 
     /** The load's progress bar on {@code stream} (redrawn in place on a terminal). */
     public static LoadProgress progress(PrintStream stream) {
-        return new LoadProgress(stream, System.console() != null, System::nanoTime);
+        return new LoadProgress(stream, LoadProgress.onTerminal(), System::nanoTime);
     }
 
     /**

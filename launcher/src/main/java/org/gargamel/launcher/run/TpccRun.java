@@ -5,6 +5,7 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.LocalDateTime;
+import java.time.ZoneId;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -49,19 +50,17 @@ public final class TpccRun {
             List<String> urls = databases.jdbcUrls();
             LoadInfo load = TpccDatabases.prepareReplicas(urls, request, err);
             NURandConstants runConstants = NURandConstants.forRun(load.loadConstants(), new SplittableRandom(request.seed()));
+            // The machine's time zone: the calls' timestamps are the terminals' current local date and time (TPC-C's
+            // "current system date and time"), and result.json's startedAt is compared with the user's clock.
+            Clock clock = Clock.system(ZoneId.systemDefault());
             RunSettings settings = new RunSettings(request.warehouses(), request.terminals(), request.warmup(),
-                    request.duration(), request.rate(), request.keying(), request.seed(), runConstants,
-                    Clock.systemDefaultZone());
-            String startedAt = LocalDateTime.now().toString();
+                    request.duration(), request.rate(), request.keying(), request.seed(), runConstants, clock);
+            String startedAt = LocalDateTime.now(clock).toString();
             AtomicBoolean interrupted = new AtomicBoolean();
             try (RunConnection connection = RunConnection.open(request, urls, err)) {
                 TerminalEmulator emulator = new TerminalEmulator(settings, connection::executor);
                 connection.onFailure(emulator::stop);
-                Thread stopOnInterrupt = new Thread(() -> {
-                    interrupted.set(true);
-                    emulator.stop();
-                    connection.close();
-                }, "tpcc-run-interrupt");
+                Thread stopOnInterrupt = interruptHook(interrupted, emulator, connection);
                 Runtime.getRuntime().addShutdownHook(stopOnInterrupt);
                 RunStatistics statistics;
                 Optional<ClusterStatistics> nodes;
@@ -124,6 +123,18 @@ public final class TpccRun {
             return ExitCodes.FAILED;
         }
         return ExitCodes.OK;
+    }
+
+    /**
+     * The Ctrl-C hook: stops the terminals and what the run started, from the JVM's shutdown thread while the run still
+     * holds {@code connection} (its close is idempotent).
+     */
+    private static Thread interruptHook(AtomicBoolean interrupted, TerminalEmulator emulator, RunConnection connection) {
+        return new Thread(() -> {
+            interrupted.set(true);
+            emulator.stop();
+            connection.close();
+        }, "tpcc-run-interrupt");
     }
 
     private static void removeHook(Thread hook) {

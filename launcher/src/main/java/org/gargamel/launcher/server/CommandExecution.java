@@ -1,7 +1,10 @@
 package org.gargamel.launcher.server;
 
+import java.io.BufferedWriter;
+import java.io.OutputStreamWriter;
 import java.io.PrintStream;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.lang.reflect.Constructor;
 import java.util.ArrayList;
 import java.util.List;
@@ -63,8 +66,10 @@ public final class CommandExecution {
     /** {@code root}'s command tree, built with the context and configured as {@link #execute} runs it. */
     public CommandLine commandLine(Object root) {
         CommandLine line = new CommandLine(root, new ContextFactory(context));
-        line.setOut(new PrintWriter(context.out(), true));
-        line.setErr(new PrintWriter(context.err(), true));
+        line.setOut(new PrintWriter(new BufferedWriter(new OutputStreamWriter(context.out(), StandardCharsets.UTF_8)),
+                true));
+        line.setErr(new PrintWriter(new BufferedWriter(new OutputStreamWriter(context.err(), StandardCharsets.UTF_8)),
+                true));
         line.setColorScheme(Help.defaultColorScheme(Help.Ansi.OFF));
         line.setUsageHelpWidth(120);
         line.setExpandAtFiles(false);  // an argument starting with @ is a value, never a file of arguments

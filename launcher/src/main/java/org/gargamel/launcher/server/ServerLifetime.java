@@ -19,7 +19,7 @@ final class ServerLifetime {
 
     ServerLifetime(String name, CompletableFuture<Long> parentGone) {
         this.name = name;
-        parentGone.thenRun(() -> exitCode.complete(ExitCodes.PARENT_GONE));
+        parentGone.thenRun(() -> exitCode.complete(ExitCodes.PARENT_GONE)).exceptionally(this::undecided);
     }
 
     /** On shutdown (SIGTERM, Ctrl-C, or the exit that follows {@link #await()}): runs {@code stop}, then exit 0. */
@@ -35,13 +35,25 @@ final class ServerLifetime {
 
     /** When {@code failure} completes (with the reason, or exceptionally), the server has failed: exit 3. */
     void failWhen(CompletableFuture<? extends Throwable> failure) {
-        failure.whenComplete((reason, error) -> {
+        failure.handle((reason, error) -> {
             Throwable cause = reason != null ? reason : error;
             if (exitCode.complete(ExitCodes.FATAL)) {
                 LOG.error("{} failed and stops: {}", name, cause == null ? "no reason given" : cause.getMessage(),
                         cause);
             }
-        });
+            return null;
+        }).exceptionally(this::undecided);
+    }
+
+    /**
+     * What decides the end failed instead (the parent's watch failed, or a callback above threw): the server stops,
+     * exit 3, rather than leave the command waiting forever.
+     */
+    private Void undecided(Throwable error) {
+        if (exitCode.complete(ExitCodes.FATAL)) {
+            LOG.error("{} stops: what decides how it ends failed: {}", name, error.getMessage(), error);
+        }
+        return null;
     }
 
     /** Waits for the first way to end; its exit code. */

@@ -14,16 +14,15 @@ import picocli.CommandLine.Spec;
 @Command(name = "gargamel", customSynopsis = "java -jar gargamel-server.jar scheduler|node --config FILE",
         subcommands = {SchedulerCommand.class, NodeCommand.class, HelpCommand.class})
 public final class ServerMain implements Callable<Integer> {
+    // UnusedVariable is wrong here: picocli reads this field by reflection to add the standard options.
+    @SuppressWarnings("UnusedVariable")
     @Mixin
     private StandardOptions standardOptions;
 
     @Spec
     private CommandSpec spec;
 
-    private final CommandContext context;
-
-    private ServerMain(CommandContext context) {
-        this.context = context;
+    private ServerMain() {
     }
 
     public static void main(String[] args) {
@@ -44,7 +43,7 @@ public final class ServerMain implements Callable<Integer> {
 
     /** Runs one command line; never exits the JVM, so tests can call it. */
     static int run(String[] args, CommandContext context) {
-        return new CommandExecution(context).execute(new ServerMain(context), args);
+        return new CommandExecution(context).execute(new ServerMain(), args);
     }
 
     /** Without a command: the usage, on standard error (it is not a result), and exit 2. */

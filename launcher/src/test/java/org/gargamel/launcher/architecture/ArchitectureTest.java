@@ -7,11 +7,11 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaFieldAccess;
 import com.tngtech.archunit.core.domain.JavaMethod;
 import com.tngtech.archunit.core.domain.JavaMethodCall;
 import com.tngtech.archunit.core.domain.JavaModifier;
@@ -30,7 +30,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -45,14 +44,9 @@ import org.junit.platform.commons.annotation.Testable;
  * launcher on anything), that a module uses another only through its root package and the packages it exports
  * ({@link #EXPORTS}), that server code never prints and only a {@code main} exits; and, on every module's compiled
  * tests, that every test class carries its tier's tag.
- *
- * <p>Rules that other branches of issue 12 are making true are skipped while the system property
- * {@value #PENDING_PROPERTY} is true (the default, set in launcher/pom.xml): run with
- * {@code -Dgargamel.arch.pending=false} to see them, and make false the default once those branches are merged.
  */
 @Tag("unit")
 class ArchitectureTest {
-    static final String PENDING_PROPERTY = "gargamel.arch.pending";
     /** Where the reactor's modules are (launcher/pom.xml sets it; the launcher's directory is the fallback's base). */
     static final String ROOT_PROPERTY = "gargamel.reactor.root";
 
@@ -64,6 +58,8 @@ class ArchitectureTest {
     private static final String TPCC = "org.gargamel.tpcc";
     private static final String LAUNCHER = "org.gargamel.launcher";
     private static final String LAUNCHER_SERVER = "org.gargamel.launcher.server";
+    /** The entry point of gargamel-server.jar. */
+    private static final String SERVER_ENTRY = LAUNCHER_SERVER + ".ServerMain";
 
     /** The code that runs in the scheduler and node processes (gargamel-server.jar): it logs, it never prints. */
     private static final String[] SERVER_CODE = {
@@ -105,10 +101,6 @@ class ArchitectureTest {
         EXPORTS.put(TPCC, tpcc);
         EXPORTS.put(LAUNCHER, Map.of());
     }
-
-    /** Test classes without a tag that are being moved or rewritten on another branch of issue 12 (pending). */
-    private static final Map<String, String> PENDING_UNTAGGED = Map.of(
-            "org.gargamel.node.VisibilityTest", "node's tests are reorganised on the node branch (tagged there)");
 
     private static JavaClasses main;
 
@@ -163,21 +155,32 @@ class ArchitectureTest {
         CompositeArchRule.of(rules).check(main);
     }
 
-    /** (c) The server processes log through SLF4J: no System.out, System.err or printStackTrace() in their code. */
+    /**
+     * (c) The server processes log through SLF4J: no System.out, System.err or printStackTrace() in their code. One
+     * place is the exception: gargamel-server.jar's {@code main} hands the process's standard streams to the commands
+     * it runs, which print their output (help, usage errors) only on the streams they are given.
+     */
     @Test
     void serverCodeNeverWritesToStandardStreams() {
-        skipWhilePending("the SLF4J logging of the scheduler, node and common branches");
+        DescribedPredicate<JavaFieldAccess> standardStream = DescribedPredicate.describe(
+                "System.out or System.err, outside " + SERVER_ENTRY + ".main (which hands them to the commands)",
+                access -> access.getTargetOwner().isEquivalentTo(System.class)
+                        && (access.getName().equals("out") || access.getName().equals("err"))
+                        && !(access.getOriginOwner().getName().equals(SERVER_ENTRY)
+                                && access.getOrigin().getName().equals("main")));
+        DescribedPredicate<JavaMethodCall> printStackTrace = DescribedPredicate.describe(
+                "printStackTrace() of any Throwable (it prints to System.err)",
+                call -> call.getName().equals("printStackTrace") && call.getTarget().getRawParameterTypes().isEmpty()
+                        && call.getTargetOwner().isAssignableTo(Throwable.class));
         noClasses().that().resideInAnyPackage(SERVER_CODE)
-                .should().accessField(System.class, "out")
-                .orShould().accessField(System.class, "err")
-                .orShould().callMethod(Throwable.class, "printStackTrace")
+                .should().accessFieldWhere(standardStream)
+                .orShould().callMethodWhere(printStackTrace)
                 .check(main);
     }
 
     /** (c) Only a {@code main} ends the process; anything else reports its failure to the one that does. */
     @Test
     void onlyAMainMethodCallsSystemExit() {
-        skipWhilePending("the supervision and launcher branches");
         classes().should(new ArchCondition<JavaClass>("call System.exit only from a method named main") {
             @Override
             public void check(JavaClass javaClass, ConditionEvents events) {
@@ -196,11 +199,7 @@ class ArchitectureTest {
     @Test
     void everyTestClassIsTagged() {
         JavaClasses tests = new ClassFileImporter().importPaths(testClassDirectories());
-        Set<String> exempt = pending() ? PENDING_UNTAGGED.keySet() : Set.of();
-        classes().that(runTests()).and(DescribedPredicate.describe("are not exempt while pending " + PENDING_UNTAGGED,
-                        (JavaClass c) -> !exempt.contains(c.getName())))
-                .should(carryATag())
-                .check(tests);
+        classes().that(runTests()).should(carryATag()).check(tests);
     }
 
     private static DescribedPredicate<JavaClass> runTests() {
@@ -267,13 +266,5 @@ class ArchitectureTest {
         try (Stream<Path> files = Files.walk(directory)) {
             return files.anyMatch(file -> file.toString().endsWith(".java"));
         }
-    }
-
-    private static boolean pending() {
-        return Boolean.parseBoolean(System.getProperty(PENDING_PROPERTY, "true"));
-    }
-
-    private static void skipWhilePending(String branches) {
-        assumeFalse(pending(), "pending " + branches + " of issue 12 (" + PENDING_PROPERTY + "=true)");
     }
 }

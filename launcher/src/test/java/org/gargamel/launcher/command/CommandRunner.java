@@ -19,7 +19,7 @@ record CommandRunner(int exitCode, String out, String err) {
 
     /** The last line of standard error: where the one-line error message is. */
     String errorLine() {
-        String[] lines = err.strip().split("\n");
+        String[] lines = err.strip().split("\n", -1);
         return lines[lines.length - 1];
     }
 

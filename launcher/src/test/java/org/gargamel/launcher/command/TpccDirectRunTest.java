@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Path;
+import java.util.Map;
 import org.gargamel.provisioning.PostgresCluster;
 import org.gargamel.tpcc.check.CheckReport;
 import org.gargamel.tpcc.check.CheckRunner;
@@ -59,11 +60,13 @@ class TpccDirectRunTest {
             double abortPercent = 100.0 * userAborts / (newOrders + userAborts);
             assertTrue(abortPercent > 0.3 && abortPercent < 2.0,
                     "the 1% New-Order rollbacks must be counted as user aborts: " + userAborts + " of " + (newOrders + userAborts));
-            double[] expectedMix = {45, 43, 4, 4, 4};
+            Map<TransactionType, Double> expectedMix = Map.of(TransactionType.NEW_ORDER, 45.0,
+                    TransactionType.PAYMENT, 43.0, TransactionType.ORDER_STATUS, 4.0, TransactionType.DELIVERY, 4.0,
+                    TransactionType.STOCK_LEVEL, 4.0);
             for (TransactionType type : TransactionType.values()) {
                 double measured = result.get("mix").get(type.name()).asDouble();
-                assertTrue(Math.abs(measured - expectedMix[type.ordinal()]) <= 1.0,
-                        type + " is " + measured + "% of the mix, expected " + expectedMix[type.ordinal()] + " ± 1");
+                assertTrue(Math.abs(measured - expectedMix.get(type)) <= 1.0,
+                        type + " is " + measured + "% of the mix, expected " + expectedMix.get(type) + " ± 1");
             }
 
             CommandRunner checkAfterRun = CommandRunner.run("tpcc", "check", "--jdbc-url", url);

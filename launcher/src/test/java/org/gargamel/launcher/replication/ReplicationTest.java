@@ -80,7 +80,7 @@ class ReplicationTest {
         List<Long> committed;
         try (InProcessGargamel gargamel = new InProcessGargamel(mode, isolation, replicas.jdbcUrls(), 3)) {
             RunSettings settings = new RunSettings(1, 6, Duration.ZERO, RUN, null, false, seed,
-                    NURandConstants.forRun(load.loadConstants(), new SplittableRandom(seed)), Clock.systemDefaultZone());
+                    NURandConstants.forRun(load.loadConstants(), new SplittableRandom(seed)), Clock.systemUTC());
             statistics = new TerminalEmulator(settings, terminal -> new GargamelExecutor(gargamel.client)).run();
             gargamel.client.awaitQuiescence(Duration.ofSeconds(60));
             conflictAborts = gargamel.sum(org.gargamel.node.NodeStatistics::conflictAborts);
@@ -171,7 +171,7 @@ class ReplicationTest {
         }
         for (int replica = 0; replica < 3; replica++) {
             assertEquals(nextOrderBefore + 2 * pairs, districtNextOrder(replica), "d_next_o_id on replica " + replica);
-            assertEquals(0, ytdBefore.add(new BigDecimal("1.00").multiply(BigDecimal.valueOf(2 * pairs)))
+            assertEquals(0, ytdBefore.add(new BigDecimal("1.00").multiply(BigDecimal.valueOf(2L * pairs)))
                     .compareTo(districtYtd(replica)), "d_ytd on replica " + replica);
         }
         CheckReport check = new CheckRunner().run(replicas.jdbcUrls());

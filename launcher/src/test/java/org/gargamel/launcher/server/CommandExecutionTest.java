@@ -25,6 +25,8 @@ class CommandExecutionTest {
 
     @Command(name = "test", subcommands = Failing.class)
     static final class Root implements Callable<Integer> {
+        // UnusedVariable is wrong here: picocli reads this field by reflection to add the standard options.
+        @SuppressWarnings("UnusedVariable")
         @Mixin
         private StandardOptions standardOptions;
 

@@ -26,7 +26,7 @@ class ServerCommandsTest {
 
     private record Outcome(int code, String out, String err) {
         String errorLine() {
-            String[] lines = err.strip().split("\n");
+            String[] lines = err.strip().split("\n", -1);
             return lines[lines.length - 1];
         }
     }

@@ -63,6 +63,16 @@ class ServerLifetimeTest {
     }
 
     @Test
+    void aFailedWatchOfTheParentEndsTheCommandWithExitThreeNotNever() throws Exception {
+        CompletableFuture<Long> parentGone = new CompletableFuture<>();
+        ServerLifetime lifetime = new ServerLifetime("node-1", parentGone);
+        lifetime.failWhen(new CompletableFuture<>());
+        CompletableFuture<Integer> exit = awaitInBackground(lifetime);
+        parentGone.completeExceptionally(new IllegalStateException("cannot read the parent's process handle"));
+        assertEquals(ExitCodes.FATAL, exit.get(10, TimeUnit.SECONDS));
+    }
+
+    @Test
     void theWatchdogCompletesItsFutureWhenTheParentEnds() throws Exception {
         Process parent = new ProcessBuilder("sleep", "60").start();
         try (ParentWatchdog watchdog = ParentWatchdog.watching(parent.pid())) {

@@ -202,7 +202,8 @@ public final class WriteSetCapture {
     /** {@code text} as a JSON string, quotes included. */
     static String jsonString(String text) {
         StringBuilder json = new StringBuilder("\"");
-        for (char c : text.toCharArray()) {
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
             switch (c) {
                 case '"' -> json.append("\\\"");
                 case '\\' -> json.append("\\\\");

@@ -5,6 +5,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 import org.gargamel.common.wire.WriteSet;
 import org.gargamel.node.apply.WriteSetApplier;
 import org.gargamel.node.writeset.OwnTransactions;
@@ -29,8 +30,8 @@ public final class Certification {
     private final Runnable cancelExecutions;
     private final Object room = new Object();
     private volatile boolean makingRoom;
-    /** Winners committed here so far. Written by the apply loop only. */
-    private volatile long committedWinners;
+    /** Winners committed here so far. Written by the apply loop only, read by the workers. */
+    private final AtomicLong committedWinners = new AtomicLong();
 
     /** {@code cancelExecutions}: cancels every local execution in progress (their windows, see WorkerConnection). */
     public Certification(PrimaryKeys keys, OwnTransactions own, Runnable cancelExecutions) {
@@ -41,7 +42,7 @@ public final class Certification {
 
     /** The snapshot of a transaction starting now: the number of winners committed here. */
     public long snapshot() {
-        return committedWinners;
+        return committedWinners.get();
     }
 
     /** The rows a write-set touches (table and key), as certification compares them. */
@@ -73,7 +74,7 @@ public final class Certification {
             applyMakingRoom(writeSet, applier, connection);
         }
         if (won && numbered) {
-            committedWinners++;
+            committedWinners.incrementAndGet();
         }
         return won;
     }

@@ -20,7 +20,7 @@ import org.gargamel.node.capture.WriteSetCapture;
  *
  * <p>If any statement fails the server skips the rest up to the Sync, so a failed call never commits; the caller then
  * ends the transaction ({@link WorkerConnection#endTransaction}; the block is open and aborted). Binding the arguments
- * ({@link #prepare}) happens before anything reaches the server, so a call that cannot be bound changed nothing.
+ * ({@link #update}, {@link #readOnly}) happens before anything reaches the server, so a call that cannot be bound changed nothing.
  */
 final class CallRunner {
 

@@ -6,7 +6,10 @@ import java.util.Arrays;
  * Where a call goes: its transaction id, the worker that runs it, and the transactions that must be
  * visible at that node before it starts (empty for read-only calls).
  */
-public record Placement(long txn, WorkerRef worker, long[] backDependencies, boolean readOnly) {
+// ArrayRecordComponent is wrong here: equals, hashCode and toString below compare the ids, and the long[] (made by the
+// conflict index on Scheduler.place's hot path, sent as is in Execute) is never written once the placement is made.
+public record Placement(long txn, WorkerRef worker, @SuppressWarnings("ArrayRecordComponent") long[] backDependencies,
+        boolean readOnly) {
     @Override
     public boolean equals(Object other) {
         return other instanceof Placement p && txn == p.txn && readOnly == p.readOnly && worker.equals(p.worker)

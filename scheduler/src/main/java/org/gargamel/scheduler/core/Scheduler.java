@@ -37,14 +37,12 @@ public final class Scheduler {
     private static final long[] NO_DEPENDENCIES = new long[0];
 
     private static final class NodeState {
-        final String name;
         final long bit;
         final long joinSequence;
         final WorkerState[] workers;
         boolean live = true;
 
         NodeState(String name, int slot, long joinSequence, int workerCount) {
-            this.name = name;
             this.bit = 1L << slot;
             this.joinSequence = joinSequence;
             this.workers = new WorkerState[workerCount];

@@ -77,15 +77,23 @@ public final class EndToEndRate {
                         if (!window.tryAcquire(10, TimeUnit.MILLISECONDS)) {
                             continue;
                         }
-                        client.submit(calls.get(next++ & ((1 << 16) - 1))).whenComplete((outcome, failure) -> {
-                            if (failure != null || outcome.status() == CallOutcome.Status.REJECTED) {
-                                if (failed.incrementAndGet() == 1) {
-                                    System.err.println("end-to-end: first failure: "
-                                            + (failure != null ? failure : outcome.message()));
+                        // handle() sees the call's failure; exceptionally() only a failure of the handler itself.
+                        client.submit(calls.get(next++ & ((1 << 16) - 1))).handle((outcome, failure) -> {
+                            try {
+                                if (failure != null || outcome.status() == CallOutcome.Status.REJECTED) {
+                                    if (failed.incrementAndGet() == 1) {
+                                        System.err.println("end-to-end: first failure: "
+                                                + (failure != null ? failure : outcome.message()));
+                                    }
                                 }
+                                done.incrementAndGet();
+                            } finally {
+                                window.release();
                             }
-                            done.incrementAndGet();
-                            window.release();
+                            return null;
+                        }).exceptionally(handlerFailure -> {
+                            System.err.println("end-to-end: counting a call's outcome failed: " + handlerFailure);
+                            return null;
                         });
                     }
                     double rate = (done.get() - doneAtMeasureStart) / (measured.toNanos() / 1e9);

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -188,7 +189,7 @@ class ClusterTest {
     void noNodeMeansRejectedNotSilence() throws Exception {
         try (TestCluster cluster = TestCluster.inMemory(0, 1)) {
             GargamelClient client = cluster.client(OPTIONS);
-            CallOutcome outcome = client.submit(ProcedureCall.of("delivery", 1, 1, java.time.LocalDateTime.now()))
+            CallOutcome outcome = client.submit(ProcedureCall.of("delivery", 1, 1, java.time.LocalDateTime.now(ZoneOffset.UTC)))
                     .get(10, TimeUnit.SECONDS);
             assertEquals(CallOutcome.Status.REJECTED, outcome.status());
             assertTrue(outcome.message().contains("no node"), outcome.message());
@@ -202,7 +203,7 @@ class ClusterTest {
             GargamelClient client = cluster.readyClient(OPTIONS);
             List<CompletableFuture<CallOutcome>> futures = new ArrayList<>();
             for (int w = 1; w <= 8; w++) {
-                futures.add(client.submit(ProcedureCall.of("delivery", w, 1, java.time.LocalDateTime.now())));
+                futures.add(client.submit(ProcedureCall.of("delivery", w, 1, java.time.LocalDateTime.now(ZoneOffset.UTC))));
             }
             // The 3 beyond the limit are rejected while the 5 others wait at the paused node.
             int rejected = 0;
@@ -229,9 +230,9 @@ class ClusterTest {
         try (TestCluster cluster = TestCluster.inMemory(1, 1)) {
             cluster.nodes.get(0).pause(true);
             GargamelClient client = cluster.readyClient(new ClientOptions(2, Duration.ofMillis(500), Duration.ofSeconds(20)));
-            CompletableFuture<CallOutcome> a = client.submit(ProcedureCall.of("delivery", 1, 1, java.time.LocalDateTime.now()));
-            CompletableFuture<CallOutcome> b = client.submit(ProcedureCall.of("delivery", 2, 1, java.time.LocalDateTime.now()));
-            CompletableFuture<CallOutcome> c = client.submit(ProcedureCall.of("delivery", 3, 1, java.time.LocalDateTime.now()));
+            CompletableFuture<CallOutcome> a = client.submit(ProcedureCall.of("delivery", 1, 1, java.time.LocalDateTime.now(ZoneOffset.UTC)));
+            CompletableFuture<CallOutcome> b = client.submit(ProcedureCall.of("delivery", 2, 1, java.time.LocalDateTime.now(ZoneOffset.UTC)));
+            CompletableFuture<CallOutcome> c = client.submit(ProcedureCall.of("delivery", 3, 1, java.time.LocalDateTime.now(ZoneOffset.UTC)));
             assertTrue(c.isCompletedExceptionally(), "the third call fails at once");
             GargamelClientException overload = failure(c);
             assertEquals(GargamelClientException.Reason.OVERLOADED, overload.reason());
@@ -256,7 +257,7 @@ class ClusterTest {
             // alternates node-1 and node-2.
             List<CompletableFuture<CallOutcome>> futures = new ArrayList<>();
             for (int w = 1; w <= 10; w++) {
-                futures.add(client.submit(ProcedureCall.of("delivery", w, 1, java.time.LocalDateTime.now())));
+                futures.add(client.submit(ProcedureCall.of("delivery", w, 1, java.time.LocalDateTime.now(ZoneOffset.UTC))));
             }
             waitUntil(() -> cluster.scheduler.scheduledCount() == 10, "every call was scheduled");
             staying.pause(false);
@@ -281,7 +282,7 @@ class ClusterTest {
             assertEquals("node-2", staying.abandons.get(0).origin());
             assertEquals(5, staying.abandons.get(0).transactions().length, staying.abandons.toString());
             // The cluster goes on with node-1 alone.
-            CallOutcome after = client.submit(ProcedureCall.of("delivery", 1, 1, java.time.LocalDateTime.now()))
+            CallOutcome after = client.submit(ProcedureCall.of("delivery", 1, 1, java.time.LocalDateTime.now(ZoneOffset.UTC)))
                     .get(20, TimeUnit.SECONDS);
             assertEquals(CallOutcome.Status.COMMITTED, after.status());
             assertEquals(1, client.drainStatus(Duration.ofSeconds(5)).nodes());
@@ -295,18 +296,18 @@ class ClusterTest {
             cluster.nodes.get(0).pause(true);
             GargamelClient client = cluster.readyClient(OPTIONS);
             CompletableFuture<CallOutcome> pending = client.submit(ProcedureCall.of("delivery", 1, 1,
-                    java.time.LocalDateTime.now()));
+                    java.time.LocalDateTime.now(ZoneOffset.UTC)));
             waitUntil(() -> cluster.scheduler.scheduledCount() == 1, "the call was scheduled");
             cluster.scheduler.close();
             GargamelClientException failure = failure(pending);
             assertEquals(GargamelClientException.Reason.DISCONNECTED, failure.reason());
             assertTrue(failure.getMessage().contains("scheduler left"), failure.getMessage());
             CompletableFuture<CallOutcome> later = client.submit(ProcedureCall.of("delivery", 1, 1,
-                    java.time.LocalDateTime.now()));
+                    java.time.LocalDateTime.now(ZoneOffset.UTC)));
             assertEquals(GargamelClientException.Reason.DISCONNECTED, failure(later).reason());
             client.close();
             CompletableFuture<CallOutcome> closed = client.submit(ProcedureCall.of("delivery", 1, 1,
-                    java.time.LocalDateTime.now()));
+                    java.time.LocalDateTime.now(ZoneOffset.UTC)));
             assertTrue(failure(closed).getMessage().contains("closed"));
         } finally {
             cluster.close();

@@ -42,7 +42,8 @@ class SchedulerPropertyTest {
     void dependenciesOrderEveryConflictAndWorkersFollowOpenChains() {
         for (Isolation isolation : Isolation.values()) {
             for (long seed = 1; seed <= 10; seed++) {
-                new Run(new SplittableRandom(seed * 7919 + isolation.ordinal()), isolation, 2 + (int) (seed % 2),
+                // Seeded by the isolation's name, not its place in the enum.
+                new Run(new SplittableRandom(seed * 7919 + isolation.name().hashCode()), isolation, 2 + (int) (seed % 2),
                         seed % 3 == 0, 250).run();
             }
         }
