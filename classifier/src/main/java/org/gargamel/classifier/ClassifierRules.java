@@ -1,6 +1,5 @@
 package org.gargamel.classifier;
 
-import org.gargamel.common.config.Isolation;
 import java.io.IOException;
 import java.io.InputStream;
 import java.math.BigDecimal;
@@ -23,6 +22,7 @@ import org.gargamel.classifier.parse.CallParser;
 import org.gargamel.classifier.rules.RulesLoader;
 import org.gargamel.common.call.ProcedureCall;
 import org.gargamel.common.config.ConfigException;
+import org.gargamel.common.config.Isolation;
 
 /**
  * The classifier's rules for one application: for every call, the rows (and columns) it may write. Loaded
@@ -31,6 +31,7 @@ import org.gargamel.common.config.ConfigException;
 public final class ClassifierRules {
     /** PostgreSQL's numeric: at most 131072 digits before the decimal point and 16383 after. */
     private static final int NUMERIC_MAX_INTEGER_DIGITS = 131_072;
+
     private static final int NUMERIC_MAX_SCALE = 16_383;
     /** More bits of digits than that many decimal digits can need: refused before counting digits (costly). */
     private static final int NUMERIC_MAX_BITS = 490_000;
@@ -44,6 +45,7 @@ public final class ClassifierRules {
      * most of {@link #writeKeys}' cost).
      */
     private final IdentityHashMap<WriteRule, int[]> psiSlots = new IdentityHashMap<>();
+
     private final IdentityHashMap<WriteRule, int[]> siSlots = new IdentityHashMap<>();
     private final List<String> slotNames = new ArrayList<>();
     /** Per slot, the prefix lengths at which some write may put its first wildcard. */
@@ -126,8 +128,8 @@ public final class ClassifierRules {
         ProcedureRule rule = procedure(call.procedure());
         List<Object> arguments = call.arguments();
         if (arguments.size() != rule.parameters().size()) {
-            throw new RulesException(call.procedure() + " takes " + rule.parameters().size() + " argument(s), got "
-                    + arguments.size());
+            throw new RulesException(
+                    call.procedure() + " takes " + rule.parameters().size() + " argument(s), got " + arguments.size());
         }
         for (int i = 0; i < arguments.size(); i++) {
             Parameter parameter = rule.parameters().get(i);
@@ -191,15 +193,17 @@ public final class ClassifierRules {
                     for (int i = 0; i < length; i++) {
                         Object value = partValue(call, key.get(i), element);
                         if (value == null) {
-                            known = i;  // a wildcard: every later part is a wildcard too
+                            known = i; // a wildcard: every later part is a wildcard too
                             break;
                         }
                         long part;
                         try {
                             part = toLong(value);
                         } catch (RulesException e) {
-                            throw new RulesException(call.procedure() + ": key part " + key.get(i) + " of "
-                                    + write.table().name() + ": " + e.getMessage(), e);
+                            throw new RulesException(
+                                    call.procedure() + ": key part " + key.get(i) + " of "
+                                            + write.table().name() + ": " + e.getMessage(),
+                                    e);
                         }
                         out.setPart(start, i, part);
                     }
@@ -278,8 +282,8 @@ public final class ClassifierRules {
             case ELEMENT -> {
                 Object value = ((List<?>) call.arguments().get(part.parameterIndex())).get(element);
                 if (value == null) {
-                    throw new RulesException(call.procedure() + ": element " + (element + 1) + " of "
-                            + part.parameter() + " is NULL, but it is part of a write key");
+                    throw new RulesException(call.procedure() + ": element " + (element + 1) + " of " + part.parameter()
+                            + " is NULL, but it is part of a write key");
                 }
                 yield value;
             }
@@ -299,10 +303,12 @@ public final class ClassifierRules {
             return number;
         }
         if (value instanceof BigDecimal decimal) {
-            if (decimal.unscaledValue().bitLength() > NUMERIC_MAX_BITS || decimal.scale() > NUMERIC_MAX_SCALE
+            if (decimal.unscaledValue().bitLength() > NUMERIC_MAX_BITS
+                    || decimal.scale() > NUMERIC_MAX_SCALE
                     || (long) decimal.precision() - decimal.scale() > NUMERIC_MAX_INTEGER_DIGITS) {
                 throw new RulesException("numeric value with scale " + decimal.scale() + " and "
-                        + decimal.unscaledValue().bitLength() + " bits of digits is outside PostgreSQL's numeric range ("
+                        + decimal.unscaledValue().bitLength()
+                        + " bits of digits is outside PostgreSQL's numeric range ("
                         + NUMERIC_MAX_INTEGER_DIGITS + " digits before the point, " + NUMERIC_MAX_SCALE + " after)");
             }
             BigDecimal normalized = decimal.stripTrailingZeros();
@@ -330,7 +336,9 @@ public final class ClassifierRules {
     }
 
     private static String describe(Object value) {
-        return value instanceof String ? "text '" + value + "'" : value.getClass().getSimpleName() + " " + value;
+        return value instanceof String
+                ? "text '" + value + "'"
+                : value.getClass().getSimpleName() + " " + value;
     }
 
     /**
@@ -343,7 +351,9 @@ public final class ClassifierRules {
         for (ProcedureRule procedure : procedures.values()) {
             for (WriteRule write : procedure.writes()) {
                 if (!write.fresh()) {
-                    writesByTable.computeIfAbsent(write.table().name(), table -> new ArrayList<>()).add(write);
+                    writesByTable
+                            .computeIfAbsent(write.table().name(), table -> new ArrayList<>())
+                            .add(write);
                 }
             }
         }
@@ -372,12 +382,18 @@ public final class ClassifierRules {
             }
             for (WriteRule write : entry.getValue()) {
                 siSlots.put(write, new int[] {siSlot});
-                psiSlots.put(write, slots.get(write).stream().mapToInt(Integer::intValue).toArray());
+                psiSlots.put(
+                        write,
+                        slots.get(write).stream().mapToInt(Integer::intValue).toArray());
                 Set<Integer> depths = possibleWildcardDepths(write);
                 for (int slot : psiSlots.get(write)) {
-                    wildcardDepths.computeIfAbsent(slot, key -> new java.util.HashSet<>()).addAll(depths);
+                    wildcardDepths
+                            .computeIfAbsent(slot, key -> new java.util.HashSet<>())
+                            .addAll(depths);
                 }
-                wildcardDepths.computeIfAbsent(siSlot, key -> new java.util.HashSet<>()).addAll(depths);
+                wildcardDepths
+                        .computeIfAbsent(siSlot, key -> new java.util.HashSet<>())
+                        .addAll(depths);
             }
         }
     }

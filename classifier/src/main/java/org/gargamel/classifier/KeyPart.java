@@ -7,7 +7,13 @@ package org.gargamel.classifier;
  * for a value the call cannot determine.
  */
 public record KeyPart(Kind kind, String parameter, int parameterIndex, long constant) {
-    public enum Kind { PARAMETER, PARAMETER_OR_WILDCARD, ELEMENT, CONSTANT, WILDCARD }
+    public enum Kind {
+        PARAMETER,
+        PARAMETER_OR_WILDCARD,
+        ELEMENT,
+        CONSTANT,
+        WILDCARD
+    }
 
     public static final KeyPart WILDCARD = new KeyPart(Kind.WILDCARD, null, -1, 0);
 

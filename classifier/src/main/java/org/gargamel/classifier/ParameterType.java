@@ -86,7 +86,7 @@ public enum ParameterType {
                 return false;
             }
             ParameterType element = elementType();
-            for (int i = 0, n = list.size(); i < n; i++) {  // a loop, not a stream: every call's path checks arrays
+            for (int i = 0, n = list.size(); i < n; i++) { // a loop, not a stream: every call's path checks arrays
                 Object item = list.get(i);
                 if (item != null && !element.accepts(item)) {
                     return false;

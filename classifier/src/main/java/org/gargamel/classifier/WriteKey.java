@@ -13,7 +13,11 @@ import java.util.List;
  */
 // ArrayRecordComponent is wrong here: equals, hashCode and toString below compare the parts, and the long[] is the
 // conflict index's own form of a key (WriteKeyBuffer), never written once the key is made.
-public record WriteKey(int slot, @SuppressWarnings("ArrayRecordComponent") long[] parts, int knownParts, WriteRule rule,
+public record WriteKey(
+        int slot,
+        @SuppressWarnings("ArrayRecordComponent") long[] parts,
+        int knownParts,
+        WriteRule rule,
         List<Object> values) {
 
     public boolean conflictsWith(WriteKey other) {
@@ -44,7 +48,9 @@ public record WriteKey(int slot, @SuppressWarnings("ArrayRecordComponent") long[
 
     @Override
     public boolean equals(Object other) {
-        return other instanceof WriteKey key && slot == key.slot && knownParts == key.knownParts
+        return other instanceof WriteKey key
+                && slot == key.slot
+                && knownParts == key.knownParts
                 && Arrays.equals(parts, key.parts);
     }
 

@@ -1,7 +1,7 @@
 package org.gargamel.classifier;
 
-import org.gargamel.common.config.Isolation;
 import java.util.Arrays;
+import org.gargamel.common.config.Isolation;
 
 /**
  * A call's write keys in reused primitive arrays: what {@link ClassifierRules#writeKeys(org.gargamel.common.call.ProcedureCall,
@@ -23,6 +23,7 @@ public final class WriteKeyBuffer {
     /** The rule and array element each key came from, to explain it ({@link ClassifierRules#writeKeys(
      * org.gargamel.common.call.ProcedureCall, Isolation)}); null for keys added by hand. */
     private WriteRule[] rules = new WriteRule[16];
+
     private int[] elements = new int[16];
     private long[] parts = new long[64];
     private int partsSize;

@@ -8,9 +8,13 @@ import java.util.Set;
  * at the rows its key designates. A fresh insert creates rows whose key nobody else can produce (the key
  * comes from a counter the same call updates), so it conflicts with nothing and takes no key.
  */
-public record WriteRule(Operation operation, TableRule table, List<KeyPart> key, Set<String> columns, boolean fresh,
-        int line) {
-    public enum Operation { UPDATE, INSERT, DELETE }
+public record WriteRule(
+        Operation operation, TableRule table, List<KeyPart> key, Set<String> columns, boolean fresh, int line) {
+    public enum Operation {
+        UPDATE,
+        INSERT,
+        DELETE
+    }
 
     public WriteRule {
         key = List.copyOf(key);

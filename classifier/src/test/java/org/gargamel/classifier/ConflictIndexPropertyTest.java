@@ -1,7 +1,5 @@
 package org.gargamel.classifier;
 
-import org.gargamel.common.config.Isolation;
-import org.gargamel.tpcc.TpccRules;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -10,6 +8,8 @@ import java.util.BitSet;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.gargamel.classifier.index.ConflictIndex;
+import org.gargamel.common.config.Isolation;
+import org.gargamel.tpcc.TpccRules;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -64,9 +64,11 @@ class ConflictIndexPropertyTest {
             }
         }
         for (int t = 0; t < calls; t++) {
-            for (int dependency = indexEdges[t].nextSetBit(0); dependency >= 0;
+            for (int dependency = indexEdges[t].nextSetBit(0);
+                    dependency >= 0;
                     dependency = indexEdges[t].nextSetBit(dependency + 1)) {
-                assertTrue(dependency < t && conflict(keys.get(dependency), keys.get(t)),
+                assertTrue(
+                        dependency < t && conflict(keys.get(dependency), keys.get(t)),
                         "edge " + dependency + " -> " + t + " joins transactions that do not conflict");
             }
         }

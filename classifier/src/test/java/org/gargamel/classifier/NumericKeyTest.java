@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Test;
  */
 @Tag("unit")
 class NumericKeyTest {
-    private static final ClassifierRules RULES = RulesLoader.load(new ByteArrayInputStream("""
+    private static final ClassifierRules RULES =
+            RulesLoader.load(new ByteArrayInputStream("""
             tables:
               ledger: {key: [amount], columns: [amount, note]}
             procedures:
@@ -40,7 +41,8 @@ class NumericKeyTest {
 
     private static RulesException rejected(BigDecimal amount) {
         WriteKeyBuffer buffer = new WriteKeyBuffer();
-        RulesException error = assertThrows(RulesException.class,
+        RulesException error = assertThrows(
+                RulesException.class,
                 () -> RULES.writeKeys(ProcedureCall.of("annotate", amount, "x"), Isolation.PSI, buffer));
         assertEquals(0, buffer.size(), "a rejected call leaves no keys behind");
         return error;
@@ -51,8 +53,12 @@ class NumericKeyTest {
         assertEquals(keys(new BigDecimal("10.5")), keys(new BigDecimal("10.50")));
         assertEquals(keys(7), keys(new BigDecimal("7.000")), "an integer argument and the same numeric");
         assertEquals(keys(new BigDecimal("1E+3")), keys(new BigDecimal("1000")));
-        assertTrue(keys(new BigDecimal("10.5")).get(0).conflictsWith(keys(new BigDecimal("10.500")).get(0)));
-        assertTrue(!keys(new BigDecimal("10.5")).get(0).conflictsWith(keys(new BigDecimal("10.51")).get(0)));
+        assertTrue(keys(new BigDecimal("10.5"))
+                .get(0)
+                .conflictsWith(keys(new BigDecimal("10.500")).get(0)));
+        assertTrue(!keys(new BigDecimal("10.5"))
+                .get(0)
+                .conflictsWith(keys(new BigDecimal("10.51")).get(0)));
     }
 
     @Test
@@ -66,15 +72,27 @@ class NumericKeyTest {
     @Test
     void valuesBeyondPostgresqlsNumericAreRejectedCallsNamingThePart() {
         RulesException overflow = rejected(new BigDecimal(BigInteger.ONE, Integer.MIN_VALUE + 1));
-        assertTrue(overflow.getMessage().startsWith("annotate: key part amount of ledger: numeric value with scale "
-                + (Integer.MIN_VALUE + 1)), overflow.getMessage());
-        assertTrue(overflow.getMessage().contains("outside PostgreSQL's numeric range (131072 digits before the point, "
-                + "16383 after)"), overflow.getMessage());
-        assertTrue(rejected(new BigDecimal(BigInteger.TEN, Integer.MIN_VALUE)).getMessage().contains("outside"));
-        assertTrue(rejected(new BigDecimal(BigInteger.ONE, Integer.MAX_VALUE)).getMessage().contains("outside"));
+        assertTrue(
+                overflow.getMessage()
+                        .startsWith("annotate: key part amount of ledger: numeric value with scale "
+                                + (Integer.MIN_VALUE + 1)),
+                overflow.getMessage());
+        assertTrue(
+                overflow.getMessage()
+                        .contains("outside PostgreSQL's numeric range (131072 digits before the point, "
+                                + "16383 after)"),
+                overflow.getMessage());
+        assertTrue(rejected(new BigDecimal(BigInteger.TEN, Integer.MIN_VALUE))
+                .getMessage()
+                .contains("outside"));
+        assertTrue(rejected(new BigDecimal(BigInteger.ONE, Integer.MAX_VALUE))
+                .getMessage()
+                .contains("outside"));
         assertTrue(rejected(new BigDecimal(BigInteger.ONE, 16_384)).getMessage().contains("scale 16384"));
-        assertTrue(rejected(new BigDecimal(BigInteger.ONE, -131_072)).getMessage().contains("outside"));
-        assertTrue(rejected(new BigDecimal(BigInteger.ONE.shiftLeft(8_000_000), 0)).getMessage()
+        assertTrue(
+                rejected(new BigDecimal(BigInteger.ONE, -131_072)).getMessage().contains("outside"));
+        assertTrue(rejected(new BigDecimal(BigInteger.ONE.shiftLeft(8_000_000), 0))
+                .getMessage()
                 .contains("8000001 bits"));
     }
 }

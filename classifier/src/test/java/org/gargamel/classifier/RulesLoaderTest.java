@@ -1,7 +1,5 @@
 package org.gargamel.classifier;
 
-import org.gargamel.common.config.Isolation;
-import org.gargamel.tpcc.TpccRules;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -13,6 +11,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.gargamel.classifier.rules.RulesLoader;
 import org.gargamel.common.call.ProcedureCall;
+import org.gargamel.common.config.Isolation;
+import org.gargamel.tpcc.TpccRules;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -31,14 +31,16 @@ class RulesLoaderTest {
 
     private static RulesException rejected(String writes) {
         String yaml = HEADER + "    writes:\n" + writes;
-        return assertThrows(RulesException.class, () -> RulesLoader.load(
-                new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8)), "bank.yaml"));
+        return assertThrows(
+                RulesException.class,
+                () -> RulesLoader.load(new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8)), "bank.yaml"));
     }
 
     @Test
     void aValidFileLoads() {
         String yaml = HEADER + "    writes:\n      - {update: account, key: [account_id], columns: [balance]}\n";
-        ClassifierRules rules = RulesLoader.load(new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8)), "bank.yaml");
+        ClassifierRules rules =
+                RulesLoader.load(new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8)), "bank.yaml");
         ProcedureCall call = rules.parse("deposit(7, 10.50)");
         assertEquals(ProcedureCall.of("deposit", 7, new BigDecimal("10.50")), call);
         assertEquals(1, rules.writeKeys(call, Isolation.PSI).size());
@@ -47,16 +49,23 @@ class RulesLoaderTest {
     @Test
     void errorsNameFileLineAndProblem() {
         RulesException table = rejected("      - {update: acount, key: [account_id], columns: [balance]}\n");
-        assertTrue(table.getMessage().startsWith("bank.yaml:9: ") && table.getMessage().contains("unknown table 'acount'"),
+        assertTrue(
+                table.getMessage().startsWith("bank.yaml:9: ")
+                        && table.getMessage().contains("unknown table 'acount'"),
                 table.getMessage());
         RulesException column = rejected("      - {update: account, key: [account_id], columns: [balanse]}\n");
-        assertTrue(column.getMessage().contains("bank.yaml:9") && column.getMessage().contains("no column 'balanse'"),
+        assertTrue(
+                column.getMessage().contains("bank.yaml:9")
+                        && column.getMessage().contains("no column 'balanse'"),
                 column.getMessage());
         RulesException parameter = rejected("      - {update: account, key: [acount_id], columns: [balance]}\n");
-        assertTrue(parameter.getMessage().contains("bank.yaml:9")
-                && parameter.getMessage().contains("'acount_id'") && parameter.getMessage().contains("no declared parameter"),
+        assertTrue(
+                parameter.getMessage().contains("bank.yaml:9")
+                        && parameter.getMessage().contains("'acount_id'")
+                        && parameter.getMessage().contains("no declared parameter"),
                 parameter.getMessage());
-        RulesException coverage = rejected("      - {update: account, key: [account_id, amount], columns: [balance]}\n");
+        RulesException coverage =
+                rejected("      - {update: account, key: [account_id, amount], columns: [balance]}\n");
         assertTrue(coverage.getMessage().contains("must cover the primary key [id]"), coverage.getMessage());
         RulesException unknownKey = rejected("      - {update: account, key: [account_id], column: [balance]}\n");
         assertTrue(unknownKey.getMessage().contains("unknown key 'column'"), unknownKey.getMessage());
@@ -70,17 +79,25 @@ class RulesLoaderTest {
     void typeAndNullabilityMistakesAreCaught() {
         String badType = HEADER.replace("type: numeric", "type: money") + "    writes:\n"
                 + "      - {update: account, key: [account_id], columns: [balance]}\n";
-        RulesException type = assertThrows(RulesException.class, () -> RulesLoader.load(
-                new ByteArrayInputStream(badType.getBytes(StandardCharsets.UTF_8)), "bank.yaml"));
-        assertTrue(type.getMessage().startsWith("bank.yaml:7: ") && type.getMessage().contains("unknown parameter type 'money'"),
+        RulesException type = assertThrows(
+                RulesException.class,
+                () -> RulesLoader.load(
+                        new ByteArrayInputStream(badType.getBytes(StandardCharsets.UTF_8)), "bank.yaml"));
+        assertTrue(
+                type.getMessage().startsWith("bank.yaml:7: ")
+                        && type.getMessage().contains("unknown parameter type 'money'"),
                 type.getMessage());
         String nullable = HEADER.replace("type: integer}", "type: integer, nullable: true}") + "    writes:\n"
                 + "      - {update: account, key: [account_id], columns: [balance]}\n";
-        RulesException question = assertThrows(RulesException.class, () -> RulesLoader.load(
-                new ByteArrayInputStream(nullable.getBytes(StandardCharsets.UTF_8)), "bank.yaml"));
+        RulesException question = assertThrows(
+                RulesException.class,
+                () -> RulesLoader.load(
+                        new ByteArrayInputStream(nullable.getBytes(StandardCharsets.UTF_8)), "bank.yaml"));
         assertTrue(question.getMessage().contains("write 'account_id?'"), question.getMessage());
-        RulesException malformed = assertThrows(RulesException.class, () -> RulesLoader.load(
-                new ByteArrayInputStream("tables: [unclosed".getBytes(StandardCharsets.UTF_8)), "bad.yaml"));
+        RulesException malformed = assertThrows(
+                RulesException.class,
+                () -> RulesLoader.load(
+                        new ByteArrayInputStream("tables: [unclosed".getBytes(StandardCharsets.UTF_8)), "bad.yaml"));
         assertTrue(malformed.getMessage().startsWith("bad.yaml: malformed YAML"), malformed.getMessage());
     }
 
@@ -91,24 +108,26 @@ class RulesLoaderTest {
         assertNull(payment.arguments().get(4));
         assertEquals("O'BRIEN", payment.arguments().get(5));
         assertEquals(new BigDecimal("10.00"), payment.arguments().get(6));
-        ProcedureCall newOrder = rules.parse(
-                "new_order(1, 3, 42, ARRAY[7,99], ARRAY[1,1], ARRAY[5,2], '2026-01-01 10:00:00')");
+        ProcedureCall newOrder =
+                rules.parse("new_order(1, 3, 42, ARRAY[7,99], ARRAY[1,1], ARRAY[5,2], '2026-01-01 10:00:00')");
         assertEquals(List.of(7, 99), newOrder.arguments().get(3));
         assertEquals(newOrder, rules.parse(newOrder.toSql()), "toSql must parse back to the same call");
         assertEquals(payment, rules.parse(payment.toSql()));
 
         assertMessage(rules, "refund(1)", "unknown procedure 'refund'");
         assertMessage(rules, "delivery(1, 2)", "delivery takes 3 argument(s)");
-        assertMessage(rules, "delivery('one', 2, '2026-01-01 10:00:00')", "argument 1 (w_id, integer) expects a number");
+        assertMessage(
+                rules, "delivery('one', 2, '2026-01-01 10:00:00')", "argument 1 (w_id, integer) expects a number");
         assertMessage(rules, "delivery(NULL, 2, '2026-01-01 10:00:00')", "argument 1 (w_id, integer) must not be NULL");
-        assertMessage(rules, "delivery(1, 2, '2026-13-45')", "argument 3 (delivery_d, timestamp) cannot take '2026-13-45'");
+        assertMessage(
+                rules, "delivery(1, 2, '2026-13-45')", "argument 3 (delivery_d, timestamp) cannot take '2026-13-45'");
         assertMessage(rules, "delivery(1, 2, '2026-01-01 10:00:00'", "expected ')'");
         assertMessage(rules, "new_order(1, 3, 42, ARRAY[7,99], ARRAY[1], ARRAY[5,2], '2026-01-01 10:00:00')", null);
     }
 
     private static void assertMessage(ClassifierRules rules, String call, String expected) {
-        RulesException e = assertThrows(RulesException.class,
-                () -> rules.writeKeys(rules.parse(call), Isolation.PSI), call);
+        RulesException e =
+                assertThrows(RulesException.class, () -> rules.writeKeys(rules.parse(call), Isolation.PSI), call);
         if (expected != null) {
             assertTrue(e.getMessage().contains(expected), "expected '" + expected + "' in: " + e.getMessage());
         } else {

@@ -1,7 +1,5 @@
 package org.gargamel.classifier;
 
-import org.gargamel.common.config.Isolation;
-import org.gargamel.tpcc.TpccRules;
 import static org.gargamel.classifier.TpccCalls.delivery;
 import static org.gargamel.classifier.TpccCalls.newOrder;
 import static org.gargamel.classifier.TpccCalls.orderStatus;
@@ -13,6 +11,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.List;
 import java.util.Optional;
 import org.gargamel.common.call.ProcedureCall;
+import org.gargamel.common.config.Isolation;
+import org.gargamel.tpcc.TpccRules;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 

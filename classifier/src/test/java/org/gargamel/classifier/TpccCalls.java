@@ -11,8 +11,7 @@ import org.gargamel.common.call.ProcedureCall;
 final class TpccCalls {
     static final LocalDateTime NOW = LocalDateTime.of(2026, 1, 1, 10, 0);
 
-    private TpccCalls() {
-    }
+    private TpccCalls() {}
 
     static ProcedureCall newOrder(int w, int d, List<Integer> supplyWarehouses, List<Integer> items) {
         List<Integer> quantities = new ArrayList<>();
@@ -53,7 +52,8 @@ final class TpccCalls {
         } else if (kind < 88) {
             int cw = random.nextInt(4) == 0 ? random.nextInt(1, warehouses + 1) : w;
             int cd = random.nextInt(1, 4);
-            return random.nextBoolean() ? paymentByName(w, d, cw, cd, "BARBARABLE")
+            return random.nextBoolean()
+                    ? paymentByName(w, d, cw, cd, "BARBARABLE")
                     : paymentById(w, d, cw, cd, random.nextInt(1, 6));
         } else if (kind < 92) {
             return orderStatus(w, d, random.nextInt(1, 6));

@@ -1,7 +1,5 @@
 package org.gargamel.classifier;
 
-import org.gargamel.common.config.Isolation;
-import org.gargamel.tpcc.TpccRules;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -12,6 +10,8 @@ import java.util.Collections;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.gargamel.common.call.ProcedureCall;
+import org.gargamel.common.config.Isolation;
+import org.gargamel.tpcc.TpccRules;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -66,10 +66,12 @@ class WriteKeyBufferTest {
         RULES.writeKeys(TpccCalls.paymentById(1, 1, 1, 1, 5), Isolation.PSI, buffer);
         assertTrue(buffer.size() > 0);
         ProcedureCall zippedBadly = TpccCalls.newOrder(1, 1, List.of(1, 1), List.of(10, 11, 12));
-        RulesException error = assertThrows(RulesException.class,
-                () -> RULES.writeKeys(zippedBadly, Isolation.PSI, buffer));
-        assertTrue(error.getMessage().contains("have 2 and 3 elements")
-                || error.getMessage().contains("have 3 and 2 elements"), error.getMessage());
+        RulesException error =
+                assertThrows(RulesException.class, () -> RULES.writeKeys(zippedBadly, Isolation.PSI, buffer));
+        assertTrue(
+                error.getMessage().contains("have 2 and 3 elements")
+                        || error.getMessage().contains("have 3 and 2 elements"),
+                error.getMessage());
         assertEquals(0, buffer.size(), "no key of the rejected call, none of the one before");
     }
 
@@ -78,7 +80,7 @@ class WriteKeyBufferTest {
         WriteKeyBuffer buffer = new WriteKeyBuffer();
         long[] parts = {4, 9, 7};
         buffer.add(3, parts, 2);
-        parts[0] = 99;  // the buffer holds a copy
+        parts[0] = 99; // the buffer holds a copy
         assertEquals(1, buffer.size());
         assertArrayEquals(new long[] {4, 9, 0}, new long[] {buffer.part(0, 0), buffer.part(0, 1), buffer.part(0, 2)});
         assertThrows(IllegalArgumentException.class, () -> buffer.add(3, parts, 4));

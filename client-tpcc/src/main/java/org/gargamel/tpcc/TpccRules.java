@@ -15,12 +15,12 @@ import java.nio.file.StandardCopyOption;
 public final class TpccRules {
     /** The class-path resource, for {@code ClassifierRules.loadResource(TpccRules.class, TpccRules.RESOURCE)}. */
     public static final String RESOURCE = "/org/gargamel/tpcc/tpcc-rules.yaml";
+
     public static final String FILE_NAME = "tpcc-rules.yaml";
 
     private static String temporaryCopy;
 
-    private TpccRules() {
-    }
+    private TpccRules() {}
 
     /** The rules file's text as a stream; the caller closes it. */
     public static InputStream open() {
@@ -41,7 +41,8 @@ public final class TpccRules {
                 directory.toFile().deleteOnExit();
                 temporaryCopy = file.toString();
             } catch (IOException e) {
-                throw new UncheckedIOException("cannot write the TPC-C rules to a temporary file: " + e.getMessage(), e);
+                throw new UncheckedIOException(
+                        "cannot write the TPC-C rules to a temporary file: " + e.getMessage(), e);
             }
         }
         return temporaryCopy;

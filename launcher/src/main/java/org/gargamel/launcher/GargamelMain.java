@@ -7,13 +7,13 @@ import org.gargamel.launcher.command.ClassifyCommand;
 import org.gargamel.launcher.command.CompareCommand;
 import org.gargamel.launcher.command.DemoCommand;
 import org.gargamel.launcher.command.TpccCommand;
-import org.gargamel.launcher.server.ServerMain;
 import org.gargamel.launcher.server.CommandContext;
 import org.gargamel.launcher.server.CommandExecution;
 import org.gargamel.launcher.server.ExitCodes;
 import org.gargamel.launcher.server.HelpCommand;
 import org.gargamel.launcher.server.NodeCommand;
 import org.gargamel.launcher.server.SchedulerCommand;
+import org.gargamel.launcher.server.ServerMain;
 import org.gargamel.launcher.server.StandardOptions;
 import org.gargamel.provisioning.PostgresProvisioningException;
 import picocli.CommandLine.Command;
@@ -26,10 +26,20 @@ import picocli.CommandLine.Spec;
  * ({@link ExitCodes}): 0 ok, 1 a failed run or check, 2 bad usage or configuration (one line naming the option, and
  * nothing started), 3 a server failed, 130 interrupted.
  */
-@Command(name = "gargamel", customSynopsis = "scripts/gargamel COMMAND [OPTIONS]",
+@Command(
+        name = "gargamel",
+        customSynopsis = "scripts/gargamel COMMAND [OPTIONS]",
         footer = "%nRun 'scripts/gargamel COMMAND --help' for the options of a command.",
-        subcommands = {DemoCommand.class, TpccCommand.class, SchedulerCommand.class, NodeCommand.class,
-            BenchCommand.class, CompareCommand.class, ClassifyCommand.class, HelpCommand.class})
+        subcommands = {
+            DemoCommand.class,
+            TpccCommand.class,
+            SchedulerCommand.class,
+            NodeCommand.class,
+            BenchCommand.class,
+            CompareCommand.class,
+            ClassifyCommand.class,
+            HelpCommand.class
+        })
 public final class GargamelMain implements Callable<Integer> {
     // UnusedVariable is wrong here: picocli reads this field by reflection to add the standard options.
     @SuppressWarnings("UnusedVariable")
@@ -39,12 +49,11 @@ public final class GargamelMain implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
 
-    private GargamelMain() {
-    }
+    private GargamelMain() {}
 
     public static void main(String[] args) {
         if (args.length > 0 && (args[0].equals("scheduler") || args[0].equals("node"))) {
-            ServerMain.useServerLogging();  // `scripts/gargamel scheduler|node` log as gargamel-server.jar does
+            ServerMain.useServerLogging(); // `scripts/gargamel scheduler|node` log as gargamel-server.jar does
         }
         // A scheduler or node started by a demo must not outlive it, even if the demo is killed.
         System.exit(CommandExecution.runWatched(System.out, System.err, context -> run(args, context)));
@@ -56,7 +65,8 @@ public final class GargamelMain implements Callable<Integer> {
     }
 
     static int run(String[] args, CommandContext context) {
-        return new CommandExecution(context).explaining(PostgresProvisioningException.class)
+        return new CommandExecution(context)
+                .explaining(PostgresProvisioningException.class)
                 .execute(new GargamelMain(), args);
     }
 

@@ -3,13 +3,13 @@ package org.gargamel.node;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.nio.file.Path;
-import org.gargamel.common.config.Secrets;
 import org.gargamel.classifier.ClassifierRules;
 import org.gargamel.common.config.ConfigException;
 import org.gargamel.common.config.ConfigFiles;
 import org.gargamel.common.config.GroupSettings;
 import org.gargamel.common.config.Isolation;
 import org.gargamel.common.config.Mode;
+import org.gargamel.common.config.Secrets;
 
 /**
  * A node's configuration file (docs/node.md):
@@ -27,23 +27,57 @@ import org.gargamel.common.config.Mode;
  * statsFile: out/node-1.json        # optional; counters and timings written when the node stops
  * </pre>
  */
-public record NodeConfig(String name, String jdbcUrl, int workers, Mode mode, Isolation isolation, String rules,
-        GroupSettings control, GroupSettings writeSets, String statsFile, String user, String password) {
+public record NodeConfig(
+        String name,
+        String jdbcUrl,
+        int workers,
+        Mode mode,
+        Isolation isolation,
+        String rules,
+        GroupSettings control,
+        GroupSettings writeSets,
+        String statsFile,
+        String user,
+        String password) {
 
     @JsonCreator
-    public NodeConfig(@JsonProperty("name") String name, @JsonProperty("jdbcUrl") String jdbcUrl,
-            @JsonProperty("workers") Integer workers, @JsonProperty("mode") Mode mode,
-            @JsonProperty("isolation") Isolation isolation, @JsonProperty("rules") String rules,
-            @JsonProperty("control") GroupSettings control, @JsonProperty("writeSets") GroupSettings writeSets,
-            @JsonProperty("statsFile") String statsFile, @JsonProperty("user") String user,
+    public NodeConfig(
+            @JsonProperty("name") String name,
+            @JsonProperty("jdbcUrl") String jdbcUrl,
+            @JsonProperty("workers") Integer workers,
+            @JsonProperty("mode") Mode mode,
+            @JsonProperty("isolation") Isolation isolation,
+            @JsonProperty("rules") String rules,
+            @JsonProperty("control") GroupSettings control,
+            @JsonProperty("writeSets") GroupSettings writeSets,
+            @JsonProperty("statsFile") String statsFile,
+            @JsonProperty("user") String user,
             @JsonProperty("password") String password) {
-        this(name, jdbcUrl, workers == null ? 4 : workers.intValue(), mode == null ? Mode.GARGAMEL : mode,
-                isolation == null ? Isolation.PSI : isolation, rules, control, writeSets, statsFile, user, password);
+        this(
+                name,
+                jdbcUrl,
+                workers == null ? 4 : workers.intValue(),
+                mode == null ? Mode.GARGAMEL : mode,
+                isolation == null ? Isolation.PSI : isolation,
+                rules,
+                control,
+                writeSets,
+                statsFile,
+                user,
+                password);
     }
 
     /** Without a separate user and password (in the URL, or none). */
-    public NodeConfig(String name, String jdbcUrl, int workers, Mode mode, Isolation isolation, String rules,
-            GroupSettings control, GroupSettings writeSets, String statsFile) {
+    public NodeConfig(
+            String name,
+            String jdbcUrl,
+            int workers,
+            Mode mode,
+            Isolation isolation,
+            String rules,
+            GroupSettings control,
+            GroupSettings writeSets,
+            String statsFile) {
         this(name, jdbcUrl, workers, mode, isolation, rules, control, writeSets, statsFile, null, null);
     }
 
@@ -71,8 +105,8 @@ public record NodeConfig(String name, String jdbcUrl, int workers, Mode mode, Is
     }
 
     public NodeConfig withRules(String rulesFile) {
-        return new NodeConfig(name, jdbcUrl, workers, mode, isolation, rulesFile, control, writeSets, statsFile, user,
-                password);
+        return new NodeConfig(
+                name, jdbcUrl, workers, mode, isolation, rulesFile, control, writeSets, statsFile, user, password);
     }
 
     public NodeConfig validate() {
@@ -90,7 +124,8 @@ public record NodeConfig(String name, String jdbcUrl, int workers, Mode mode, Is
         if (password != null && user == null) {
             throw new ConfigException("key 'password' needs key 'user'");
         }
-        if ((user != null && jdbcUrl.matches(".*[?&]user=.*")) || (password != null && jdbcUrl.matches(".*[?&]password=.*"))) {
+        if ((user != null && jdbcUrl.matches(".*[?&]user=.*"))
+                || (password != null && jdbcUrl.matches(".*[?&]password=.*"))) {
             throw new ConfigException("keys 'user'/'password' and 'jdbcUrl' contradict each other: give the user and "
                     + "password either in the URL or as keys, not both");
         }
@@ -109,7 +144,9 @@ public record NodeConfig(String name, String jdbcUrl, int workers, Mode mode, Is
             throw new ConfigException("keys 'control.transport' and 'writeSets.transport' contradict each other ("
                     + control.transport() + " and " + writeSets.transport() + ")");
         }
-        if (control.bind() != null && control.bind().equals(writeSets.bind()) && !control.bind().endsWith(":0")) {
+        if (control.bind() != null
+                && control.bind().equals(writeSets.bind())
+                && !control.bind().endsWith(":0")) {
             throw new ConfigException("keys 'control.bind' and 'writeSets.bind' are both " + control.bind()
                     + ": the two groups need two ports");
         }

@@ -63,6 +63,7 @@ import org.slf4j.LoggerFactory;
 public final class NodeServer implements AutoCloseable {
     /** Printed once the node has joined both groups; the demo waits for it. */
     public static final String READY = "gargamel node ready";
+
     private static final Logger LOG = LoggerFactory.getLogger(NodeServer.class);
     private static final Duration STOP_GRACE = Duration.ofSeconds(5);
 
@@ -122,19 +123,29 @@ public final class NodeServer implements AutoCloseable {
             WriteSetGroup group = new WriteSetGroup(name, writeSets);
             progress = new ProgressReporter(name, () -> scheduler, this::sendControl);
             Certification certification = config.mode() == Mode.ROUND_ROBIN
-                    ? new Certification(primaryKeys, own, this::cancelExecutions) : null;
-            ExecutionContext context = new ExecutionContext(name, config.isolation(), ArgumentTypes.from(rules),
-                    visibility, group, own, statistics, this::finish);
+                    ? new Certification(primaryKeys, own, this::cancelExecutions)
+                    : null;
+            ExecutionContext context = new ExecutionContext(
+                    name,
+                    config.isolation(),
+                    ArgumentTypes.from(rules),
+                    visibility,
+                    group,
+                    own,
+                    statistics,
+                    this::finish);
             for (int i = 0; i < config.workers(); i++) {
                 Connection connection = dataSource.getConnection();
                 WriteSetCapture.enableForSession(connection);
                 WorkerConnection worker = WorkerConnection.dedicate(name + " worker " + i, connection);
-                workers.add(certification != null ? Worker.certified(i, worker, context, certification)
-                        : Worker.scheduled(i, worker, context));
+                workers.add(
+                        certification != null
+                                ? Worker.certified(i, worker, context, certification)
+                                : Worker.scheduled(i, worker, context));
             }
             applierConnection = dataSource.getConnection();
-            ApplyLoop applier = new ApplyLoop(name, applierConnection, visibility, own, certification, progress,
-                    statistics);
+            ApplyLoop applier =
+                    new ApplyLoop(name, applierConnection, visibility, own, certification, progress, statistics);
             for (Worker worker : workers) {
                 supervisor.start(name + "-worker-" + worker.index(), worker::run);
             }
@@ -146,7 +157,8 @@ public final class NodeServer implements AutoCloseable {
             writeSets.connect(Channels.WRITE_SET_CLUSTER);
             control.setReceiver(new MessageEndpoint(name + " control", supervisor::fail)
                     .on(Execute.class, MessageType.EXECUTE, (source, call) -> dispatch(call))
-                    // From the scheduler: settle a departed node's transactions in the total order, at every node alike.
+                    // From the scheduler: settle a departed node's transactions in the total order, at every node
+                    // alike.
                     .on(Abandon.class, MessageType.ABANDON, (source, decision) -> group.broadcast(decision))
                     .onView(this::announce));
             control.connect(Channels.CONTROL_CLUSTER);
@@ -182,7 +194,7 @@ public final class NodeServer implements AutoCloseable {
     @Override
     public void close() {
         if (!closed.compareAndSet(false, true)) {
-            return;  // idempotent: the statistics are written once
+            return; // idempotent: the statistics are written once
         }
         if (control != null) {
             control.close();
@@ -213,8 +225,12 @@ public final class NodeServer implements AutoCloseable {
     /** A call from the scheduler: to its worker's queue, or rejected at once if that worker does not exist. */
     private void dispatch(Execute call) {
         if (call.worker() < 0 || call.worker() >= workers.size()) {
-            sendControl(call.client(), CallOutcome.rejected(call.callId(), call.txnId(), name + " has no worker "
-                    + call.worker() + " (it runs " + workers.size() + ")"));
+            sendControl(
+                    call.client(),
+                    CallOutcome.rejected(
+                            call.callId(),
+                            call.txnId(),
+                            name + " has no worker " + call.worker() + " (it runs " + workers.size() + ")"));
             return;
         }
         workers.get(call.worker()).submit(call);

@@ -26,7 +26,7 @@ public final class NodeStatistics {
     private long retries;
     private long applied;
     private long failed;
-    private final Map<String, long[]> procedures = new TreeMap<>();  // executed, executeNanos, applied, applyNanos
+    private final Map<String, long[]> procedures = new TreeMap<>(); // executed, executeNanos, applied, applyNanos
 
     public NodeStatistics(String node) {
         this.node = node;
@@ -121,15 +121,29 @@ public final class NodeStatistics {
 
     public String render() {
         Map<String, Object> map = toMap();
-        StringBuilder text = new StringBuilder(String.format(Locale.ROOT,
+        StringBuilder text = new StringBuilder(String.format(
+                Locale.ROOT,
                 "%s: %d committed, %d user aborts, %d read-only, %d conflict aborts, %d retries, %d write-sets applied, "
-                        + "%d failed%n", node, committed, userAborts, readOnly, conflictAborts, retries, applied, failed));
+                        + "%d failed%n",
+                node,
+                committed,
+                userAborts,
+                readOnly,
+                conflictAborts,
+                retries,
+                applied,
+                failed));
         @SuppressWarnings("unchecked")
         Map<String, Map<String, Object>> perProcedure = (Map<String, Map<String, Object>>) map.get("procedures");
         for (Map.Entry<String, Map<String, Object>> entry : perProcedure.entrySet()) {
-            text.append(String.format(Locale.ROOT, "  %-14s execute %s ms (%s calls), apply %s ms (%s write-sets)%n",
-                    entry.getKey(), entry.getValue().get("executeMs"), entry.getValue().get("executed"),
-                    entry.getValue().get("applyMs"), entry.getValue().get("appliedCount")));
+            text.append(String.format(
+                    Locale.ROOT,
+                    "  %-14s execute %s ms (%s calls), apply %s ms (%s write-sets)%n",
+                    entry.getKey(),
+                    entry.getValue().get("executeMs"),
+                    entry.getValue().get("executed"),
+                    entry.getValue().get("applyMs"),
+                    entry.getValue().get("appliedCount")));
         }
         return text.toString();
     }

@@ -36,7 +36,8 @@ final class BankReplicas implements AutoCloseable {
 
     static String rules() {
         try {
-            return Path.of(BankReplicas.class.getResource("bank-rules.yaml").toURI()).toString();
+            return Path.of(BankReplicas.class.getResource("bank-rules.yaml").toURI())
+                    .toString();
         } catch (URISyntaxException e) {
             throw new IllegalStateException(e);
         }
@@ -49,7 +50,8 @@ final class BankReplicas implements AutoCloseable {
             sql = new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
         for (int i = 0; i < 2; i++) {
-            try (Connection connection = servers.connect(i); Statement statement = connection.createStatement()) {
+            try (Connection connection = servers.connect(i);
+                    Statement statement = connection.createStatement()) {
                 statement.execute(sql);
             }
         }
@@ -60,13 +62,18 @@ final class BankReplicas implements AutoCloseable {
     void startNodes(Mode mode, Isolation isolation, Path statsDirectory) throws Exception {
         GroupSettings inMemory = GroupSettings.inMemory();
         for (int i = 0; i < 2; i++) {
-            String stats = statsDirectory == null ? null : statsDirectory.resolve(NODES.get(i) + ".json").toString();
-            NodeServer node = new NodeServer(new NodeConfig(NODES.get(i), servers.jdbcUrls().get(i), 2, mode, isolation,
-                    rules(), inMemory, inMemory, stats));
+            String stats = statsDirectory == null
+                    ? null
+                    : statsDirectory.resolve(NODES.get(i) + ".json").toString();
+            NodeServer node = new NodeServer(new NodeConfig(
+                    NODES.get(i), servers.jdbcUrls().get(i), 2, mode, isolation, rules(), inMemory, inMemory, stats));
             nodes.add(node);
             node.start();
         }
-        Await.until("NODE_HELLO from both nodes", Duration.ofSeconds(10), () -> scheduler.hellos.size() == 2,
+        Await.until(
+                "NODE_HELLO from both nodes",
+                Duration.ofSeconds(10),
+                () -> scheduler.hellos.size() == 2,
                 () -> scheduler.hellos);
     }
 
@@ -83,18 +90,31 @@ final class BankReplicas implements AutoCloseable {
 
     String dump(int server) throws Exception {
         StringBuilder text = new StringBuilder();
-        try (Connection connection = servers.connect(server); Statement statement = connection.createStatement()) {
-            try (ResultSet rows = statement.executeQuery(
-                    "SELECT w_id, d_id, next_o_id, ytd FROM district ORDER BY w_id, d_id")) {
+        try (Connection connection = servers.connect(server);
+                Statement statement = connection.createStatement()) {
+            try (ResultSet rows =
+                    statement.executeQuery("SELECT w_id, d_id, next_o_id, ytd FROM district ORDER BY w_id, d_id")) {
                 while (rows.next()) {
-                    text.append(rows.getInt(1)).append('/').append(rows.getInt(2)).append(' ').append(rows.getInt(3))
-                            .append(' ').append(rows.getString(4)).append('\n');
+                    text.append(rows.getInt(1))
+                            .append('/')
+                            .append(rows.getInt(2))
+                            .append(' ')
+                            .append(rows.getInt(3))
+                            .append(' ')
+                            .append(rows.getString(4))
+                            .append('\n');
                 }
             }
             try (ResultSet rows = statement.executeQuery("SELECT * FROM orders ORDER BY o_w_id, o_d_id, o_id")) {
                 while (rows.next()) {
-                    text.append(rows.getInt(1)).append('/').append(rows.getInt(2)).append('/').append(rows.getInt(3))
-                            .append(' ').append(rows.getString(4)).append('\n');
+                    text.append(rows.getInt(1))
+                            .append('/')
+                            .append(rows.getInt(2))
+                            .append('/')
+                            .append(rows.getInt(3))
+                            .append(' ')
+                            .append(rows.getString(4))
+                            .append('\n');
                 }
             }
         }
@@ -103,7 +123,8 @@ final class BankReplicas implements AutoCloseable {
 
     /** {@code next_o_id ytd} of one district on one replica. */
     String district(int server, int w, int d) throws Exception {
-        try (Connection connection = servers.connect(server); Statement statement = connection.createStatement();
+        try (Connection connection = servers.connect(server);
+                Statement statement = connection.createStatement();
                 ResultSet rows = statement.executeQuery(
                         "SELECT next_o_id, ytd FROM district WHERE w_id = " + w + " AND d_id = " + d)) {
             rows.next();

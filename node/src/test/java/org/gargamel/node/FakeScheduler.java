@@ -43,16 +43,22 @@ final class FakeScheduler implements AutoCloseable {
     FakeScheduler() throws Exception {
         channel = Channels.control(GroupConfig.inMemory(), "scheduler");
         channel.setReceiver(new MessageEndpoint("fake scheduler", failure -> {
-            throw new IllegalStateException(failure);
-        }).on(CallOutcome.class, MessageType.CALL_OUTCOME, (source, outcome) -> {
-            outcomeCounts.merge(outcome.txnId(), 1, Integer::sum);
-            outcomesByTxn.put(outcome.txnId(), outcome);
-        }).on(Progress.class, MessageType.PROGRESS, (source, progress) -> {
-            Set<Long> ids = visible.computeIfAbsent(progress.nodeName(), n -> ConcurrentHashMap.newKeySet());
-            for (long id : progress.visible()) {
-                ids.add(id);
-            }
-        }).on(NodeHello.class, MessageType.NODE_HELLO, (source, hello) -> hellos.put(hello.nodeName(), hello.workers()))
+                    throw new IllegalStateException(failure);
+                })
+                .on(CallOutcome.class, MessageType.CALL_OUTCOME, (source, outcome) -> {
+                    outcomeCounts.merge(outcome.txnId(), 1, Integer::sum);
+                    outcomesByTxn.put(outcome.txnId(), outcome);
+                })
+                .on(Progress.class, MessageType.PROGRESS, (source, progress) -> {
+                    Set<Long> ids = visible.computeIfAbsent(progress.nodeName(), n -> ConcurrentHashMap.newKeySet());
+                    for (long id : progress.visible()) {
+                        ids.add(id);
+                    }
+                })
+                .on(
+                        NodeHello.class,
+                        MessageType.NODE_HELLO,
+                        (source, hello) -> hellos.put(hello.nodeName(), hello.workers()))
                 .onView(newView -> view = newView));
         channel.connect(Channels.CONTROL_CLUSTER);
     }
@@ -89,15 +95,20 @@ final class FakeScheduler implements AutoCloseable {
     }
 
     CallOutcome awaitOutcome(long txn, long timeoutMillis) throws InterruptedException {
-        Await.until("the CALL_OUTCOME of transaction " + txn, Duration.ofMillis(timeoutMillis),
+        Await.until(
+                "the CALL_OUTCOME of transaction " + txn,
+                Duration.ofMillis(timeoutMillis),
                 () -> outcomesByTxn.containsKey(txn));
         return outcomesByTxn.get(txn);
     }
 
     /** Waits until every named node has reported every one of the transactions visible. */
     void awaitVisibleEverywhere(List<String> nodes, long[] txns, long timeoutMillis) throws InterruptedException {
-        Await.until("transactions visible everywhere", Duration.ofMillis(timeoutMillis),
-                () -> missing(nodes, txns).isEmpty(), () -> "missing " + missing(nodes, txns));
+        Await.until(
+                "transactions visible everywhere",
+                Duration.ofMillis(timeoutMillis),
+                () -> missing(nodes, txns).isEmpty(),
+                () -> "missing " + missing(nodes, txns));
     }
 
     private List<String> missing(List<String> nodes, long[] txns) {

@@ -30,6 +30,7 @@ class NodeConfigTest {
 
     @TempDir
     Path directory;
+
     private String good;
 
     @BeforeEach
@@ -55,7 +56,8 @@ class NodeConfigTest {
         assertEquals(Mode.ROUND_ROBIN, config.mode());
         assertEquals(Isolation.SI, config.isolation());
         assertTrue(config.si());
-        NodeConfig defaults = read(good.replace("workers: 3\n", "").replace("mode: round-robin\n", "")
+        NodeConfig defaults = read(good.replace("workers: 3\n", "")
+                .replace("mode: round-robin\n", "")
                 .replace("isolation: si\n", ""));
         assertEquals(4, defaults.workers());
         assertEquals(Mode.GARGAMEL, defaults.mode());
@@ -77,8 +79,10 @@ class NodeConfigTest {
         assertTrue(error(good.replace("workers: 3", "workers: 0")).contains("key 'workers'"));
         assertTrue(error(good.replace("workers: 3", "workers: many")).contains("workers"));
         assertTrue(error(good.replace("name: node-1", "name: scheduler")).contains("key 'name'"));
-        assertTrue(error(good.replace("jdbcUrl: jdbc:postgresql://127.0.0.1:5432/tpcc\n", "")).contains("key 'jdbcUrl'"));
-        assertTrue(error(good.replaceAll("rules: .*", "rules: /nonexistent/rules.yaml")).contains("key 'rules'"));
+        assertTrue(error(good.replace("jdbcUrl: jdbc:postgresql://127.0.0.1:5432/tpcc\n", ""))
+                .contains("key 'jdbcUrl'"));
+        assertTrue(error(good.replaceAll("rules: .*", "rules: /nonexistent/rules.yaml"))
+                .contains("key 'rules'"));
         assertTrue(error(good.replaceAll("rules: .*\n", "")).contains("key 'rules' is required"));
     }
 
@@ -88,14 +92,16 @@ class NodeConfigTest {
         assertEquals("gargamel", config.user());
         assertTrue(!config.toString().contains("secret"), config.toString());
         assertTrue(error(good + "password: secret\n").contains("key 'password' needs key 'user'"));
-        assertTrue(error(good.replace("/tpcc", "/tpcc?user=x") + "user: gargamel\n").contains("contradict"));
+        assertTrue(error(good.replace("/tpcc", "/tpcc?user=x") + "user: gargamel\n")
+                .contains("contradict"));
     }
 
     @Test
     void contradictionsAreNamed() {
         String samePort = error(good.replace("bind: 127.0.0.1:7811", "bind: 127.0.0.1:7810"));
         assertTrue(samePort.contains("control.bind") && samePort.contains("writeSets.bind"), samePort);
-        String transports = error(good.replace("control: {bind: 127.0.0.1:7810, initialHosts: [127.0.0.1:7800, 127.0.0.1:7810]}",
+        String transports = error(good.replace(
+                "control: {bind: 127.0.0.1:7810, initialHosts: [127.0.0.1:7800, 127.0.0.1:7810]}",
                 "control: {transport: in-memory}"));
         assertTrue(transports.contains("transport"), transports);
         assertTrue(error(good.replace("writeSets: {bind: 127.0.0.1:7811, initialHosts: [127.0.0.1:7811]}\n", ""))

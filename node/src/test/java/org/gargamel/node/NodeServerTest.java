@@ -11,12 +11,12 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.LongStream;
+import org.gargamel.common.call.ProcedureCall;
 import org.gargamel.common.config.Isolation;
 import org.gargamel.common.config.Mode;
-import org.gargamel.common.testing.Await;
-import org.gargamel.common.call.ProcedureCall;
 import org.gargamel.common.group.Channels;
 import org.gargamel.common.group.GroupConfig;
+import org.gargamel.common.testing.Await;
 import org.gargamel.common.wire.CallOutcome;
 import org.gargamel.common.wire.WireCodec;
 import org.gargamel.common.wire.WriteSet;
@@ -100,7 +100,8 @@ class NodeServerTest {
 
     /** How many sessions of replica {@code server} match {@code condition} (pg_stat_activity, client backends). */
     private static int sessions(int server, String condition) {
-        try (Connection connection = cluster.servers.connect(server); Statement statement = connection.createStatement();
+        try (Connection connection = cluster.servers.connect(server);
+                Statement statement = connection.createStatement();
                 ResultSet rows = statement.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE backend_type = "
                         + "'client backend' AND " + condition)) {
             rows.next();
@@ -138,7 +139,9 @@ class NodeServerTest {
         }
         assertConverged();
         assertEquals(0, retries(), "no serialization failure or deadlock retried");
-        assertEquals(0, nodes.stream().mapToLong(n -> n.statistics().conflictAborts()).sum());
+        assertEquals(
+                0,
+                nodes.stream().mapToLong(n -> n.statistics().conflictAborts()).sum());
     }
 
     /**
@@ -175,8 +178,10 @@ class NodeServerTest {
         scheduler.awaitVisibleEverywhere(NODES, range(1, calls), TIMEOUT);
         for (int server = 0; server < 2; server++) {
             for (int d = 0; d < 3; d++) {
-                assertEquals((orders[d] + 1) + " " + new BigDecimal(cents[d]).movePointLeft(2),
-                        district(server, 2, 5 + d), "district 2/" + (5 + d) + " on replica " + server);
+                assertEquals(
+                        (orders[d] + 1) + " " + new BigDecimal(cents[d]).movePointLeft(2),
+                        district(server, 2, 5 + d),
+                        "district 2/" + (5 + d) + " on replica " + server);
             }
         }
         assertConverged();
@@ -226,7 +231,10 @@ class NodeServerTest {
             scheduler.execute(node, 1, txn++, deps(), payment(2, 1 + i, "1.00"));
         }
         for (long t = 1; t < txn; t++) {
-            assertEquals(CallOutcome.Status.COMMITTED, scheduler.awaitOutcome(t, TIMEOUT).status(), "transaction " + t);
+            assertEquals(
+                    CallOutcome.Status.COMMITTED,
+                    scheduler.awaitOutcome(t, TIMEOUT).status(),
+                    "transaction " + t);
         }
         scheduler.awaitVisibleEverywhere(NODES, range(1, txn - 1), TIMEOUT);
         assertEquals("11 0.00", district(0, 1, 3));
@@ -248,33 +256,48 @@ class NodeServerTest {
             startNodes("gargamel", isolation);
             long base = isolation.equals("si") ? 0 : 10;
             int d = isolation.equals("si") ? 9 : 10;
-            try (Connection blocker = cluster.servers.connect(0); Statement statement = blocker.createStatement()) {
+            try (Connection blocker = cluster.servers.connect(0);
+                    Statement statement = blocker.createStatement()) {
                 blocker.setAutoCommit(false);
                 statement.execute("SELECT * FROM district WHERE w_id = 1 AND d_id = " + d + " FOR UPDATE");
                 scheduler.execute("node-2", 0, base + 1, deps(), payment(1, d, "5.00"));
-                assertEquals(CallOutcome.Status.COMMITTED, scheduler.awaitOutcome(base + 1, TIMEOUT).status());
+                assertEquals(
+                        CallOutcome.Status.COMMITTED,
+                        scheduler.awaitOutcome(base + 1, TIMEOUT).status());
                 // node-2's write-set reaches node-1, whose applier now waits for the lock
-                Await.until("node-1's applier waiting for the row lock", Duration.ofSeconds(20),
+                Await.until(
+                        "node-1's applier waiting for the row lock",
+                        Duration.ofSeconds(20),
                         () -> sessions(0, "wait_event_type = 'Lock'") == 1);
                 scheduler.execute("node-1", 0, base + 2, deps(), newOrder(1, 8, isolation + "-later"));
                 if (isolation.equals("si")) {
                     // the later call has run and holds its transaction open, waiting for its turn in the total order
-                    Await.until("node-1's later call executed and waiting", Duration.ofSeconds(20),
+                    Await.until(
+                            "node-1's later call executed and waiting",
+                            Duration.ofSeconds(20),
                             () -> sessions(0, "state = 'idle in transaction' AND pid <> pg_backend_pid()") == 2);
-                    assertEquals(null, scheduler.outcomesByTxn.get(base + 2),
+                    assertEquals(
+                            null,
+                            scheduler.outcomesByTxn.get(base + 2),
                             "SI: the later transaction must wait for the earlier write-set's apply");
-                    try (Connection check = cluster.servers.connect(0); Statement query = check.createStatement();
-                            ResultSet rows = query.executeQuery("SELECT count(*) FROM orders WHERE note = 'si-later'")) {
+                    try (Connection check = cluster.servers.connect(0);
+                            Statement query = check.createStatement();
+                            ResultSet rows =
+                                    query.executeQuery("SELECT count(*) FROM orders WHERE note = 'si-later'")) {
                         rows.next();
                         assertEquals(0, rows.getInt(1), "SI: not committed before the earlier write-set");
                     }
                 } else {
-                    assertEquals(CallOutcome.Status.COMMITTED, scheduler.awaitOutcome(base + 2, TIMEOUT).status(),
+                    assertEquals(
+                            CallOutcome.Status.COMMITTED,
+                            scheduler.awaitOutcome(base + 2, TIMEOUT).status(),
                             "PSI: commits at once");
                 }
                 blocker.rollback();
             }
-            assertEquals(CallOutcome.Status.COMMITTED, scheduler.awaitOutcome(base + 2, TIMEOUT).status());
+            assertEquals(
+                    CallOutcome.Status.COMMITTED,
+                    scheduler.awaitOutcome(base + 2, TIMEOUT).status());
             scheduler.awaitVisibleEverywhere(NODES, range(base + 1, base + 2), TIMEOUT);
             assertConverged();
             assertEquals("1 5.00", district(0, 1, d));
@@ -297,8 +320,16 @@ class NodeServerTest {
             scheduler.execute("node-2", 0, 2, deps(1), payment(1, 2, "7.00"));
             scheduler.execute("node-1", 0, 3, deps(1), newOrder(1, 3, "after"));
             // Transaction 4 of the departed node was delivered before the decision: it stays applied.
-            departed.send(new BytesMessage(null, WireCodec.encode(new WriteSet(4, "node-3", "payment", deps(), -1,
-                    List.of(new RowChange("district", Operation.UPDATE, "{\"w_id\": 1, \"d_id\": 5, \"ytd\": 44.00}"))))));
+            departed.send(new BytesMessage(
+                    null,
+                    WireCodec.encode(new WriteSet(
+                            4,
+                            "node-3",
+                            "payment",
+                            deps(),
+                            -1,
+                            List.of(new RowChange(
+                                    "district", Operation.UPDATE, "{\"w_id\": 1, \"d_id\": 5, \"ytd\": 44.00}"))))));
             scheduler.awaitVisibleEverywhere(NODES, deps(4), TIMEOUT);
             // a read-only call placed after transaction 2 on node-2's other worker comes back; 2 is still waiting
             scheduler.execute("node-2", 1, 6, deps(), true, ProcedureCall.of("read_district", 1, 2));
@@ -308,15 +339,27 @@ class NodeServerTest {
             // Both survivors broadcast the decision, as the scheduler asks each of them: the first copy decides.
             scheduler.abandon("node-1", "node-3", 1, 4);
             scheduler.abandon("node-2", "node-3", 1, 4);
-            assertEquals(CallOutcome.Status.COMMITTED, scheduler.awaitOutcome(2, TIMEOUT).status());
-            assertEquals(CallOutcome.Status.COMMITTED, scheduler.awaitOutcome(3, TIMEOUT).status());
+            assertEquals(
+                    CallOutcome.Status.COMMITTED,
+                    scheduler.awaitOutcome(2, TIMEOUT).status());
+            assertEquals(
+                    CallOutcome.Status.COMMITTED,
+                    scheduler.awaitOutcome(3, TIMEOUT).status());
             scheduler.awaitVisibleEverywhere(NODES, range(1, 3), TIMEOUT);
 
             // Transaction 1's write-set arrives after the decision: discarded everywhere. 5 is a barrier behind it.
-            departed.send(new BytesMessage(null, WireCodec.encode(new WriteSet(1, "node-3", "payment", deps(), -1,
-                    List.of(new RowChange("district", Operation.UPDATE, "{\"w_id\": 1, \"d_id\": 6, \"ytd\": 11.00}"))))));
-            departed.send(new BytesMessage(null, WireCodec.encode(new WriteSet(5, "node-3", "payment", deps(), -1,
-                    List.of()))));
+            departed.send(new BytesMessage(
+                    null,
+                    WireCodec.encode(new WriteSet(
+                            1,
+                            "node-3",
+                            "payment",
+                            deps(),
+                            -1,
+                            List.of(new RowChange(
+                                    "district", Operation.UPDATE, "{\"w_id\": 1, \"d_id\": 6, \"ytd\": 11.00}"))))));
+            departed.send(new BytesMessage(
+                    null, WireCodec.encode(new WriteSet(5, "node-3", "payment", deps(), -1, List.of()))));
             scheduler.awaitVisibleEverywhere(NODES, deps(5), TIMEOUT);
         }
         for (int server = 0; server < 2; server++) {
@@ -337,14 +380,18 @@ class NodeServerTest {
             scheduler.execute(NODES.get((int) (txn % 2)), (int) ((txn / 2) % 2), txn, deps(), payment(1, 4, "1.00"));
         }
         for (long txn = 1; txn <= calls; txn++) {
-            assertEquals(CallOutcome.Status.COMMITTED, scheduler.awaitOutcome(txn, 60_000).status(), "txn " + txn);
+            assertEquals(
+                    CallOutcome.Status.COMMITTED,
+                    scheduler.awaitOutcome(txn, 60_000).status(),
+                    "txn " + txn);
         }
         scheduler.awaitVisibleEverywhere(NODES, range(1, calls), TIMEOUT);
         for (int server = 0; server < 2; server++) {
             assertEquals("1 12.00", district(server, 1, 4), "every payment counted once on replica " + server);
         }
         assertConverged();
-        long aborts = nodes.stream().mapToLong(n -> n.statistics().conflictAborts()).sum();
+        long aborts =
+                nodes.stream().mapToLong(n -> n.statistics().conflictAborts()).sum();
         assertTrue(aborts > 0, "concurrent payments of one district must conflict at least once");
         for (NodeServer node : nodes) {
             node.close();
@@ -353,7 +400,10 @@ class NodeServerTest {
         for (String name : NODES) {
             String json = java.nio.file.Files.readString(statsDirectory.resolve(name + ".json"));
             assertTrue(json.contains("\"payment\"") && json.contains("\"applyMs\""), json);
-            reported += new com.fasterxml.jackson.databind.ObjectMapper().readTree(json).get("conflictAborts").asLong();
+            reported += new com.fasterxml.jackson.databind.ObjectMapper()
+                    .readTree(json)
+                    .get("conflictAborts")
+                    .asLong();
         }
         assertEquals(aborts, reported, "the stats files count the conflict aborts");
     }
@@ -369,7 +419,11 @@ class NodeServerTest {
         int calls = 600;
         for (long txn = 1; txn <= calls; txn++) {
             int d = (int) (txn % 2) + 1;
-            scheduler.execute(NODES.get((int) (txn % 2)), (int) ((txn / 2) % 2), txn, deps(),
+            scheduler.execute(
+                    NODES.get((int) (txn % 2)),
+                    (int) ((txn / 2) % 2),
+                    txn,
+                    deps(),
                     ProcedureCall.of("quick_payment", 2, d, new BigDecimal("1.00")));
         }
         for (long txn = 1; txn <= calls; txn++) {

@@ -65,42 +65,94 @@ class WorkerFailureTest {
     }
 
     /** A bad call and the status (and SQLSTATE, for user aborts) it must end with. */
-    private record Bad(String what, boolean readOnly, ProcedureCall call, CallOutcome.Status status, String sqlState) {
-    }
+    private record Bad(String what, boolean readOnly, ProcedureCall call, CallOutcome.Status status, String sqlState) {}
 
     private static List<Bad> badCalls() {
         return List.of(
-                new Bad("array of NULLs (bound with its declared type; the procedure rejects it)", false,
-                        ProcedureCall.of("order_lines", 2, 1, Arrays.asList(null, null)), CallOutcome.Status.USER_ABORTED,
+                new Bad(
+                        "array of NULLs (bound with its declared type; the procedure rejects it)",
+                        false,
+                        ProcedureCall.of("order_lines", 2, 1, Arrays.asList(null, null)),
+                        CallOutcome.Status.USER_ABORTED,
                         "22023"),
-                new Bad("array with one NULL", false, ProcedureCall.of("order_lines", 2, 1, Arrays.asList(3, null)),
-                        CallOutcome.Status.USER_ABORTED, "22023"),
-                new Bad("value out of range for numeric(12,2)", false,
+                new Bad(
+                        "array with one NULL",
+                        false,
+                        ProcedureCall.of("order_lines", 2, 1, Arrays.asList(3, null)),
+                        CallOutcome.Status.USER_ABORTED,
+                        "22023"),
+                new Bad(
+                        "value out of range for numeric(12,2)",
+                        false,
                         ProcedureCall.of("quick_payment", 2, 1, new BigDecimal("99999999999")),
-                        CallOutcome.Status.USER_ABORTED, "22003"),
-                new Bad("integer overflow inside the procedure", false,
-                        ProcedureCall.of("order_lines", 2, 1, List.of(1, 2)), CallOutcome.Status.USER_ABORTED, "22003"),
-                new Bad("the procedure raises (invalid item)", false, ProcedureCall.of("new_order", 2, 1, "invalid"),
-                        CallOutcome.Status.USER_ABORTED, "GA001"),
-                new Bad("NULL into a NOT NULL column", false, ProcedureCall.of("payment", 2, 1, null),
-                        CallOutcome.Status.USER_ABORTED, "23502"),
-                new Bad("a deferred key violated (checked before the write-set leaves)", false,
-                        ProcedureCall.of("audit_twice", 7), CallOutcome.Status.USER_ABORTED, "23505"),
-                new Bad("unknown procedure", false, ProcedureCall.of("no_such_procedure", 1),
-                        CallOutcome.Status.USER_ABORTED, "42883"),
-                new Bad("too few arguments", false, ProcedureCall.of("payment", 2, 1), CallOutcome.Status.USER_ABORTED,
+                        CallOutcome.Status.USER_ABORTED,
+                        "22003"),
+                new Bad(
+                        "integer overflow inside the procedure",
+                        false,
+                        ProcedureCall.of("order_lines", 2, 1, List.of(1, 2)),
+                        CallOutcome.Status.USER_ABORTED,
+                        "22003"),
+                new Bad(
+                        "the procedure raises (invalid item)",
+                        false,
+                        ProcedureCall.of("new_order", 2, 1, "invalid"),
+                        CallOutcome.Status.USER_ABORTED,
+                        "GA001"),
+                new Bad(
+                        "NULL into a NOT NULL column",
+                        false,
+                        ProcedureCall.of("payment", 2, 1, null),
+                        CallOutcome.Status.USER_ABORTED,
+                        "23502"),
+                new Bad(
+                        "a deferred key violated (checked before the write-set leaves)",
+                        false,
+                        ProcedureCall.of("audit_twice", 7),
+                        CallOutcome.Status.USER_ABORTED,
+                        "23505"),
+                new Bad(
+                        "unknown procedure",
+                        false,
+                        ProcedureCall.of("no_such_procedure", 1),
+                        CallOutcome.Status.USER_ABORTED,
                         "42883"),
-                new Bad("text where numeric is expected", false, ProcedureCall.of("payment", 2, 1, "abc"),
-                        CallOutcome.Status.USER_ABORTED, "42883"),
-                new Bad("bigint beyond integer's range", false, ProcedureCall.of("new_order", 1L << 40, 1, "x"),
-                        CallOutcome.Status.USER_ABORTED, "42883"),
-                new Bad("an array of NULLs the node cannot type (procedure not in the rules): settled, REJECTED", false,
-                        ProcedureCall.of("no_such_procedure", Arrays.asList(null, null)), CallOutcome.Status.REJECTED,
+                new Bad(
+                        "too few arguments",
+                        false,
+                        ProcedureCall.of("payment", 2, 1),
+                        CallOutcome.Status.USER_ABORTED,
+                        "42883"),
+                new Bad(
+                        "text where numeric is expected",
+                        false,
+                        ProcedureCall.of("payment", 2, 1, "abc"),
+                        CallOutcome.Status.USER_ABORTED,
+                        "42883"),
+                new Bad(
+                        "bigint beyond integer's range",
+                        false,
+                        ProcedureCall.of("new_order", 1L << 40, 1, "x"),
+                        CallOutcome.Status.USER_ABORTED,
+                        "42883"),
+                new Bad(
+                        "an array of NULLs the node cannot type (procedure not in the rules): settled, REJECTED",
+                        false,
+                        ProcedureCall.of("no_such_procedure", Arrays.asList(null, null)),
+                        CallOutcome.Status.REJECTED,
                         null),
-                new Bad("read-only: unknown procedure", true, ProcedureCall.of("no_such_reader", 1),
-                        CallOutcome.Status.USER_ABORTED, "42883"),
-                new Bad("read-only: an array of NULLs the node cannot type", true,
-                        ProcedureCall.of("no_such_reader", Arrays.asList(null, null)), CallOutcome.Status.REJECTED, null));
+                new Bad(
+                        "read-only: unknown procedure",
+                        true,
+                        ProcedureCall.of("no_such_reader", 1),
+                        CallOutcome.Status.USER_ABORTED,
+                        "42883"),
+                new Bad(
+                        "read-only: an array of NULLs the node cannot type",
+                        true,
+                        ProcedureCall.of("no_such_reader", Arrays.asList(null, null)),
+                        CallOutcome.Status.REJECTED,
+                        null));
     }
 
     @ParameterizedTest(name = "{0} {1}")
@@ -108,7 +160,8 @@ class WorkerFailureTest {
     void everyFailingCallGetsOneOutcomeAndNoChainStalls(String mode, String isolation) throws Exception {
         // district 2/1 overflows on purpose: next_o_id near the top of integer's range
         for (int server = 0; server < 2; server++) {
-            try (Connection connection = cluster.servers.connect(server); Statement statement = connection.createStatement()) {
+            try (Connection connection = cluster.servers.connect(server);
+                    Statement statement = connection.createStatement()) {
                 statement.execute("UPDATE district SET next_o_id = 2147483646 WHERE w_id = 2 AND d_id = 1");
             }
         }
@@ -124,11 +177,20 @@ class WorkerFailureTest {
             badByTxn.put(badTxn, call);
             // the bad update calls form one chain on node-1, each with a valid dependent on node-2 (as in the
             // scheduler, nothing depends on a read-only call)
-            scheduler.execute("node-1", 0, badTxn, previousBad == 0 ? new long[0] : new long[] {previousBad},
-                    call.readOnly(), call.call());
+            scheduler.execute(
+                    "node-1",
+                    0,
+                    badTxn,
+                    previousBad == 0 ? new long[0] : new long[] {previousBad},
+                    call.readOnly(),
+                    call.call());
             long goodTxn = ++txn;
             good.add(goodTxn);
-            scheduler.execute("node-2", (int) (goodTxn % 2), goodTxn, call.readOnly() ? new long[0] : new long[] {badTxn},
+            scheduler.execute(
+                    "node-2",
+                    (int) (goodTxn % 2),
+                    goodTxn,
+                    call.readOnly() ? new long[0] : new long[] {badTxn},
                     ProcedureCall.of("quick_payment", 2, 2, new BigDecimal("1.00")));
             if (!call.readOnly()) {
                 previousBad = badTxn;
@@ -144,21 +206,28 @@ class WorkerFailureTest {
             assertTrue(outcome.message() != null && !outcome.message().isBlank(), call.what() + " names its reason");
         }
         for (long goodTxn : good) {
-            assertEquals(CallOutcome.Status.COMMITTED, scheduler.awaitOutcome(goodTxn, TIMEOUT).status(),
+            assertEquals(
+                    CallOutcome.Status.COMMITTED,
+                    scheduler.awaitOutcome(goodTxn, TIMEOUT).status(),
                     "the valid dependent " + goodTxn + " ran: no chain stalled");
         }
         long[] all = LongStream.rangeClosed(1, txn).toArray();
         scheduler.awaitVisibleEverywhere(List.of("node-1"), all, TIMEOUT);
-        long[] updates = LongStream.rangeClosed(1, txn).filter(t -> !badByTxn.containsKey(t)
-                || !badByTxn.get(t).readOnly()).toArray();
+        long[] updates = LongStream.rangeClosed(1, txn)
+                .filter(t -> !badByTxn.containsKey(t) || !badByTxn.get(t).readOnly())
+                .toArray();
         scheduler.awaitVisibleEverywhere(BankReplicas.NODES, updates, TIMEOUT);
         for (long t = 1; t <= txn; t++) {
             assertEquals(1, scheduler.outcomeCount(t), "exactly one outcome for transaction " + t);
         }
-        long rejected = badByTxn.values().stream().filter(b -> b.status() == CallOutcome.Status.REJECTED).count();
+        long rejected = badByTxn.values().stream()
+                .filter(b -> b.status() == CallOutcome.Status.REJECTED)
+                .count();
         assertEquals(rejected, cluster.nodes.get(0).statistics().failedCalls(), "settled failures are counted");
         for (NodeServer node : cluster.nodes) {
-            assertFalse(node.failure().isDone(), node.name() + " is still up: " + node.failure().getNow(null));
+            assertFalse(
+                    node.failure().isDone(),
+                    node.name() + " is still up: " + node.failure().getNow(null));
         }
         for (int server = 0; server < 2; server++) {
             assertEquals("2147483646 0.00", cluster.district(server, 2, 1), "nothing of the bad calls committed");
@@ -177,25 +246,35 @@ class WorkerFailureTest {
     void aCommitThatFailsAfterTheWriteSetWasDeliveredStopsTheNode() throws Exception {
         cluster.startNodes(Mode.GARGAMEL, Isolation.SI, null);
         FakeScheduler scheduler = cluster.scheduler;
-        try (Connection blocker = cluster.servers.connect(0); Statement statement = blocker.createStatement()) {
+        try (Connection blocker = cluster.servers.connect(0);
+                Statement statement = blocker.createStatement()) {
             blocker.setAutoCommit(false);
             statement.execute("SELECT * FROM district WHERE w_id = 1 AND d_id = 9 FOR UPDATE");
             scheduler.execute("node-2", 0, 1, new long[0], ProcedureCall.of("payment", 1, 9, new BigDecimal("5.00")));
-            assertEquals(CallOutcome.Status.COMMITTED, scheduler.awaitOutcome(1, TIMEOUT).status());
-            Await.until("node-1's applier waiting for the row lock", Duration.ofSeconds(20),
+            assertEquals(
+                    CallOutcome.Status.COMMITTED,
+                    scheduler.awaitOutcome(1, TIMEOUT).status());
+            Await.until(
+                    "node-1's applier waiting for the row lock",
+                    Duration.ofSeconds(20),
                     () -> count(0, "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'") == 1);
             scheduler.execute("node-1", 0, 2, new long[0], ProcedureCall.of("new_order", 1, 8, "doomed"));
             String waiting = "SELECT pid FROM pg_stat_activity WHERE state = 'idle in transaction' AND backend_type = "
                     + "'client backend' AND pid <> pg_backend_pid() AND pid <> " + pid(blocker);
-            Await.until("node-1's call executed and waiting for its turn", Duration.ofSeconds(20),
+            Await.until(
+                    "node-1's call executed and waiting for its turn",
+                    Duration.ofSeconds(20),
                     () -> count(0, "SELECT count(*) FROM (" + waiting + ") w") == 1);
             assertEquals(1, count(0, "SELECT count(pg_terminate_backend(pid)) FROM (" + waiting + ") w"));
             blocker.rollback();
         }
         Throwable failure = cluster.nodes.get(0).failure().get(TIMEOUT, TimeUnit.MILLISECONDS);
-        assertTrue(failure.getMessage().contains("transaction 2") && failure.getMessage().contains("new_order"),
+        assertTrue(
+                failure.getMessage().contains("transaction 2")
+                        && failure.getMessage().contains("new_order"),
                 failure.getMessage());
-        assertEquals(null, scheduler.outcomesByTxn.get(2L), "no outcome is sent for a transaction whose fate is unknown");
+        assertEquals(
+                null, scheduler.outcomesByTxn.get(2L), "no outcome is sent for a transaction whose fate is unknown");
     }
 
     private static int pid(Connection connection) throws Exception {
@@ -207,7 +286,8 @@ class WorkerFailureTest {
     }
 
     private static int count(int server, String query) {
-        try (Connection connection = cluster.servers.connect(server); Statement statement = connection.createStatement();
+        try (Connection connection = cluster.servers.connect(server);
+                Statement statement = connection.createStatement();
                 ResultSet rows = statement.executeQuery(query)) {
             rows.next();
             return rows.getInt(1);

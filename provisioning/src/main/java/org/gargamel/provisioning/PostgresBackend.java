@@ -17,8 +17,8 @@ public enum PostgresBackend {
                 return backend;
             }
         }
-        throw new IllegalArgumentException("unknown PostgreSQL backend '" + text
-                + "' (expected embedded, external or testcontainers)");
+        throw new IllegalArgumentException(
+                "unknown PostgreSQL backend '" + text + "' (expected embedded, external or testcontainers)");
     }
 
     public String cliName() {

@@ -11,7 +11,6 @@ import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
@@ -53,8 +52,8 @@ public final class PostgresCluster implements AutoCloseable {
         }
     }
 
-    private PostgresCluster(PostgresBackend backend, List<String> jdbcUrls, List<AutoCloseable> servers,
-            Path workDirectory) {
+    private PostgresCluster(
+            PostgresBackend backend, List<String> jdbcUrls, List<AutoCloseable> servers, Path workDirectory) {
         this.backend = backend;
         this.jdbcUrls = List.copyOf(jdbcUrls);
         this.servers = servers;
@@ -75,8 +74,8 @@ public final class PostgresCluster implements AutoCloseable {
         try {
             work = Files.createTempDirectory("gargamel-pg-");
         } catch (IOException e) {
-            throw new PostgresProvisioningException("cannot create a temporary directory for embedded PostgreSQL: "
-                    + e.getMessage(), e);
+            throw new PostgresProvisioningException(
+                    "cannot create a temporary directory for embedded PostgreSQL: " + e.getMessage(), e);
         }
         List<AutoCloseable> started = new ArrayList<>();
         List<String> urls = new ArrayList<>();
@@ -99,8 +98,10 @@ public final class PostgresCluster implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             closeAll(started);
             deleteRecursively(work);
-            throw new PostgresProvisioningException("cannot start embedded PostgreSQL server " + (started.size() + 1)
-                    + " of " + count + ": " + e.getMessage(), e);
+            throw new PostgresProvisioningException(
+                    "cannot start embedded PostgreSQL server " + (started.size() + 1) + " of " + count + ": "
+                            + e.getMessage(),
+                    e);
         }
         return new PostgresCluster(PostgresBackend.EMBEDDED, urls, started, work);
     }
@@ -142,12 +143,16 @@ public final class PostgresCluster implements AutoCloseable {
         } catch (InvocationTargetException | RuntimeException e) {
             closeAll(started);
             Throwable cause = e instanceof InvocationTargetException thrown ? thrown.getCause() : e;
-            throw new PostgresProvisioningException("cannot start PostgreSQL with Testcontainers (it needs a running "
-                    + "Docker engine): " + cause.getMessage(), cause);
+            throw new PostgresProvisioningException(
+                    "cannot start PostgreSQL with Testcontainers (it needs a running " + "Docker engine): "
+                            + cause.getMessage(),
+                    cause);
         } catch (ReflectiveOperationException e) {
             closeAll(started);
-            throw new PostgresProvisioningException("cannot use the Testcontainers backend: " + containerClass.getName()
-                    + " is not the class this code was written for (" + e + ")", e);
+            throw new PostgresProvisioningException(
+                    "cannot use the Testcontainers backend: " + containerClass.getName()
+                            + " is not the class this code was written for (" + e + ")",
+                    e);
         }
         return new PostgresCluster(PostgresBackend.TESTCONTAINERS, urls, started, null);
     }
@@ -160,8 +165,10 @@ public final class PostgresCluster implements AutoCloseable {
         try {
             return Class.forName(name);
         } catch (ClassNotFoundException | LinkageError e) {
-            throw new PostgresProvisioningException("cannot use the Testcontainers backend: " + name + " is not on the "
-                    + "class path (" + e + "); it is in org.testcontainers:testcontainers-postgresql 2.x", e);
+            throw new PostgresProvisioningException(
+                    "cannot use the Testcontainers backend: " + name + " is not on the " + "class path (" + e
+                            + "); it is in org.testcontainers:testcontainers-postgresql 2.x",
+                    e);
         }
     }
 
@@ -189,8 +196,10 @@ public final class PostgresCluster implements AutoCloseable {
         try (Connection connection = JdbcConnections.connect(url)) {
             connection.isValid(JdbcConnections.CONNECT_TIMEOUT_SECONDS);
         } catch (SQLException e) {
-            throw new PostgresProvisioningException("cannot connect to " + masked + ": " + e.getMessage()
-                    + (e.getSQLState() == null ? "" : " (SQLSTATE " + e.getSQLState() + ")"), e);
+            throw new PostgresProvisioningException(
+                    "cannot connect to " + masked + ": " + e.getMessage()
+                            + (e.getSQLState() == null ? "" : " (SQLSTATE " + e.getSQLState() + ")"),
+                    e);
         }
     }
 
@@ -251,7 +260,8 @@ public final class PostgresCluster implements AutoCloseable {
         Path temporary = Path.of(System.getProperty("java.io.tmpdir"));
         try (var files = Files.list(temporary)) {
             for (Path file : files.filter(f -> f.getFileName().toString().startsWith("detect_linux_distribution_")
-                    && f.getFileName().toString().endsWith(".sh")).toList()) {
+                            && f.getFileName().toString().endsWith(".sh"))
+                    .toList()) {
                 // Not one that predates us, and old enough that no other JVM is about to run it.
                 if (!ZONKY_SCRIPTS_BEFORE.contains(file)
                         && Files.getLastModifiedTime(file).toMillis() < System.currentTimeMillis() - 2_000) {

@@ -27,16 +27,19 @@ class PostgresClusterTest {
             assertTrue(Files.isDirectory(work));
             assertEquals(2, cluster.size());
             assertNotEquals(cluster.jdbcUrl(0), cluster.jdbcUrl(1));
-            try (Connection first = cluster.connect(0); Statement statement = first.createStatement()) {
+            try (Connection first = cluster.connect(0);
+                    Statement statement = first.createStatement()) {
                 statement.execute("CREATE TABLE only_on_first (x int)");
             }
-            try (Connection second = cluster.connect(1); Statement statement = second.createStatement();
+            try (Connection second = cluster.connect(1);
+                    Statement statement = second.createStatement();
                     ResultSet rows = statement.executeQuery(
                             "SELECT count(*) FROM pg_tables WHERE tablename = 'only_on_first'")) {
                 rows.next();
                 assertEquals(0, rows.getInt(1), "servers must not share data");
             }
-            try (Connection first = cluster.connect(0); Statement statement = first.createStatement();
+            try (Connection first = cluster.connect(0);
+                    Statement statement = first.createStatement();
                     ResultSet rows = statement.executeQuery("SELECT current_setting('server_version_num')::int")) {
                 rows.next();
                 assertTrue(rows.getInt(1) >= 150000, "DESIGN.md needs PostgreSQL 15 or newer");
@@ -49,7 +52,8 @@ class PostgresClusterTest {
 
     @Test
     void malformedUrlIsRejectedWithTheUrlNamed() {
-        PostgresProvisioningException e = assertThrows(PostgresProvisioningException.class,
+        PostgresProvisioningException e = assertThrows(
+                PostgresProvisioningException.class,
                 () -> PostgresCluster.external(List.of("jdbc:mysql://localhost/x")));
         assertTrue(e.getMessage().contains("malformed JDBC URL 'jdbc:mysql://localhost/x'"), e.getMessage());
     }
@@ -57,8 +61,8 @@ class PostgresClusterTest {
     @Test
     void unreachableServerIsRejectedWithTheUrlNamed() {
         String url = "jdbc:postgresql://127.0.0.1:1/nowhere?user=postgres";
-        PostgresProvisioningException e = assertThrows(PostgresProvisioningException.class,
-                () -> PostgresCluster.external(List.of(url)));
+        PostgresProvisioningException e =
+                assertThrows(PostgresProvisioningException.class, () -> PostgresCluster.external(List.of(url)));
         assertTrue(e.getMessage().startsWith("cannot connect to " + url), e.getMessage());
     }
 
@@ -66,17 +70,21 @@ class PostgresClusterTest {
     void testcontainersStartsAContainerOrSaysThatDockerIsMissing() {
         // Where Docker exists this starts a container; where it does not, the error must say so, and it must be
         // Testcontainers' own "no Docker environment", not a class or method the reflection did not find.
-        try (PostgresCluster cluster = PostgresCluster.testcontainers(1, "postgres:16-alpine")) {
+        try (PostgresCluster cluster = PostgresCluster.testcontainers(1, "postgres:18-alpine")) {
             assertEquals(1, cluster.size());
             PostgresCluster.requireReachable(cluster.jdbcUrl(0));
         } catch (PostgresProvisioningException e) {
-            assertTrue(e.getMessage().startsWith("cannot start PostgreSQL with Testcontainers (it needs a running "
-                    + "Docker engine): "), e.getMessage());
+            assertTrue(
+                    e.getMessage()
+                            .startsWith("cannot start PostgreSQL with Testcontainers (it needs a running "
+                                    + "Docker engine): "),
+                    e.getMessage());
             Throwable cause = e.getCause();
             assertInstanceOf(IllegalStateException.class, cause, e.getMessage());
             assertTrue(cause.getMessage().contains("Docker environment"), "Testcontainers' reason: " + cause);
             for (Throwable reason = e; reason != null; reason = reason.getCause()) {
-                assertFalse(reason instanceof ReflectiveOperationException || reason instanceof LinkageError,
+                assertFalse(
+                        reason instanceof ReflectiveOperationException || reason instanceof LinkageError,
                         "a class-path problem, not a missing Docker engine: " + reason);
             }
         }
@@ -88,10 +96,12 @@ class PostgresClusterTest {
         assertEquals("org.testcontainers.postgresql.PostgreSQLContainer", container.getName());
         assertFalse(container.isAnnotationPresent(Deprecated.class), "the 2.x class, not the deprecated 1.x one");
         String missing = "org.testcontainers.containers.NoSuchContainer";
-        PostgresProvisioningException e = assertThrows(PostgresProvisioningException.class,
-                () -> PostgresCluster.testcontainersClass(missing));
-        assertTrue(e.getMessage().startsWith("cannot use the Testcontainers backend: " + missing
-                + " is not on the class path"), e.getMessage());
+        PostgresProvisioningException e =
+                assertThrows(PostgresProvisioningException.class, () -> PostgresCluster.testcontainersClass(missing));
+        assertTrue(
+                e.getMessage()
+                        .startsWith("cannot use the Testcontainers backend: " + missing + " is not on the class path"),
+                e.getMessage());
         assertFalse(e.getMessage().contains("Docker engine"), e.getMessage());
         assertInstanceOf(ClassNotFoundException.class, e.getCause());
     }

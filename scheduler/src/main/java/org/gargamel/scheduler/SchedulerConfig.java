@@ -26,10 +26,17 @@ public record SchedulerConfig(GroupSettings control, Mode mode, Isolation isolat
     public static final int DEFAULT_MAX_IN_FLIGHT = 100_000;
 
     @JsonCreator
-    public SchedulerConfig(@JsonProperty("control") GroupSettings control, @JsonProperty("mode") Mode mode,
-            @JsonProperty("isolation") Isolation isolation, @JsonProperty("rules") String rules,
+    public SchedulerConfig(
+            @JsonProperty("control") GroupSettings control,
+            @JsonProperty("mode") Mode mode,
+            @JsonProperty("isolation") Isolation isolation,
+            @JsonProperty("rules") String rules,
             @JsonProperty("maxInFlight") Integer maxInFlight) {
-        this(control, mode == null ? Mode.GARGAMEL : mode, isolation == null ? Isolation.PSI : isolation, rules,
+        this(
+                control,
+                mode == null ? Mode.GARGAMEL : mode,
+                isolation == null ? Isolation.PSI : isolation,
+                rules,
                 maxInFlight == null ? DEFAULT_MAX_IN_FLIGHT : maxInFlight.intValue());
     }
 
@@ -62,7 +69,8 @@ public record SchedulerConfig(GroupSettings control, Mode mode, Isolation isolat
                 throw new ConfigException("key 'control.bind' contradicts 'control.transport: in-memory' (remove one)");
             }
             if (!control.initialHosts().isEmpty()) {
-                throw new ConfigException("key 'control.initialHosts' contradicts 'control.transport: in-memory' (remove one)");
+                throw new ConfigException(
+                        "key 'control.initialHosts' contradicts 'control.transport: in-memory' (remove one)");
             }
         }
         control.toGroupConfig("control");

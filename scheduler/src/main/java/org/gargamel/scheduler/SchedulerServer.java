@@ -75,12 +75,12 @@ public final class SchedulerServer implements AutoCloseable {
     private View view;
     /** The transaction the running event is about (0: none yet), for the fatal log line; loop thread only. */
     private long eventTxn;
+
     private Thread loop;
     private volatile boolean running;
 
     /** A call placed on a node and not yet reported by it: who to tell if the node leaves. */
-    private record PendingCall(Address client, long callId, String node) {
-    }
+    private record PendingCall(Address client, long callId, String node) {}
 
     /** One unit of the loop's work, one object per received message; named in the log line if it fails. */
     private interface Event {
@@ -175,7 +175,7 @@ public final class SchedulerServer implements AutoCloseable {
     }
 
     public void start() throws Exception {
-        start(channel -> { });
+        start(channel -> {});
     }
 
     /**
@@ -266,8 +266,10 @@ public final class SchedulerServer implements AutoCloseable {
                 try {
                     event.run(this);
                 } catch (RuntimeException | Error e) {
-                    throw new FatalException(LOOP_THREAD + ": " + event.describe()
-                            + (eventTxn > 0 ? " (transaction " + eventTxn + ")" : "") + " failed: " + e, e);
+                    throw new FatalException(
+                            LOOP_THREAD + ": " + event.describe()
+                                    + (eventTxn > 0 ? " (transaction " + eventTxn + ")" : "") + " failed: " + e,
+                            e);
                 }
             }
             batch.clear();
@@ -279,11 +281,16 @@ public final class SchedulerServer implements AutoCloseable {
     /** A new call: queued, or rejected at once when the queue is full or the scheduler has failed. */
     private void received(Address client, SubmitCall submit) {
         if (supervisor.failure().isDone()) {
-            reject(client, submit.callId(), "the scheduler has failed (see its log) and is stopping; "
-                    + submit.call().procedure() + " was not scheduled");
+            reject(
+                    client,
+                    submit.callId(),
+                    "the scheduler has failed (see its log) and is stopping; "
+                            + submit.call().procedure() + " was not scheduled");
         } else if (!events.offer(new Submitted(client, submit))) {
-            reject(client, submit.callId(), "overloaded: the scheduler's event queue is full (" + QUEUE_CAPACITY
-                    + " events); retry later");
+            reject(
+                    client,
+                    submit.callId(),
+                    "overloaded: the scheduler's event queue is full (" + QUEUE_CAPACITY + " events); retry later");
         }
     }
 
@@ -307,8 +314,11 @@ public final class SchedulerServer implements AutoCloseable {
 
     private void onSubmit(Address client, SubmitCall submit) {
         if (scheduler.inFlight() >= config.maxInFlight()) {
-            reject(client, submit.callId(), "overloaded: " + scheduler.inFlight() + " transactions in flight (maxInFlight "
-                    + config.maxInFlight() + "); retry later");
+            reject(
+                    client,
+                    submit.callId(),
+                    "overloaded: " + scheduler.inFlight() + " transactions in flight (maxInFlight "
+                            + config.maxInFlight() + "); retry later");
             return;
         }
         Placement placement;
@@ -328,8 +338,16 @@ public final class SchedulerServer implements AutoCloseable {
         }
         pending.put(placement.txn(), new PendingCall(client, submit.callId(), node));
         scheduled.incrementAndGet();
-        send(target, new Execute(placement.txn(), placement.worker().index(), placement.readOnly(),
-                placement.backDependencies(), client, submit.callId(), submit.call()));
+        send(
+                target,
+                new Execute(
+                        placement.txn(),
+                        placement.worker().index(),
+                        placement.readOnly(),
+                        placement.backDependencies(),
+                        client,
+                        submit.callId(),
+                        submit.call()));
     }
 
     private void onHello(Address source, NodeHello hello) {
@@ -355,7 +373,10 @@ public final class SchedulerServer implements AutoCloseable {
         }
         nodes.put(hello.nodeName(), source);
         if (previous == null) {
-            LOG.info("{} joined with {} workers ({} node(s) now)", named(hello.nodeName(), source), hello.workers(),
+            LOG.info(
+                    "{} joined with {} workers ({} node(s) now)",
+                    named(hello.nodeName(), source),
+                    hello.workers(),
                     nodes.size());
         }
     }
@@ -387,14 +408,20 @@ public final class SchedulerServer implements AutoCloseable {
         for (String node : gone) {
             Address address = nodes.remove(node);
             List<Placement> lost = scheduler.removeNode(node);
-            LOG.info("{} left the cluster; rejecting {} call(s) it had not reported ({} node(s) left)",
-                    named(node, address), lost.size(), nodes.size());
+            LOG.info(
+                    "{} left the cluster; rejecting {} call(s) it had not reported ({} node(s) left)",
+                    named(node, address),
+                    lost.size(),
+                    nodes.size());
             for (Placement placement : lost) {
                 eventTxn = placement.txn();
                 PendingCall call = pending.remove(placement.txn());
                 if (call != null) {
-                    reject(call.client(), call.callId(), node + " left the cluster before reporting transaction "
-                            + placement.txn() + "; its outcome is unknown (node recovery is on the roadmap)");
+                    reject(
+                            call.client(),
+                            call.callId(),
+                            node + " left the cluster before reporting transaction " + placement.txn()
+                                    + "; its outcome is unknown (node recovery is on the roadmap)");
                 }
             }
             abandon(node, lost);
@@ -408,12 +435,15 @@ public final class SchedulerServer implements AutoCloseable {
      * decides, the others change nothing, and one survivor leaving too cannot lose it.
      */
     private void abandon(String node, List<Placement> lost) {
-        long[] updates = lost.stream().filter(placement -> !placement.readOnly()).mapToLong(Placement::txn).toArray();
+        long[] updates = lost.stream()
+                .filter(placement -> !placement.readOnly())
+                .mapToLong(Placement::txn)
+                .toArray();
         if (updates.length == 0 || nodes.isEmpty()) {
             return;
         }
-        LOG.info("asking {} to settle {} transaction(s) of {} in the total order", nodes.keySet(), updates.length,
-                node);
+        LOG.info(
+                "asking {} to settle {} transaction(s) of {} in the total order", nodes.keySet(), updates.length, node);
         Abandon decision = new Abandon(node, updates);
         for (Address survivor : nodes.values()) {
             send(survivor, decision);

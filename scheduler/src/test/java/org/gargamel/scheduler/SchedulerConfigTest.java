@@ -6,11 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import org.gargamel.common.config.Isolation;
 import org.gargamel.common.config.ConfigException;
+import org.gargamel.common.config.Isolation;
+import org.gargamel.common.config.Mode;
 import org.gargamel.common.group.GroupConfig;
 import org.gargamel.tpcc.TpccRules;
-import org.gargamel.common.config.Mode;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,7 +37,8 @@ class SchedulerConfigTest {
 
     @Test
     void theDocumentedExampleParses() throws Exception {
-        // The example names tpcc-rules.yaml beside it: a relative rules path is read from the configuration's directory.
+        // The example names tpcc-rules.yaml beside it: a relative rules path is read from the configuration's
+        // directory.
         Path example = Files.copy(Path.of("src/main/resources/scheduler-example.yaml"), dir.resolve("scheduler.yaml"));
         TpccRules.writeTo(dir);
         SchedulerConfig config = SchedulerConfig.read(example);
@@ -57,9 +58,11 @@ class SchedulerConfigTest {
         assertEquals(Mode.GARGAMEL, config.mode());
         assertEquals(Isolation.PSI, config.isolation());
         assertEquals(SchedulerConfig.DEFAULT_MAX_IN_FLIGHT, config.maxInFlight());
-        assertEquals(GroupConfig.Transport.IN_MEMORY, config.control().toGroupConfig("control").transport());
-        SchedulerConfig other = SchedulerConfig.read(write(
-                "control: {transport: in-memory}\nmode: centralized\nisolation: si\nmaxInFlight: 7\n"));
+        assertEquals(
+                GroupConfig.Transport.IN_MEMORY,
+                config.control().toGroupConfig("control").transport());
+        SchedulerConfig other = SchedulerConfig.read(
+                write("control: {transport: in-memory}\nmode: centralized\nisolation: si\nmaxInFlight: 7\n"));
         assertEquals(Mode.CENTRALIZED, other.mode());
         assertEquals(Isolation.SI, other.isolation());
         assertEquals(7, other.maxInFlight());
@@ -74,17 +77,20 @@ class SchedulerConfigTest {
         assertTrue(error("control: {transport: in-memory}\nisolation: ser\n").contains("key 'isolation'"));
         assertTrue(error("control: {transport: in-memory}\nmaxInFlight: 0\n").contains("key 'maxInFlight'"));
         assertTrue(error("control: {transport: in-memory}\nmaxInFlight: lots\n").contains("maxInFlight"));
-        assertTrue(error("control: {transport: in-memory}\nrules: /no/such/rules.yaml\n").contains("key 'rules'"));
+        assertTrue(error("control: {transport: in-memory}\nrules: /no/such/rules.yaml\n")
+                .contains("key 'rules'"));
         Path noRules = dir.resolve("no-rules.yaml");
         Files.writeString(noRules, "control: {transport: in-memory}\n");
-        assertTrue(assertThrows(ConfigException.class, () -> SchedulerConfig.read(noRules)).getMessage()
+        assertTrue(assertThrows(ConfigException.class, () -> SchedulerConfig.read(noRules))
+                .getMessage()
                 .contains("key 'rules' is required"));
         assertTrue(error("control: {transport: udp}\n").contains("key 'control.transport'"));
         assertTrue(error("control: {initialHosts: ['127.0.0.1:7800']}\n").contains("key 'control.bind'"));
         assertTrue(error("control: {bind: '127.0.0.1:7800'}\n").contains("key 'control.initialHosts'"));
         assertTrue(error("control: {bind: '127.0.0.1:7800', initialHosts: ['127.0.0.1']}\n")
                 .contains("key 'control.initialHosts'"));
-        assertTrue(error("control: {bind: 'localhost', initialHosts: ['127.0.0.1:7800']}\n").contains("key 'control.bind'"));
+        assertTrue(error("control: {bind: 'localhost', initialHosts: ['127.0.0.1:7800']}\n")
+                .contains("key 'control.bind'"));
     }
 
     @Test

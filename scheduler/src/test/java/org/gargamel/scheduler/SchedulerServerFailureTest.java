@@ -63,8 +63,8 @@ class SchedulerServerFailureTest {
     }
 
     private static SchedulerServer started() throws Exception {
-        SchedulerServer server = new SchedulerServer(new SchedulerConfig(GroupSettings.inMemory(), Mode.GARGAMEL,
-                Isolation.PSI, TpccRules.temporaryFile(), 1_000));
+        SchedulerServer server = new SchedulerServer(new SchedulerConfig(
+                GroupSettings.inMemory(), Mode.GARGAMEL, Isolation.PSI, TpccRules.temporaryFile(), 1_000));
         try {
             server.start();
         } catch (Exception | Error e) {
@@ -87,20 +87,27 @@ class SchedulerServerFailureTest {
 
             Throwable reason = server.failure().get(20, TimeUnit.SECONDS);
             FatalException fatal = assertInstanceOf(FatalException.class, reason);
-            assertEquals("scheduler-loop: test event that throws failed: java.lang.IllegalStateException: "
-                    + "the graph lost transaction 17", fatal.getMessage());
+            assertEquals(
+                    "scheduler-loop: test event that throws failed: java.lang.IllegalStateException: "
+                            + "the graph lost transaction 17",
+                    fatal.getMessage());
             assertInstanceOf(IllegalStateException.class, fatal.getCause());
 
             Await.until("the loop thread to end", WAIT, () -> !server.loopAlive());
             assertEquals(1, before.get(), "the event queued before ran");
             assertEquals(0, after.get(), "the loop has ended: the event queued after the failure never runs");
 
-            List<ILoggingEvent> errors = log.list.stream().filter(event -> event.getLevel() == Level.ERROR).toList();
+            List<ILoggingEvent> errors = log.list.stream()
+                    .filter(event -> event.getLevel() == Level.ERROR)
+                    .toList();
             assertEquals(1, errors.size(), "one ERROR line: " + log.list);
-            assertTrue(errors.get(0).getFormattedMessage().contains("test event that throws failed"),
+            assertTrue(
+                    errors.get(0).getFormattedMessage().contains("test event that throws failed"),
                     errors.get(0).getFormattedMessage());
-            assertSame(reason, ((ch.qos.logback.classic.spi.ThrowableProxy) errors.get(0).getThrowableProxy())
-                    .getThrowable(), "logged with the throwable");
+            assertSame(
+                    reason,
+                    ((ch.qos.logback.classic.spi.ThrowableProxy) errors.get(0).getThrowableProxy()).getThrowable(),
+                    "logged with the throwable");
         }
     }
 
@@ -111,7 +118,8 @@ class SchedulerServerFailureTest {
                 throw new OutOfMemoryError("simulated");
             });
             Throwable reason = server.failure().get(20, TimeUnit.SECONDS);
-            assertTrue(reason.getMessage().startsWith("scheduler-loop: test event failed: java.lang.OutOfMemoryError"),
+            assertTrue(
+                    reason.getMessage().startsWith("scheduler-loop: test event failed: java.lang.OutOfMemoryError"),
                     reason.getMessage());
             Await.until("the loop thread to end", WAIT, () -> !server.loopAlive());
         }
@@ -120,8 +128,8 @@ class SchedulerServerFailureTest {
     @Test
     void afterAFailureCallsAreRejectedAtOnceNamingIt() throws Exception {
         try (SchedulerServer server = started();
-                GargamelClient client = GargamelClient.connect(GroupConfig.inMemory(),
-                        new ClientOptions(10, Duration.ofSeconds(20), WAIT))) {
+                GargamelClient client = GargamelClient.connect(
+                        GroupConfig.inMemory(), new ClientOptions(10, Duration.ofSeconds(20), WAIT))) {
             ProcedureCall delivery = ProcedureCall.of("delivery", 1, 1, LocalDateTime.of(2026, 1, 1, 0, 0));
             CallOutcome running = client.submit(delivery).get(20, TimeUnit.SECONDS);
             assertEquals(CallOutcome.Status.REJECTED, running.status());
@@ -133,7 +141,8 @@ class SchedulerServerFailureTest {
             server.failure().get(20, TimeUnit.SECONDS);
             CallOutcome failed = client.submit(delivery).get(20, TimeUnit.SECONDS);
             assertEquals(CallOutcome.Status.REJECTED, failed.status());
-            assertEquals("the scheduler has failed (see its log) and is stopping; delivery was not scheduled",
+            assertEquals(
+                    "the scheduler has failed (see its log) and is stopping; delivery was not scheduled",
                     failed.message());
             Await.until("the loop thread to end", WAIT, () -> !server.loopAlive());
         }
@@ -146,7 +155,9 @@ class SchedulerServerFailureTest {
             prober.connect(Channels.CONTROL_CLUSTER);
             prober.send(new BytesMessage(server.address(), new byte[] {42, 0}));
             MessageEndpoint.send(prober, server.address(), CallOutcome.committed(1, 1, "not for a scheduler"));
-            Await.until("the scheduler to count both", WAIT,
+            Await.until(
+                    "the scheduler to count both",
+                    WAIT,
                     () -> server.malformedCount() == 1 && server.unexpectedCount() == 1,
                     () -> server.malformedCount() + " malformed, " + server.unexpectedCount() + " unexpected");
             AtomicInteger ran = new AtomicInteger();
@@ -167,6 +178,6 @@ class SchedulerServerFailureTest {
         assertFalse(server.loopAlive(), "close() waited for the loop");
         assertTrue(System.nanoTime() - start < Duration.ofSeconds(5).toNanos(), "within the bounded wait");
         assertFalse(server.failure().isDone(), "stopping is not a failure");
-        server.close();  // idempotent
+        server.close(); // idempotent
     }
 }

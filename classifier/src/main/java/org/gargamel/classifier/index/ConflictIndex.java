@@ -30,6 +30,7 @@ import org.gargamel.classifier.WriteKeyBuffer;
 public final class ConflictIndex {
     /** Slots below this live in an array; others (never seen with generated rules) in a map. */
     private static final int ARRAY_SLOTS = 4096;
+
     private static final int CACHED_DEPTHS = 64;
     private static final Node[] NO_NODES = new Node[0];
     private static final int[] NO_EPOCHS = new int[0];
@@ -43,6 +44,7 @@ public final class ConflictIndex {
         final boolean tracksBelow;
         /** The nearest ancestor that tracks its writers below, or {@code null}. */
         final Node trackedAncestor;
+
         LongObjectMap<Node> children;
         /**
          * Full keys one part below, by that part: the id of their last exact writer. A full key's node could
@@ -52,9 +54,11 @@ public final class ConflictIndex {
         LongLongMap leaves;
         /** The last exact writer of this node's own key when it is a full key (only for keys of no part). */
         Entry lastExact;
+
         Entry lastWildcard;
         /** Writers below since the last wildcard writer here: [0, belowSize), removed ones not yet dropped. */
         Entry[] below;
+
         int belowSize;
         /** How many writers in {@link #below} are still in the index. */
         int liveBelow;
@@ -84,6 +88,7 @@ public final class ConflictIndex {
          * [exactEnd, wildcardEnd); then the ancestors it is below.
          */
         Node[] nodes = NO_NODES;
+
         long[] exactParts = NO_PARTS;
         int exactEnd;
         int wildcardEnd;
@@ -105,10 +110,12 @@ public final class ConflictIndex {
     // Scratch space reused by every add (the index is single-threaded).
     /** Keys given as records, copied for {@link #add(long, WriteKeyBuffer)}. */
     private final WriteKeyBuffer listScratch = new WriteKeyBuffer();
+
     private long[] dependencies = new long[32];
     private int dependencyCount;
     /** Open-addressing set of the ids collected by the current add (and its own), for deduplication. */
     private long[] collected = emptySet(64);
+
     private int[] collectedSlots = new int[32];
     private int collectedCount;
     private Node[] exactScratch = new Node[32];
@@ -124,6 +131,7 @@ public final class ConflictIndex {
     /** Written by {@link #touchLeaves} so that its loads are not optimised away; never read. */
     @SuppressWarnings("unused")
     private long touched;
+
     private final LongObjectMap.Factory<Node, Node> newChild =
             (parent, part) -> new Node(parent, part, parent.depth + 1, wildcardPossible(childSlot, parent.depth + 1));
 
@@ -167,13 +175,13 @@ public final class ConflictIndex {
             throw new IllegalArgumentException("transaction id " + txn + " is reserved");
         }
         Entry entry = new Entry(txn);
-        Entry previous = entries.put(txn, entry);  // one probe of a large, cold table instead of two
+        Entry previous = entries.put(txn, entry); // one probe of a large, cold table instead of two
         if (previous != null) {
             entries.put(txn, previous);
             throw new IllegalStateException("transaction " + txn + " is already in the conflict index");
         }
         dependencyCount = 0;
-        remember(txn);  // never its own dependency
+        remember(txn); // never its own dependency
         touchLeaves(keys);
         exactCount = 0;
         wildcardCount = 0;
@@ -204,7 +212,7 @@ public final class ConflictIndex {
                     if (lastWriter != LongLongMap.ABSENT) {
                         collect(lastWriter);
                     }
-                    above = node;  // the leaf's ancestors start at its parent
+                    above = node; // the leaf's ancestors start at its parent
                 } else {
                     part = 0;
                     collect(node.lastExact);
@@ -236,7 +244,7 @@ public final class ConflictIndex {
             for (Node ancestor = first; ancestor != null; ancestor = ancestor.trackedAncestor) {
                 int size = ancestor.belowSize;
                 if (size > 0 && ancestor.below[size - 1] == entry) {
-                    continue;  // already below it (an earlier key of this call)
+                    continue; // already below it (an earlier key of this call)
                 }
                 appendBelow(ancestor, entry);
                 belowScratch = push(belowScratch, belowCount, ancestor);
@@ -328,7 +336,7 @@ public final class ConflictIndex {
         for (int b = 0; i < nodes.length; i++, b++) {
             Node node = nodes[i];
             if (node.epoch == epochs[b] && --node.liveBelow == 0) {
-                node.below = null;  // only removed writers left: drop them all at once
+                node.below = null; // only removed writers left: drop them all at once
                 node.belowSize = 0;
             }
             prune(node);
@@ -359,7 +367,7 @@ public final class ConflictIndex {
     }
 
     private static int count(Node node) {
-        int[] count = {1 + (node.leaves == null ? 0 : node.leaves.size())};  // a leaf is a node not allocated
+        int[] count = {1 + (node.leaves == null ? 0 : node.leaves.size())}; // a leaf is a node not allocated
         if (node.children != null) {
             node.children.forEachValue(child -> count[0] += count(child));
         }

@@ -12,10 +12,12 @@ package org.gargamel.classifier.index;
 final class LongLongMap {
     /** The value returned for an absent key, and marking a free slot; never a stored value. */
     static final long ABSENT = Long.MIN_VALUE;
+
     static final int MIN_CAPACITY = 4;
 
     /** [key0, value0, key1, value1, ...]; a slot is free when its value is {@link #ABSENT}. */
     private long[] table;
+
     private int size;
     private int mask;
     private int shift;

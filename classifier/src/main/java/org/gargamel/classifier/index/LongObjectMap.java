@@ -212,7 +212,10 @@ final class LongObjectMap<V> {
         StringBuilder text = new StringBuilder("{");
         for (int i = 0; i < keys.length; i++) {
             if (values[i] != null) {
-                text.append(text.length() > 1 ? ", " : "").append(keys[i]).append('=').append(values[i]);
+                text.append(text.length() > 1 ? ", " : "")
+                        .append(keys[i])
+                        .append('=')
+                        .append(values[i]);
             }
         }
         return text.append('}').toString();

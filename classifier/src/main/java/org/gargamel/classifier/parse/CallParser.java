@@ -24,7 +24,9 @@ import org.gargamel.common.call.ProcedureCall;
 public final class CallParser {
     private static final DateTimeFormatter TIMESTAMP = new DateTimeFormatterBuilder()
             .appendPattern("yyyy-MM-dd[ ]['T']HH:mm[:ss]")
-            .optionalStart().appendFraction(ChronoField.NANO_OF_SECOND, 0, 6, true).optionalEnd()
+            .optionalStart()
+            .appendFraction(ChronoField.NANO_OF_SECOND, 0, 6, true)
+            .optionalEnd()
             .toFormatter();
 
     private final String text;
@@ -35,8 +37,7 @@ public final class CallParser {
     }
 
     /** A literal as written: null, a number's text, a quoted string's content, or a list for ARRAY[...]. */
-    private record Literal(Object value, boolean quoted, int position) {
-    }
+    private record Literal(Object value, boolean quoted, int position) {}
 
     public static ProcedureCall parse(String text, ClassifierRules rules) {
         return new CallParser(text).call(rules);
@@ -49,8 +50,10 @@ public final class CallParser {
             skipSpaces();
         }
         int nameStart = position;
-        while (position < text.length() && (Character.isLetterOrDigit(text.charAt(position))
-                || text.charAt(position) == '_' || text.charAt(position) == '.')) {
+        while (position < text.length()
+                && (Character.isLetterOrDigit(text.charAt(position))
+                        || text.charAt(position) == '_'
+                        || text.charAt(position) == '.')) {
             position++;
         }
         String name = text.substring(nameStart, position);
@@ -136,10 +139,13 @@ public final class CallParser {
         if (text.startsWith("::", position)) {
             // An explicit cast, as psql allows: the declared parameter type decides anyway.
             position += 2;
-            while (position < text.length() && (Character.isLetterOrDigit(text.charAt(position))
-                    || " []_".indexOf(text.charAt(position)) >= 0) && text.charAt(position) != ',') {
-                if (text.charAt(position) == ' ' && !text.startsWith("without", position + 1)
-                        && !text.startsWith("time", position + 1) && !text.startsWith("zone", position + 1)
+            while (position < text.length()
+                    && (Character.isLetterOrDigit(text.charAt(position)) || " []_".indexOf(text.charAt(position)) >= 0)
+                    && text.charAt(position) != ',') {
+                if (text.charAt(position) == ' '
+                        && !text.startsWith("without", position + 1)
+                        && !text.startsWith("time", position + 1)
+                        && !text.startsWith("zone", position + 1)
                         && !text.startsWith("varying", position + 1)) {
                     break;
                 }
@@ -264,7 +270,7 @@ public final class CallParser {
 
     private RulesException error(String message) {
         String shown = position < text.length() ? "'" + text.charAt(position) + "'" : "the end";
-        return new RulesException("cannot parse call at position " + (position + 1) + " (" + shown + "): " + message
-                + ": " + text);
+        return new RulesException(
+                "cannot parse call at position " + (position + 1) + " (" + shown + "): " + message + ": " + text);
     }
 }

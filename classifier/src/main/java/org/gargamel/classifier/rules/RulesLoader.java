@@ -50,7 +50,8 @@ public final class RulesLoader {
         try {
             root = YamlTree.read(in);
         } catch (IOException e) {
-            throw new RulesException(name + ": malformed YAML: " + e.getMessage().replace('\n', ' '), e);
+            throw new RulesException(
+                    name + ": malformed YAML: " + e.getMessage().replace('\n', ' '), e);
         }
         return new RulesLoader(name).interpret(root);
     }
@@ -62,8 +63,10 @@ public final class RulesLoader {
     private void requireKnownKeys(Map<String, YamlTree> map, Set<String> known, String where) {
         for (Map.Entry<String, YamlTree> entry : map.entrySet()) {
             if (!known.contains(entry.getKey())) {
-                throw error(entry.getValue().line(), "unknown key '" + entry.getKey() + "' in " + where
-                        + " (known: " + String.join(", ", new java.util.TreeSet<>(known)) + ")");
+                throw error(
+                        entry.getValue().line(),
+                        "unknown key '" + entry.getKey() + "' in " + where + " (known: "
+                                + String.join(", ", new java.util.TreeSet<>(known)) + ")");
             }
         }
     }
@@ -75,11 +78,13 @@ public final class RulesLoader {
             throw error(root.line(), "a rules file needs 'tables' and 'procedures'");
         }
         Map<String, TableRule> tables = new LinkedHashMap<>();
-        for (Map.Entry<String, YamlTree> entry : top.get("tables").map("tables", file).entrySet()) {
+        for (Map.Entry<String, YamlTree> entry :
+                top.get("tables").map("tables", file).entrySet()) {
             tables.put(entry.getKey(), table(entry.getKey(), entry.getValue()));
         }
         Map<String, ProcedureRule> procedures = new LinkedHashMap<>();
-        for (Map.Entry<String, YamlTree> entry : top.get("procedures").map("procedures", file).entrySet()) {
+        for (Map.Entry<String, YamlTree> entry :
+                top.get("procedures").map("procedures", file).entrySet()) {
             procedures.put(entry.getKey(), procedure(entry.getKey(), entry.getValue(), tables));
         }
         return new ClassifierRules(file, tables, procedures);
@@ -95,8 +100,9 @@ public final class RulesLoader {
         List<String> key = names(map.get("key"), "key of table " + name);
         for (String column : key) {
             if (!columns.contains(column)) {
-                throw error(map.get("key").line(), "key column '" + column + "' of table " + name
-                        + " is not among its columns");
+                throw error(
+                        map.get("key").line(),
+                        "key column '" + column + "' of table " + name + " is not among its columns");
             }
         }
         return new TableRule(name, key, columns);
@@ -137,8 +143,9 @@ public final class RulesLoader {
             try {
                 type = ParameterType.parse(parameter.get("type").text("parameter type", file));
             } catch (IllegalArgumentException e) {
-                throw error(parameter.get("type").line(), "parameter " + parameterName + " of " + name + ": "
-                        + e.getMessage());
+                throw error(
+                        parameter.get("type").line(),
+                        "parameter " + parameterName + " of " + name + ": " + e.getMessage());
             }
             boolean nullable = parameter.containsKey("nullable")
                     && bool(parameter.get("nullable"), "nullable of " + parameterName);
@@ -155,7 +162,9 @@ public final class RulesLoader {
                 writes.add(write(partial, item, tables));
             }
         } else if (!readOnly) {
-            throw error(node.line(), "procedure " + name + " declares no writes; say 'read-only: true' if it writes nothing");
+            throw error(
+                    node.line(),
+                    "procedure " + name + " declares no writes; say 'read-only: true' if it writes nothing");
         }
         return new ProcedureRule(name, parameters, readOnly, writes, node.line());
     }
@@ -186,8 +195,10 @@ public final class RulesLoader {
         String tableName = tableNode.text("table name", file);
         TableRule table = tables.get(tableName);
         if (table == null) {
-            throw error(tableNode.line(), where + ": unknown table '" + tableName + "' (declared tables: "
-                    + String.join(", ", tables.keySet()) + ")");
+            throw error(
+                    tableNode.line(),
+                    where + ": unknown table '" + tableName + "' (declared tables: "
+                            + String.join(", ", tables.keySet()) + ")");
         }
         boolean fresh = map.containsKey("fresh") && bool(map.get("fresh"), "fresh");
         if (fresh && operation != WriteRule.Operation.INSERT) {
@@ -196,14 +207,16 @@ public final class RulesLoader {
         List<String> columns = List.of();
         if (map.containsKey("columns")) {
             if (operation != WriteRule.Operation.UPDATE) {
-                throw error(map.get("columns").line(), where + ": columns belong to an update; an insert or delete "
-                        + "writes whole rows");
+                throw error(
+                        map.get("columns").line(),
+                        where + ": columns belong to an update; an insert or delete " + "writes whole rows");
             }
             columns = names(map.get("columns"), "columns of " + where);
             for (String column : columns) {
                 if (!table.columns().contains(column)) {
-                    throw error(map.get("columns").line(), where + ": table " + tableName + " has no column '"
-                            + column + "'");
+                    throw error(
+                            map.get("columns").line(),
+                            where + ": table " + tableName + " has no column '" + column + "'");
                 }
             }
         } else if (operation == WriteRule.Operation.UPDATE) {
@@ -216,8 +229,10 @@ public final class RulesLoader {
             }
         } else {
             if (!map.containsKey("key")) {
-                throw error(node.line(), where + " on " + tableName + " needs a key, one part per primary-key column "
-                        + table.key() + " (use \"*\" for a part the call cannot determine)");
+                throw error(
+                        node.line(),
+                        where + " on " + tableName + " needs a key, one part per primary-key column " + table.key()
+                                + " (use \"*\" for a part the call cannot determine)");
             }
             key = key(procedure, map.get("key"), table, where);
         }
@@ -227,12 +242,16 @@ public final class RulesLoader {
     private List<KeyPart> key(ProcedureRule procedure, YamlTree node, TableRule table, String where) {
         List<YamlTree> items = node.list("key of " + where, file);
         if (table.key().isEmpty()) {
-            throw error(node.line(), where + ": table " + table.name() + " has no primary key, so only a fresh insert "
-                    + "can write it");
+            throw error(
+                    node.line(),
+                    where + ": table " + table.name() + " has no primary key, so only a fresh insert "
+                            + "can write it");
         }
         if (items.size() != table.key().size()) {
-            throw error(node.line(), where + ": the key must cover the primary key " + table.key() + " of "
-                    + table.name() + " with " + table.key().size() + " part(s), got " + items.size());
+            throw error(
+                    node.line(),
+                    where + ": the key must cover the primary key " + table.key() + " of " + table.name() + " with "
+                            + table.key().size() + " part(s), got " + items.size());
         }
         List<KeyPart> parts = new ArrayList<>();
         for (int i = 0; i < items.size(); i++) {
@@ -260,21 +279,28 @@ public final class RulesLoader {
         }
         int index = procedure.parameterIndex(name);
         if (index < 0) {
-            throw error(node.line(), where + ": key part '" + text + "' for column " + column
-                    + " names no declared parameter of " + procedure.name());
+            throw error(
+                    node.line(),
+                    where + ": key part '" + text + "' for column " + column + " names no declared parameter of "
+                            + procedure.name());
         }
         Parameter parameter = procedure.parameters().get(index);
         if (kind == KeyPart.Kind.ELEMENT && !parameter.type().isArray()) {
-            throw error(node.line(), where + ": '" + text + "' takes elements of " + name + ", which is "
-                    + parameter.type().sqlName() + ", not an array");
+            throw error(
+                    node.line(),
+                    where + ": '" + text + "' takes elements of " + name + ", which is "
+                            + parameter.type().sqlName() + ", not an array");
         }
         if (kind != KeyPart.Kind.ELEMENT && parameter.type().isArray()) {
-            throw error(node.line(), where + ": parameter " + name + " is an array; write '" + name
-                    + "[]' to use its elements");
+            throw error(
+                    node.line(),
+                    where + ": parameter " + name + " is an array; write '" + name + "[]' to use its elements");
         }
         if (kind == KeyPart.Kind.PARAMETER && parameter.nullable()) {
-            throw error(node.line(), where + ": parameter " + name + " may be NULL; write '" + name
-                    + "?' to say that a NULL stands for any value");
+            throw error(
+                    node.line(),
+                    where + ": parameter " + name + " may be NULL; write '" + name
+                            + "?' to say that a NULL stands for any value");
         }
         return new KeyPart(kind, name, index, 0);
     }

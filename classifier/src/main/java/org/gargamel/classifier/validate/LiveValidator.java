@@ -42,8 +42,8 @@ public final class LiveValidator {
             checkProcedure(connection, procedure, problems);
         }
         if (!problems.isEmpty()) {
-            throw new RulesException("the rules in " + rules.source() + " do not match the database: "
-                    + String.join("; ", problems));
+            throw new RulesException(
+                    "the rules in " + rules.source() + " do not match the database: " + String.join("; ", problems));
         }
     }
 
@@ -94,8 +94,10 @@ public final class LiveValidator {
 
     private void checkProcedure(Connection connection, ProcedureRule procedure, List<String> problems)
             throws SQLException {
-        List<String> declared = procedure.parameters().stream().map(Parameter::type)
-                .map(type -> type.catalogName()).toList();
+        List<String> declared = procedure.parameters().stream()
+                .map(Parameter::type)
+                .map(type -> type.catalogName())
+                .toList();
         List<List<String>> found = new ArrayList<>();
         try (PreparedStatement statement = connection.prepareStatement("""
                 SELECT ARRAY(SELECT t.typname FROM unnest(p.proargtypes) WITH ORDINALITY AS a(oid, position)

@@ -1,16 +1,16 @@
 package org.gargamel.classifier.bench;
 
-import org.gargamel.tpcc.TpccRules;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.gargamel.classifier.ClassifierRules;
-import org.gargamel.common.config.Isolation;
 import org.gargamel.classifier.WriteKey;
 import org.gargamel.classifier.WriteKeyBuffer;
 import org.gargamel.classifier.index.ConflictIndex;
 import org.gargamel.common.call.ProcedureCall;
+import org.gargamel.common.config.Isolation;
+import org.gargamel.tpcc.TpccRules;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -45,7 +45,9 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
 // touched. With only -Xmx, the heap keeps growing during the short trial and first touches of new eden
 // pages (page faults) land in about 1% of the operations, i.e. the measured p99 (seen with -Xlog:gc and
 // against Epsilon GC). The operation measured is unchanged.
-@Fork(value = 1, jvmArgs = {"-Xms4g", "-Xmx4g", "-XX:+AlwaysPreTouch", "-XX:+UseParallelGC"})
+@Fork(
+        value = 1,
+        jvmArgs = {"-Xms4g", "-Xmx4g", "-XX:+AlwaysPreTouch", "-XX:+UseParallelGC"})
 public class ConflictIndexBenchmark {
     private static final int WAREHOUSES = 10;
     private static final int DISTINCT_CALLS = 1 << 16;
@@ -61,6 +63,7 @@ public class ConflictIndexBenchmark {
         ConflictIndex index;
         /** The next call's keys, resolved into a reused buffer as the scheduler resolves them. */
         final WriteKeyBuffer nextKeys = new WriteKeyBuffer();
+
         long next;
         long oldest;
 
@@ -138,9 +141,16 @@ public class ConflictIndexBenchmark {
             } else if (kind < 88) {
                 int cw = random.nextInt(100) < 15 ? random.nextInt(1, WAREHOUSES + 1) : w;
                 boolean byName = random.nextInt(100) < 60;
-                call = ProcedureCall.of("payment", w, d, cw, random.nextInt(1, 11),
-                        byName ? null : random.nextInt(1, 3001), byName ? "BARBARABLE" : null,
-                        new java.math.BigDecimal("10.00"), now);
+                call = ProcedureCall.of(
+                        "payment",
+                        w,
+                        d,
+                        cw,
+                        random.nextInt(1, 11),
+                        byName ? null : random.nextInt(1, 3001),
+                        byName ? "BARBARABLE" : null,
+                        new java.math.BigDecimal("10.00"),
+                        now);
             } else if (kind < 92) {
                 call = ProcedureCall.of("delivery", w, 1, now);
             } else if (kind < 96) {
@@ -191,6 +201,9 @@ public class ConflictIndexBenchmark {
         for (int inflight : new int[] {1_000, 10_000, 100_000}) {
             System.out.printf("inflight=%d bytes_per_txn=%d%n", inflight, bytesPerTransaction(inflight));
         }
-        new Runner(new OptionsBuilder().include(ConflictIndexBenchmark.class.getSimpleName()).build()).run();
+        new Runner(new OptionsBuilder()
+                        .include(ConflictIndexBenchmark.class.getSimpleName())
+                        .build())
+                .run();
     }
 }

@@ -31,7 +31,8 @@ class ConflictIndexDifferentialTest {
             int inflight = 1 + random.nextInt(200);
             for (long t = 0; t < 3_000; t++) {
                 List<WriteKey> keys = randomKeys(random);
-                assertArrayEquals(sorted(reference.add(t, keys)), sorted(index.add(t, keys)), "seed " + seed + " txn " + t);
+                assertArrayEquals(
+                        sorted(reference.add(t, keys)), sorted(index.add(t, keys)), "seed " + seed + " txn " + t);
                 if (t >= inflight) {
                     index.remove(t - inflight);
                     reference.remove(t - inflight);
@@ -43,7 +44,8 @@ class ConflictIndexDifferentialTest {
                 index.remove(t);
             }
             assertEquals(0, index.size());
-            org.junit.jupiter.api.Assertions.assertTrue(index.nodeCount() <= 4, "only roots left: " + index.nodeCount());
+            org.junit.jupiter.api.Assertions.assertTrue(
+                    index.nodeCount() <= 4, "only roots left: " + index.nodeCount());
         }
     }
 
@@ -76,7 +78,7 @@ class ConflictIndexDifferentialTest {
                             reference.remove(old);
                         }
                     }
-                    index.remove(victim);  // a repeated report is harmless
+                    index.remove(victim); // a repeated report is harmless
                 }
                 assertEquals(reference.size(), index.size());
                 assertEquals(reference.nodeCount(), index.nodeCount(), "seed " + seed + " txn " + t);
@@ -90,7 +92,7 @@ class ConflictIndexDifferentialTest {
         ReferenceConflictIndex reference = new ReferenceConflictIndex();
         SplittableRandom random = new SplittableRandom(9);
         for (int round = 0; round < 2_000; round++) {
-            long t = round % 7;  // ids reused as soon as they leave
+            long t = round % 7; // ids reused as soon as they leave
             index.remove(t);
             reference.remove(t);
             List<WriteKey> keys = randomKeys(random);
@@ -103,16 +105,21 @@ class ConflictIndexDifferentialTest {
         // More writers than the linear deduplication handles, each reached twice (two keys below).
         ConflictIndex index = new ConflictIndex();
         for (long t = 0; t < 300; t++) {
-            index.add(t, List.of(new WriteKey(2, new long[] {1, t}, 2, null, null),
-                    new WriteKey(2, new long[] {1, t + 1_000}, 2, null, null)));
+            index.add(
+                    t,
+                    List.of(
+                            new WriteKey(2, new long[] {1, t}, 2, null, null),
+                            new WriteKey(2, new long[] {1, t + 1_000}, 2, null, null)));
         }
         long[] dependencies = sorted(index.add(300, List.of(new WriteKey(2, new long[] {1, 0}, 1, null, null))));
         assertEquals(300, dependencies.length);
         for (int t = 0; t < 300; t++) {
             assertEquals(t, dependencies[t]);
         }
-        assertArrayEquals(new long[] {5, 300}, sorted(
-                index.add(301, List.of(new WriteKey(2, new long[] {1, 5}, 2, null, null)))), "its key's writer and the wildcard");
+        assertArrayEquals(
+                new long[] {5, 300},
+                sorted(index.add(301, List.of(new WriteKey(2, new long[] {1, 5}, 2, null, null)))),
+                "its key's writer and the wildcard");
     }
 
     @Test
@@ -141,10 +148,10 @@ class ConflictIndexDifferentialTest {
         List<WriteKey> keys = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
             int slot = random.nextInt(4);
-            int length = slot;  // a slot's keys have one length: 0..3 parts
+            int length = slot; // a slot's keys have one length: 0..3 parts
             long[] parts = new long[length];
             for (int p = 0; p < length; p++) {
-                parts[p] = random.nextInt(3) - 1L;  // -1, 0, 1: includes 0 and a negative part
+                parts[p] = random.nextInt(3) - 1L; // -1, 0, 1: includes 0 and a negative part
             }
             int known = random.nextInt(4) == 0 ? random.nextInt(length + 1) : length;
             keys.add(new WriteKey(slot, parts, known, null, null));

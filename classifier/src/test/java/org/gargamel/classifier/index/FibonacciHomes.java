@@ -5,8 +5,7 @@ import java.util.List;
 
 /** Keys that collide in the index's open-addressing tables, which place key k at the top bits of k * C. */
 final class FibonacciHomes {
-    private FibonacciHomes() {
-    }
+    private FibonacciHomes() {}
 
     /** The first {@code count} non-negative keys whose home in a table of 2^{@code log2Capacity} slots is {@code slot}. */
     static List<Long> keysHomedAt(int slot, int log2Capacity, int count) {

@@ -32,7 +32,9 @@ final class ReferenceConflictIndex {
         }
 
         boolean isEmpty() {
-            return (children == null || children.isEmpty()) && lastExact == NONE && lastWildcard == NONE
+            return (children == null || children.isEmpty())
+                    && lastExact == NONE
+                    && lastWildcard == NONE
                     && (writersBelow == null || writersBelow.isEmpty());
         }
     }
@@ -47,7 +49,6 @@ final class ReferenceConflictIndex {
     private final Map<Integer, Node> roots = new HashMap<>();
     private final Map<Long, Entry> entries = new HashMap<>();
     private final ConflictIndex.WildcardDepths wildcardDepths;
-
 
     /** An index that assumes a wildcard writer may come at any prefix (for tests and generic use). */
     ReferenceConflictIndex() {
@@ -177,7 +178,7 @@ final class ReferenceConflictIndex {
         while (node != null && node.isEmpty()) {
             Node parent = node.parent;
             if (parent == null) {
-                return;  // roots stay: one per slot
+                return; // roots stay: one per slot
             }
             if (parent.children != null && parent.children.get(node.part) == node) {
                 parent.children.remove(node.part);

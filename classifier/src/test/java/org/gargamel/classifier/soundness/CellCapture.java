@@ -22,7 +22,8 @@ final class CellCapture implements AutoCloseable {
     /** One changed cell; {@code column} is {@code *} for a whole inserted or deleted row. */
     record Cell(String table, String key, String column) {
         boolean overlaps(Cell other) {
-            return table.equals(other.table) && key.equals(other.key)
+            return table.equals(other.table)
+                    && key.equals(other.key)
                     && (column.equals("*") || other.column.equals("*") || column.equals(other.column));
         }
     }
@@ -64,11 +65,14 @@ final class CellCapture implements AutoCloseable {
         try (Statement statement = connection.createStatement()) {
             statement.execute(CAPTURE_FUNCTION);
             for (TpccTable table : TpccSchema.TABLES) {
-                String arguments = String.join(", ", table.primaryKey().stream().map(c -> "'" + c + "'").toList());
+                String arguments = String.join(
+                        ", ",
+                        table.primaryKey().stream().map(c -> "'" + c + "'").toList());
                 statement.execute("CREATE TRIGGER soundness_capture AFTER INSERT OR UPDATE OR DELETE ON " + table.name()
                         + " FOR EACH ROW EXECUTE FUNCTION soundness_capture(" + arguments + ")");
             }
-            statement.execute("CREATE TEMPORARY TABLE captured_cells (table_name text, row_key text, column_name text)");
+            statement.execute(
+                    "CREATE TEMPORARY TABLE captured_cells (table_name text, row_key text, column_name text)");
         }
         connection.setAutoCommit(false);
     }
@@ -78,13 +82,14 @@ final class CellCapture implements AutoCloseable {
         Set<Cell> cells = new HashSet<>();
         try {
             try (PreparedStatement statement = ProcedureCallBinder.prepare(connection, call)) {
-                statement.execute();  // the result is not needed, only the writes
+                statement.execute(); // the result is not needed, only the writes
             } catch (SQLException e) {
                 connection.rollback();
                 return cells;
             }
             try (Statement statement = connection.createStatement();
-                    ResultSet rows = statement.executeQuery("SELECT table_name, row_key, column_name FROM captured_cells")) {
+                    ResultSet rows =
+                            statement.executeQuery("SELECT table_name, row_key, column_name FROM captured_cells")) {
                 while (rows.next()) {
                     cells.add(new Cell(rows.getString(1), rows.getString(2), rows.getString(3)));
                 }

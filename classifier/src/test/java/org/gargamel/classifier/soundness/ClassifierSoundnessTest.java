@@ -1,6 +1,5 @@
 package org.gargamel.classifier.soundness;
 
-import org.gargamel.tpcc.TpccRules;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -15,9 +14,10 @@ import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import org.gargamel.classifier.ClassifierRules;
-import org.gargamel.common.config.Isolation;
 import org.gargamel.common.call.ProcedureCall;
+import org.gargamel.common.config.Isolation;
 import org.gargamel.provisioning.PostgresCluster;
+import org.gargamel.tpcc.TpccRules;
 import org.gargamel.tpcc.loader.LoadOptions;
 import org.gargamel.tpcc.loader.LoadProgress;
 import org.gargamel.tpcc.loader.TpccLoader;
@@ -45,8 +45,8 @@ class ClassifierSoundnessTest {
     void classifierNeverMissesAConflictThatTheDatabaseShows() throws Exception {
         ClassifierRules rules = ClassifierRules.loadResource(TpccRules.class, TpccRules.RESOURCE);
         try (PostgresCluster cluster = PostgresCluster.embedded(1)) {
-            LoadInfo load = new TpccLoader(new LoadOptions(WAREHOUSES, 5, 2), LoadProgress.silent())
-                    .load(cluster.jdbcUrl(0));
+            LoadInfo load =
+                    new TpccLoader(new LoadOptions(WAREHOUSES, 5, 2), LoadProgress.silent()).load(cluster.jdbcUrl(0));
             NURandConstants run = NURandConstants.forRun(load.loadConstants(), new SplittableRandom(9));
             Clock clock = Clock.fixed(Instant.parse("2026-01-01T10:00:00Z"), ZoneOffset.UTC);
             try (Connection connection = cluster.connect(0)) {
@@ -56,10 +56,15 @@ class ClassifierSoundnessTest {
             List<ProcedureCall> calls = new ArrayList<>();
             List<TransactionType> types = new ArrayList<>();
             List<Set<CellCapture.Cell>> cells = new ArrayList<>();
-            try (Connection connection = cluster.connect(0); CellCapture capture = new CellCapture(connection)) {
+            try (Connection connection = cluster.connect(0);
+                    CellCapture capture = new CellCapture(connection)) {
                 for (int terminal = 0; terminal < 10; terminal++) {
-                    TerminalContext context = new TerminalContext(new TpccRandom(100 + terminal, run),
-                            terminal % WAREHOUSES + 1, terminal / WAREHOUSES + 1, WAREHOUSES, clock);
+                    TerminalContext context = new TerminalContext(
+                            new TpccRandom(100 + terminal, run),
+                            terminal % WAREHOUSES + 1,
+                            terminal / WAREHOUSES + 1,
+                            WAREHOUSES,
+                            clock);
                     TransactionMix mix = new TransactionMix(context.random());
                     for (int i = 0; i < CALLS / 10; i++) {
                         TransactionType type = mix.next();
@@ -71,12 +76,14 @@ class ClassifierSoundnessTest {
                 }
             }
 
-            Map<String, long[]> byPair = new TreeMap<>();  // {pairs, intersecting, classifier conflicts, false positives}
+            Map<String, long[]> byPair =
+                    new TreeMap<>(); // {pairs, intersecting, classifier conflicts, false positives}
             long intersecting = 0;
             for (int a = 0; a < calls.size(); a++) {
                 for (int b = a + 1; b < calls.size(); b++) {
                     boolean shared = CellCapture.intersect(cells.get(a), cells.get(b));
-                    boolean predicted = rules.conflict(calls.get(a), calls.get(b), Isolation.PSI).isPresent();
+                    boolean predicted = rules.conflict(calls.get(a), calls.get(b), Isolation.PSI)
+                            .isPresent();
                     if (shared && !predicted) {
                         throw new AssertionError("the classifier missed a conflict: " + calls.get(a) + " and "
                                 + calls.get(b) + " both change " + sharedCells(cells.get(a), cells.get(b)));
@@ -90,10 +97,14 @@ class ClassifierSoundnessTest {
                     intersecting += shared ? 1 : 0;
                 }
             }
-            System.out.println("pair type                      pairs  sharing a cell  classifier CONFLICT  false positives");
-            byPair.forEach((pair, counts) -> System.out.printf("%-28s %7d %15d %20d %16d (%.1f%% of pairs)%n",
+            System.out.println(
+                    "pair type                      pairs  sharing a cell  classifier CONFLICT  false positives");
+            byPair.forEach((pair, counts) -> System.out.printf(
+                    "%-28s %7d %15d %20d %16d (%.1f%% of pairs)%n",
                     pair, counts[0], counts[1], counts[2], counts[3], 100.0 * counts[3] / counts[0]));
-            assertTrue(intersecting > 100, "the workload must produce real conflicts to test against, got " + intersecting);
+            assertTrue(
+                    intersecting > 100,
+                    "the workload must produce real conflicts to test against, got " + intersecting);
             assertTrue(byPair.get("NEW_ORDER x NEW_ORDER")[1] > 0, "no New-Order pair shared a cell");
             assertTrue(byPair.get("PAYMENT x PAYMENT")[1] > 0, "no Payment pair shared a cell");
             assertTrue(byPair.get("DELIVERY x DELIVERY")[1] > 0, "no Delivery pair shared a cell");

@@ -35,7 +35,8 @@ class LiveValidatorTest {
 
     @Test
     void matchingRulesPassAndMismatchesAreNamed() throws Exception {
-        try (PostgresCluster cluster = PostgresCluster.embedded(1); Connection connection = cluster.connect(0)) {
+        try (PostgresCluster cluster = PostgresCluster.embedded(1);
+                Connection connection = cluster.connect(0)) {
             try (Statement statement = connection.createStatement()) {
                 statement.execute("CREATE TABLE account (id int PRIMARY KEY, owner text, balance numeric)");
                 statement.execute("""
@@ -44,19 +45,33 @@ class LiveValidatorTest {
             }
             new LiveValidator().validate(rules(RULES), connection);
 
-            RulesException signature = assertThrows(RulesException.class, () -> new LiveValidator().validate(
-                    rules(RULES.replace("type: numeric", "type: integer")), connection));
-            assertTrue(signature.getMessage().contains("procedure deposit has signature(s) [[int4, numeric]]"),
+            RulesException signature = assertThrows(
+                    RulesException.class,
+                    () -> new LiveValidator()
+                            .validate(rules(RULES.replace("type: numeric", "type: integer")), connection));
+            assertTrue(
+                    signature.getMessage().contains("procedure deposit has signature(s) [[int4, numeric]]"),
                     signature.getMessage());
-            RulesException missing = assertThrows(RulesException.class, () -> new LiveValidator().validate(
-                    rules(RULES.replace("owner, balance", "owner, balance, opened")
-                            .replace("deposit:", "withdraw:")), connection));
-            assertTrue(missing.getMessage().contains("table account has no column opened")
-                    && missing.getMessage().contains("procedure withdraw does not exist"), missing.getMessage());
-            RulesException key = assertThrows(RulesException.class, () -> new LiveValidator().validate(
-                    rules(RULES.replace("key: [id]", "key: [owner]").replace("key: [account_id]", "key: [account_id]")),
-                    connection));
-            assertTrue(key.getMessage().contains("has primary key [id] but the rules declare [owner]"), key.getMessage());
+            RulesException missing = assertThrows(
+                    RulesException.class,
+                    () -> new LiveValidator()
+                            .validate(
+                                    rules(RULES.replace("owner, balance", "owner, balance, opened")
+                                            .replace("deposit:", "withdraw:")),
+                                    connection));
+            assertTrue(
+                    missing.getMessage().contains("table account has no column opened")
+                            && missing.getMessage().contains("procedure withdraw does not exist"),
+                    missing.getMessage());
+            RulesException key = assertThrows(
+                    RulesException.class,
+                    () -> new LiveValidator()
+                            .validate(
+                                    rules(RULES.replace("key: [id]", "key: [owner]")
+                                            .replace("key: [account_id]", "key: [account_id]")),
+                                    connection));
+            assertTrue(
+                    key.getMessage().contains("has primary key [id] but the rules declare [owner]"), key.getMessage());
         }
     }
 }

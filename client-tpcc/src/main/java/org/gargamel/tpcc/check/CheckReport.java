@@ -25,8 +25,10 @@ public record CheckReport(boolean passed, List<ConsistencyReport> consistency, C
     }
 
     public static CheckReport of(List<ConsistencyReport> consistency, ConvergenceReport convergence) {
-        return new CheckReport(consistency.stream().allMatch(ConsistencyReport::passed) && convergence.identical(),
-                consistency, convergence);
+        return new CheckReport(
+                consistency.stream().allMatch(ConsistencyReport::passed) && convergence.identical(),
+                consistency,
+                convergence);
     }
 
     public boolean consistencyPassed() {
@@ -100,21 +102,33 @@ public record CheckReport(boolean passed, List<ConsistencyReport> consistency, C
      */
     public String render() {
         StringBuilder out = new StringBuilder();
-        out.append("TPC-C check of ").append(consistency.size()).append(consistency.size() == 1 ? " database: " : " databases: ")
-                .append(passed ? "PASSED" : "FAILED").append('\n');
+        out.append("TPC-C check of ")
+                .append(consistency.size())
+                .append(consistency.size() == 1 ? " database: " : " databases: ")
+                .append(passed ? "PASSED" : "FAILED")
+                .append('\n');
         for (ConsistencyReport report : consistency) {
-            out.append("consistency (clause 3.3.2) of ").append(report.database()).append(": ")
-                    .append(report.passed() ? "ok" : "FAILED conditions " + report.failedConditions()).append('\n');
+            out.append("consistency (clause 3.3.2) of ")
+                    .append(report.database())
+                    .append(": ")
+                    .append(report.passed() ? "ok" : "FAILED conditions " + report.failedConditions())
+                    .append('\n');
             String prefix = shortName(report.database());
             for (ConditionResult condition : report.conditions()) {
-                out.append(String.format("  %s %2d  %s: %s%n", prefix, condition.number(), condition.name(),
-                        describe(condition)));
+                out.append(String.format(
+                        "  %s %2d  %s: %s%n", prefix, condition.number(), condition.name(), describe(condition)));
             }
         }
         List<String> databases = convergence.databases();
-        out.append("convergence of ").append(databases.size()).append(databases.size() == 1 ? " database: " : " databases: ")
-                .append(databases.size() == 1 ? "nothing to compare"
-                        : convergence.identical() ? "identical" : "DIFFERENT in " + convergence.differingTables())
+        out.append("convergence of ")
+                .append(databases.size())
+                .append(databases.size() == 1 ? " database: " : " databases: ")
+                .append(
+                        databases.size() == 1
+                                ? "nothing to compare"
+                                : convergence.identical()
+                                        ? "identical"
+                                        : "DIFFERENT in " + convergence.differingTables())
                 .append('\n');
         for (TableConvergence table : convergence.tables()) {
             out.append(String.format("  %-10s %s%n", table.table(), describe(table)));
@@ -130,7 +144,8 @@ public record CheckReport(boolean passed, List<ConsistencyReport> consistency, C
         if (condition.passed()) {
             return "ok (" + (condition.note().isEmpty() ? checked : condition.note()) + ")";
         }
-        return "VIOLATED in " + condition.violations() + " of " + checked + ", e.g. " + condition.examples().get(0);
+        return "VIOLATED in " + condition.violations() + " of " + checked + ", e.g. "
+                + condition.examples().get(0);
     }
 
     private static String describe(TableConvergence table) {
@@ -140,11 +155,19 @@ public record CheckReport(boolean passed, List<ConsistencyReport> consistency, C
             return "identical  " + first.rows() + " rows  " + first.checksum();
         }
         StringBuilder out = new StringBuilder("DIFFERENT in ");
-        out.append(String.join(", ", table.differing().stream().map(CheckReport::shortName).toList()));
+        out.append(String.join(
+                ", ", table.differing().stream().map(CheckReport::shortName).toList()));
         out.append(":");
         for (TableConvergence.DatabaseChecksum checksum : checksums) {
-            out.append("  ").append(shortName(checksum.database())).append(' ').append(checksum.rows())
-                    .append(" rows ").append(checksum.checksum(), 0, Math.min(8, checksum.checksum().length()));
+            out.append("  ")
+                    .append(shortName(checksum.database()))
+                    .append(' ')
+                    .append(checksum.rows())
+                    .append(" rows ")
+                    .append(
+                            checksum.checksum(),
+                            0,
+                            Math.min(8, checksum.checksum().length()));
         }
         return out.toString();
     }

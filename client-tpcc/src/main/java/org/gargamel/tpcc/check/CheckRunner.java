@@ -26,15 +26,16 @@ public final class CheckRunner {
         }
         List<String> names = DatabaseNames.of(jdbcUrls);
         AtomicInteger threads = new AtomicInteger();
-        ExecutorService executor = Executors.newFixedThreadPool(Math.min(jdbcUrls.size(), MAX_PARALLEL_DATABASES),
+        ExecutorService executor = Executors.newFixedThreadPool(
+                Math.min(jdbcUrls.size(), MAX_PARALLEL_DATABASES),
                 task -> new Thread(task, "tpcc-check-" + threads.getAndIncrement()));
         try {
             List<Future<DatabaseCheck>> futures = new ArrayList<>();
             for (int i = 0; i < jdbcUrls.size(); i++) {
                 String url = jdbcUrls.get(i);
                 String name = names.get(i);
-                futures.add(executor.submit(() -> new DatabaseCheck(consistencyChecker.check(url, name),
-                        tableChecksums.compute(url, name))));
+                futures.add(executor.submit(() ->
+                        new DatabaseCheck(consistencyChecker.check(url, name), tableChecksums.compute(url, name))));
             }
             List<ConsistencyReport> consistency = new ArrayList<>();
             List<DatabaseChecksums> checksums = new ArrayList<>();
@@ -64,6 +65,5 @@ public final class CheckRunner {
         }
     }
 
-    private record DatabaseCheck(ConsistencyReport consistency, DatabaseChecksums checksums) {
-    }
+    private record DatabaseCheck(ConsistencyReport consistency, DatabaseChecksums checksums) {}
 }

@@ -16,8 +16,16 @@ import java.util.Objects;
  * @param examples   up to {@link #MAX_EXAMPLES} violations, each naming its key and the values compared
  * @param note       what the condition applied to, when that needs saying; empty otherwise
  */
-public record ConditionResult(int number, String name, boolean passed, boolean applicable, long checked,
-        String unit, long violations, List<String> examples, String note) {
+public record ConditionResult(
+        int number,
+        String name,
+        boolean passed,
+        boolean applicable,
+        long checked,
+        String unit,
+        long violations,
+        List<String> examples,
+        String note) {
 
     /** Examples kept per condition: enough to find the fault, few enough to print. */
     public static final int MAX_EXAMPLES = 5;
@@ -28,12 +36,12 @@ public record ConditionResult(int number, String name, boolean passed, boolean a
         examples = List.copyOf(examples);
         note = note == null ? "" : note;
         if (examples.size() > MAX_EXAMPLES) {
-            throw new IllegalArgumentException("condition " + number + ": at most " + MAX_EXAMPLES
-                    + " examples, got " + examples.size());
+            throw new IllegalArgumentException(
+                    "condition " + number + ": at most " + MAX_EXAMPLES + " examples, got " + examples.size());
         }
         if (passed != (violations == 0)) {
-            throw new IllegalArgumentException("condition " + number + ": passed=" + passed + " contradicts "
-                    + violations + " violations");
+            throw new IllegalArgumentException(
+                    "condition " + number + ": passed=" + passed + " contradicts " + violations + " violations");
         }
     }
 

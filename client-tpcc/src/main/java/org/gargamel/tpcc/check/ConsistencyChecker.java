@@ -27,8 +27,10 @@ public final class ConsistencyChecker {
         try (Connection connection = JdbcConnections.connect(jdbcUrl)) {
             return check(connection, database);
         } catch (SQLException e) {
-            throw new CheckException("cannot connect to " + database + " to check consistency: " + e.getMessage()
-                    + SqlStates.describe(e), e);
+            throw new CheckException(
+                    "cannot connect to " + database + " to check consistency: " + e.getMessage()
+                            + SqlStates.describe(e),
+                    e);
         }
     }
 
@@ -62,15 +64,17 @@ public final class ConsistencyChecker {
                 rows.next();
                 counts.put(unit, rows.getLong(1));
             } catch (SQLException e) {
-                throw new CheckException("cannot count the " + unit.label() + " of " + database + ": "
-                        + e.getMessage() + SqlStates.describe(e), e);
+                throw new CheckException(
+                        "cannot count the " + unit.label() + " of " + database + ": " + e.getMessage()
+                                + SqlStates.describe(e),
+                        e);
             }
         }
         return counts;
     }
 
-    private static ConditionResult check(Connection connection, String database, ConsistencyCondition condition,
-            long checked, long districts) {
+    private static ConditionResult check(
+            Connection connection, String database, ConsistencyCondition condition, long checked, long districts) {
         long violations = 0;
         List<String> examples = new ArrayList<>();
         try (Statement statement = connection.createStatement();
@@ -80,12 +84,22 @@ public final class ConsistencyChecker {
                 examples.add(rows.getString("example"));
             }
         } catch (SQLException e) {
-            throw new CheckException("cannot check consistency condition " + condition.number() + " ("
-                    + condition.description() + ") on " + database + ": " + e.getMessage() + SqlStates.describe(e), e);
+            throw new CheckException(
+                    "cannot check consistency condition " + condition.number() + " (" + condition.description()
+                            + ") on " + database + ": " + e.getMessage() + SqlStates.describe(e),
+                    e);
         }
         boolean applicable = checked > 0;
-        return new ConditionResult(condition.number(), condition.description(), violations == 0, applicable,
-                checked, condition.unit().label(), violations, examples, note(condition, checked, districts));
+        return new ConditionResult(
+                condition.number(),
+                condition.description(),
+                violations == 0,
+                applicable,
+                checked,
+                condition.unit().label(),
+                violations,
+                examples,
+                note(condition, checked, districts));
     }
 
     private static String note(ConsistencyCondition condition, long checked, long districts) {

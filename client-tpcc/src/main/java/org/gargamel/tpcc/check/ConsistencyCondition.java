@@ -9,7 +9,6 @@ package org.gargamel.tpcc.check;
  * new_order row without its order, an order line without its order) is reported as a violation too.
  */
 enum ConsistencyCondition {
-
     W_YTD_IS_SUM_OF_D_YTD(1, "W_YTD = sum(D_YTD) per warehouse", Unit.WAREHOUSES, """
             SELECT ARRAY[w.w_id] AS sort_key,
                    format('w_id=%s: w_ytd %s, sum(d_ytd) %s', w.w_id, w.w_ytd, coalesce(d.total, 0)) AS example
@@ -33,8 +32,8 @@ enum ConsistencyCondition {
                OR (n.max_id IS NOT NULL AND n.max_id <> d.d_next_o_id - 1)
             """),
 
-    NEW_ORDERS_ARE_CONTIGUOUS(3, "max(NO_O_ID) - min(NO_O_ID) + 1 = rows in NEW-ORDER per district",
-            Unit.DISTRICTS_WITH_NEW_ORDERS, """
+    NEW_ORDERS_ARE_CONTIGUOUS(
+            3, "max(NO_O_ID) - min(NO_O_ID) + 1 = rows in NEW-ORDER per district", Unit.DISTRICTS_WITH_NEW_ORDERS, """
             SELECT ARRAY[no_w_id, no_d_id] AS sort_key,
                    format('no_w_id=%s, no_d_id=%s: max(no_o_id) - min(no_o_id) + 1 = %s, new_order rows %s',
                           no_w_id, no_d_id, max(no_o_id) - min(no_o_id) + 1, count(*)) AS example
@@ -82,8 +81,8 @@ enum ConsistencyCondition {
             WHERE o.o_ol_cnt <> coalesce(l.lines, 0)
             """),
 
-    DELIVERY_DATE_NULL_IFF_CARRIER_NULL(7, "OL_DELIVERY_D is null iff the order's O_CARRIER_ID is null, per order line",
-            Unit.ORDER_LINES, """
+    DELIVERY_DATE_NULL_IFF_CARRIER_NULL(
+            7, "OL_DELIVERY_D is null iff the order's O_CARRIER_ID is null, per order line", Unit.ORDER_LINES, """
             SELECT ARRAY[l.ol_w_id, l.ol_d_id, l.ol_o_id, l.ol_number] AS sort_key,
                    format('ol_w_id=%s, ol_d_id=%s, ol_o_id=%s, ol_number=%s: ol_delivery_d %s, %s',
                           l.ol_w_id, l.ol_d_id, l.ol_o_id, l.ol_number, coalesce(l.ol_delivery_d::text, 'null'),
@@ -112,8 +111,8 @@ enum ConsistencyCondition {
             WHERE d.d_ytd <> coalesce(h.total, 0)
             """),
 
-    BALANCE_IS_DELIVERED_MINUS_PAID(10,
-            "C_BALANCE = sum(OL_AMOUNT of delivered lines) - sum(H_AMOUNT) per customer", Unit.CUSTOMERS, """
+    BALANCE_IS_DELIVERED_MINUS_PAID(
+            10, "C_BALANCE = sum(OL_AMOUNT of delivered lines) - sum(H_AMOUNT) per customer", Unit.CUSTOMERS, """
             WITH delivered AS (
                 SELECT o.o_w_id AS w_id, o.o_d_id AS d_id, o.o_c_id AS c_id, sum(l.ol_amount) AS total
                 FROM orders o
@@ -134,9 +133,11 @@ enum ConsistencyCondition {
             WHERE c.c_balance <> coalesce(dl.total, 0) - coalesce(p.total, 0)
             """),
 
-    UNDELIVERED_ORDERS_BEFORE_FIRST_DELIVERY(11,
+    UNDELIVERED_ORDERS_BEFORE_FIRST_DELIVERY(
+            11,
             "count(ORDER) - count(NEW-ORDER) = 2100 per district, before its first Delivery",
-            Unit.DISTRICTS_BEFORE_FIRST_DELIVERY, """
+            Unit.DISTRICTS_BEFORE_FIRST_DELIVERY,
+            """
             SELECT ARRAY[d.d_w_id, d.d_id] AS sort_key,
                    format('d_w_id=%s, d_id=%s: count(orders) %s - count(new_order) %s = %s',
                           d.d_w_id, d.d_id, coalesce(o.orders, 0), coalesce(n.new_orders, 0),
@@ -150,8 +151,8 @@ enum ConsistencyCondition {
             WHERE coalesce(o.orders, 0) - coalesce(n.new_orders, 0) <> 2100
             """),
 
-    BALANCE_PLUS_PAYMENTS_IS_DELIVERED(12,
-            "C_BALANCE + C_YTD_PAYMENT = sum(OL_AMOUNT of delivered lines) per customer", Unit.CUSTOMERS, """
+    BALANCE_PLUS_PAYMENTS_IS_DELIVERED(
+            12, "C_BALANCE + C_YTD_PAYMENT = sum(OL_AMOUNT of delivered lines) per customer", Unit.CUSTOMERS, """
             WITH delivered AS (
                 SELECT o.o_w_id AS w_id, o.o_d_id AS d_id, o.o_c_id AS c_id, sum(l.ol_amount) AS total
                 FROM orders o
@@ -183,12 +184,14 @@ enum ConsistencyCondition {
     enum Unit {
         WAREHOUSES("warehouses", "SELECT count(*) FROM warehouse"),
         DISTRICTS("districts", "SELECT count(*) FROM district"),
-        DISTRICTS_WITH_NEW_ORDERS("districts with new orders",
+        DISTRICTS_WITH_NEW_ORDERS(
+                "districts with new orders",
                 "SELECT count(*) FROM (SELECT DISTINCT no_w_id, no_d_id FROM new_order) g"),
         ORDERS("orders", "SELECT count(*) FROM orders"),
         ORDER_LINES("order lines", "SELECT count(*) FROM order_line"),
         CUSTOMERS("customers", "SELECT count(*) FROM customer"),
-        DISTRICTS_BEFORE_FIRST_DELIVERY("districts before their first Delivery",
+        DISTRICTS_BEFORE_FIRST_DELIVERY(
+                "districts before their first Delivery",
                 "SELECT count(*) FROM district d " + BEFORE_FIRST_DELIVERY_JOIN);
 
         private final String label;

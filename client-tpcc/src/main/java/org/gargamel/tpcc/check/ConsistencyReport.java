@@ -17,8 +17,8 @@ public record ConsistencyReport(String database, boolean passed, List<ConditionR
         conditions = List.copyOf(conditions);
         boolean allPassed = conditions.stream().allMatch(ConditionResult::passed);
         if (passed != allPassed) {
-            throw new IllegalArgumentException(database + ": passed=" + passed + " but the conditions say "
-                    + allPassed);
+            throw new IllegalArgumentException(
+                    database + ": passed=" + passed + " but the conditions say " + allPassed);
         }
     }
 
@@ -31,12 +31,16 @@ public record ConsistencyReport(String database, boolean passed, List<ConditionR
         return conditions.stream()
                 .filter(c -> c.number() == number)
                 .findFirst()
-                .orElseThrow(() -> new IllegalArgumentException("no consistency condition " + number + " in the report of "
-                        + database + "; it has " + conditions.stream().map(ConditionResult::number).toList()));
+                .orElseThrow(() -> new IllegalArgumentException("no consistency condition " + number
+                        + " in the report of " + database + "; it has "
+                        + conditions.stream().map(ConditionResult::number).toList()));
     }
 
     /** The numbers of the conditions that failed, in clause order. */
     public List<Integer> failedConditions() {
-        return conditions.stream().filter(c -> !c.passed()).map(ConditionResult::number).toList();
+        return conditions.stream()
+                .filter(c -> !c.passed())
+                .map(ConditionResult::number)
+                .toList();
     }
 }

@@ -47,7 +47,10 @@ public record ConvergenceReport(boolean identical, List<String> databases, List<
 
     /** The names of the tables that differ somewhere, in table order. */
     public List<String> differingTables() {
-        return tables.stream().filter(t -> !t.identical()).map(TableConvergence::table).toList();
+        return tables.stream()
+                .filter(t -> !t.identical())
+                .map(TableConvergence::table)
+                .toList();
     }
 
     private static TableConvergence compareTable(String table, List<DatabaseChecksums> databases) {
@@ -56,8 +59,8 @@ public record ConvergenceReport(boolean identical, List<String> databases, List<
         Map<List<Object>, List<String>> groups = new LinkedHashMap<>();
         for (DatabaseChecksums database : databases) {
             TableChecksum checksum = database.table(table);
-            checksums.add(new TableConvergence.DatabaseChecksum(database.database(), checksum.rows(),
-                    checksum.checksum()));
+            checksums.add(
+                    new TableConvergence.DatabaseChecksum(database.database(), checksum.rows(), checksum.checksum()));
             groups.computeIfAbsent(List.of(checksum.rows(), checksum.checksum()), k -> new ArrayList<>())
                     .add(database.database());
         }

@@ -6,8 +6,7 @@ import org.gargamel.common.config.Secrets;
 
 /** How reports name a database: its position in the command line and its URL without the password. */
 final class DatabaseNames {
-    private DatabaseNames() {
-    }
+    private DatabaseNames() {}
 
     static String of(int index, String jdbcUrl) {
         return "db" + index + " " + withoutPassword(jdbcUrl);

@@ -39,8 +39,9 @@ final class Snapshot implements AutoCloseable {
             }
             return snapshot;
         } catch (SQLException e) {
-            throw new CheckException("cannot open a read-only snapshot of " + database + ": " + e.getMessage()
-                    + SqlStates.describe(e), e);
+            throw new CheckException(
+                    "cannot open a read-only snapshot of " + database + ": " + e.getMessage() + SqlStates.describe(e),
+                    e);
         }
     }
 
@@ -49,8 +50,9 @@ final class Snapshot implements AutoCloseable {
             connection.commit();
             finished = true;
         } catch (SQLException e) {
-            throw new CheckException("cannot end the read-only snapshot of " + database + ": " + e.getMessage()
-                    + SqlStates.describe(e), e);
+            throw new CheckException(
+                    "cannot end the read-only snapshot of " + database + ": " + e.getMessage() + SqlStates.describe(e),
+                    e);
         }
     }
 

@@ -28,8 +28,9 @@ import org.gargamel.common.jdbc.JdbcConnections;
 public final class TableChecksums {
 
     /** The nine tables of clause 1.3. */
-    public static final List<String> TABLES =
-            org.gargamel.tpcc.schema.TpccSchema.TABLES.stream().map(org.gargamel.tpcc.schema.TpccTable::name).toList();
+    public static final List<String> TABLES = org.gargamel.tpcc.schema.TpccSchema.TABLES.stream()
+            .map(org.gargamel.tpcc.schema.TpccTable::name)
+            .toList();
 
     // The row's MD5 comes out of a function scan so that it is computed once for both halves (a plain
     // subquery would be inlined into each sum and hash every row twice); the scan stays parallel.
@@ -45,8 +46,10 @@ public final class TableChecksums {
         try (Connection connection = JdbcConnections.connect(jdbcUrl)) {
             return compute(connection, database);
         } catch (SQLException e) {
-            throw new CheckException("cannot connect to " + database + " to compute table checksums: " + e.getMessage()
-                    + SqlStates.describe(e), e);
+            throw new CheckException(
+                    "cannot connect to " + database + " to compute table checksums: " + e.getMessage()
+                            + SqlStates.describe(e),
+                    e);
         }
     }
 
@@ -84,8 +87,10 @@ public final class TableChecksums {
             rows.next();
             return new TableChecksum(table, rows.getLong("row_count"), rows.getString("checksum"));
         } catch (SQLException e) {
-            throw new CheckException("cannot compute the checksum of table " + table + " in " + database + ": "
-                    + e.getMessage() + SqlStates.describe(e), e);
+            throw new CheckException(
+                    "cannot compute the checksum of table " + table + " in " + database + ": " + e.getMessage()
+                            + SqlStates.describe(e),
+                    e);
         }
     }
 }

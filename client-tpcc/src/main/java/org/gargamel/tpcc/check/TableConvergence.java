@@ -12,16 +12,16 @@ import java.util.Objects;
  * @param differing the databases whose contents differ from the majority's (ties go to the group that
  *                  holds the first database); empty when identical
  */
-public record TableConvergence(String table, boolean identical, List<DatabaseChecksum> checksums,
-        List<String> differing) {
+public record TableConvergence(
+        String table, boolean identical, List<DatabaseChecksum> checksums, List<String> differing) {
 
     public TableConvergence {
         Objects.requireNonNull(table, "table");
         checksums = List.copyOf(checksums);
         differing = List.copyOf(differing);
         if (identical != differing.isEmpty()) {
-            throw new IllegalArgumentException("table " + table + ": identical=" + identical + " contradicts differing "
-                    + differing);
+            throw new IllegalArgumentException(
+                    "table " + table + ": identical=" + identical + " contradicts differing " + differing);
         }
     }
 

@@ -31,7 +31,9 @@ final class CopyStream implements AutoCloseable {
     CopyStream(Connection connection, String table, List<String> columns, LongConsumer progress) throws SQLException {
         this.table = table;
         this.progress = progress;
-        this.copy = connection.unwrap(PGConnection.class).getCopyAPI()
+        this.copy = connection
+                .unwrap(PGConnection.class)
+                .getCopyAPI()
                 .copyIn("COPY " + table + " (" + String.join(", ", columns) + ") FROM STDIN");
     }
 
@@ -103,8 +105,10 @@ final class CopyStream implements AutoCloseable {
             try {
                 copy.writeToCopy(bytes, 0, bytes.length);
             } catch (SQLException e) {
-                throw new SQLException("COPY into " + table + " failed after " + rows + " rows: " + e.getMessage(),
-                        e.getSQLState(), e);
+                throw new SQLException(
+                        "COPY into " + table + " failed after " + rows + " rows: " + e.getMessage(),
+                        e.getSQLState(),
+                        e);
             }
         }
         progress.accept(unreportedRows);
@@ -114,14 +118,17 @@ final class CopyStream implements AutoCloseable {
     /** Sends the last rows and ends the COPY; the rows are committed when this returns. */
     void finish() throws SQLException {
         if (rowStarted) {
-            throw new IllegalStateException("COPY into " + table + ": row " + (rows + 1) + " was started but not ended");
+            throw new IllegalStateException(
+                    "COPY into " + table + ": row " + (rows + 1) + " was started but not ended");
         }
         flush();
         try {
             copy.endCopy();
         } catch (SQLException e) {
-            throw new SQLException("COPY into " + table + " failed at its end (" + rows + " rows sent): "
-                    + e.getMessage(), e.getSQLState(), e);
+            throw new SQLException(
+                    "COPY into " + table + " failed at its end (" + rows + " rows sent): " + e.getMessage(),
+                    e.getSQLState(),
+                    e);
         }
         finished = true;
     }

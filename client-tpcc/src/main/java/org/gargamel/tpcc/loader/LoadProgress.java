@@ -102,8 +102,13 @@ public final class LoadProgress {
     public synchronized void finish(int warehouses, int databases) {
         closeLine();
         double seconds = (nanoClock.getAsLong() - startNanos) / 1e9;
-        out.println(String.format(Locale.ROOT, "loaded %d warehouse%s into %d database(s) in %.1f s",
-                warehouses, warehouses == 1 ? "" : "s", databases, seconds));
+        out.println(String.format(
+                Locale.ROOT,
+                "loaded %d warehouse%s into %d database(s) in %.1f s",
+                warehouses,
+                warehouses == 1 ? "" : "s",
+                databases,
+                seconds));
         out.flush();
     }
 
@@ -129,7 +134,13 @@ public final class LoadProgress {
         double seconds = Math.max(1e-3, (now - startNanos) / 1e9);
         double rate = rows / seconds;
         String eta = rate <= 0 ? "?" : Long.toString(Math.round(Math.max(0, expectedRows - rows) / rate));
-        return String.format(Locale.ROOT, "[%s%s] %3d%%  %,d rows/s  ETA %s s",
-                "#".repeat(filled), ".".repeat(BAR_WIDTH - filled), percent, Math.round(rate), eta);
+        return String.format(
+                Locale.ROOT,
+                "[%s%s] %3d%%  %,d rows/s  ETA %s s",
+                "#".repeat(filled),
+                ".".repeat(BAR_WIDTH - filled),
+                percent,
+                Math.round(rate),
+                eta);
     }
 }

@@ -16,10 +16,10 @@ final class LoadSeeds {
     static final int ORDERS = 7;
     /** Drawn by both the orders and the order-line streams, so that o_ol_cnt matches the lines. */
     static final int ORDER_LINE_COUNT = 8;
+
     static final int ORDER_LINE = 9;
 
-    private LoadSeeds() {
-    }
+    private LoadSeeds() {}
 
     static long derive(long seed, int warehouse, int stream) {
         long z = mix(seed);

@@ -85,21 +85,31 @@ public final class TpccLoader {
                 // The largest tables first, so the pool is not left waiting on one long task at the end.
                 for (int w = 1; w <= options.warehouses(); w++) {
                     int warehouse = w;
-                    tasks.add(new LoadTask(url, "order_line of warehouse " + w,
+                    tasks.add(new LoadTask(
+                            url,
+                            "order_line of warehouse " + w,
                             c -> population.orderLines(c, warehouse, progress::advance)));
-                    tasks.add(new LoadTask(url, "stock of warehouse " + w,
-                            c -> population.stock(c, warehouse, progress::advance)));
+                    tasks.add(new LoadTask(
+                            url, "stock of warehouse " + w, c -> population.stock(c, warehouse, progress::advance)));
                 }
                 tasks.add(new LoadTask(url, "item", c -> population.items(c, progress::advance)));
                 for (int w = 1; w <= options.warehouses(); w++) {
                     int warehouse = w;
-                    tasks.add(new LoadTask(url, "customer of warehouse " + w,
+                    tasks.add(new LoadTask(
+                            url,
+                            "customer of warehouse " + w,
                             c -> population.customers(c, warehouse, progress::advance)));
-                    tasks.add(new LoadTask(url, "orders and new_order of warehouse " + w,
+                    tasks.add(new LoadTask(
+                            url,
+                            "orders and new_order of warehouse " + w,
                             c -> population.orders(c, warehouse, progress::advance)));
-                    tasks.add(new LoadTask(url, "history of warehouse " + w,
+                    tasks.add(new LoadTask(
+                            url,
+                            "history of warehouse " + w,
                             c -> population.history(c, warehouse, progress::advance)));
-                    tasks.add(new LoadTask(url, "warehouse and district of warehouse " + w,
+                    tasks.add(new LoadTask(
+                            url,
+                            "warehouse and district of warehouse " + w,
                             c -> population.warehouseAndDistricts(c, warehouse, progress::advance)));
                 }
             }
@@ -129,8 +139,8 @@ public final class TpccLoader {
         try (Connection connection = JdbcConnections.connect(url)) {
             state = TpccSchema.inspect(connection);
         } catch (SQLException e) {
-            throw new LoadException("cannot inspect " + Secrets.maskUrl(url) + " before loading: " + e.getMessage()
-                    + sqlState(e), e);
+            throw new LoadException(
+                    "cannot inspect " + Secrets.maskUrl(url) + " before loading: " + e.getMessage() + sqlState(e), e);
         }
         if (!state.isEmpty()) {
             throw new LoadException("refusing to load into " + Secrets.maskUrl(url) + ": the database is not empty: "
@@ -159,8 +169,10 @@ public final class TpccLoader {
             }
             work.run(connection);
         } catch (SQLException e) {
-            throw new LoadException("loading " + Secrets.maskUrl(url) + " failed: cannot " + describe(description)
-                    + ": " + e.getMessage() + sqlState(e), e);
+            throw new LoadException(
+                    "loading " + Secrets.maskUrl(url) + " failed: cannot " + describe(description) + ": "
+                            + e.getMessage() + sqlState(e),
+                    e);
         }
     }
 

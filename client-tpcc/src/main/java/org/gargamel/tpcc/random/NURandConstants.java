@@ -25,8 +25,8 @@ public record NURandConstants(int cLast, int cId, int olIId) {
 
     /** Constants for the initial population. */
     public static NURandConstants forLoad(RandomGenerator random) {
-        return new NURandConstants(random.nextInt(A_C_LAST + 1), random.nextInt(A_C_ID + 1),
-                random.nextInt(A_OL_I_ID + 1));
+        return new NURandConstants(
+                random.nextInt(A_C_LAST + 1), random.nextInt(A_C_ID + 1), random.nextInt(A_OL_I_ID + 1));
     }
 
     /** Constants for a run against a database loaded with {@code load} (clause 2.1.6.1). */

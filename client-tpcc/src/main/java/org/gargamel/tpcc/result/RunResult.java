@@ -15,9 +15,31 @@ import org.gargamel.tpcc.workload.TransactionType;
  * The contract of {@code result.json} (README.md): what ran, what it achieved, and whether the database
  * was consistent and the replicas identical afterwards.
  */
-@JsonPropertyOrder({"mode", "isolation", "replicas", "warehouses", "terminals", "rate", "warmupSeconds",
-    "durationSeconds", "tpmC", "throughputTps", "committed", "userAborts", "conflictAborts", "retries", "errors",
-    "dropped", "latencyMs", "mix", "consistency", "convergence", "seed", "startedAt", "firstError"})
+@JsonPropertyOrder({
+    "mode",
+    "isolation",
+    "replicas",
+    "warehouses",
+    "terminals",
+    "rate",
+    "warmupSeconds",
+    "durationSeconds",
+    "tpmC",
+    "throughputTps",
+    "committed",
+    "userAborts",
+    "conflictAborts",
+    "retries",
+    "errors",
+    "dropped",
+    "latencyMs",
+    "mix",
+    "consistency",
+    "convergence",
+    "seed",
+    "startedAt",
+    "firstError"
+})
 @JsonInclude(JsonInclude.Include.ALWAYS)
 public record RunResult(
         String mode,
@@ -79,23 +101,85 @@ public record RunResult(
         double minutes = measuredSeconds / 60.0;
         double tpmC = minutes == 0 ? 0 : statistics.committed(TransactionType.NEW_ORDER) / minutes;
         double tps = measuredSeconds == 0 ? 0 : finished / measuredSeconds;
-        return new RunResult(run.mode(), run.isolation(), run.replicas(), run.warehouses(), run.terminals(),
-                run.rate(), round(run.warmup().toMillis() / 1000.0), round(measuredSeconds), round(tpmC), round(tps),
-                committed, statistics.userAborts(), statistics.conflictAborts(), statistics.retries(), statistics.errors(),
-                statistics.dropped(), latency, mix, null, null, run.seed(), run.startedAt(), statistics.firstError());
+        return new RunResult(
+                run.mode(),
+                run.isolation(),
+                run.replicas(),
+                run.warehouses(),
+                run.terminals(),
+                run.rate(),
+                round(run.warmup().toMillis() / 1000.0),
+                round(measuredSeconds),
+                round(tpmC),
+                round(tps),
+                committed,
+                statistics.userAborts(),
+                statistics.conflictAborts(),
+                statistics.retries(),
+                statistics.errors(),
+                statistics.dropped(),
+                latency,
+                mix,
+                null,
+                null,
+                run.seed(),
+                run.startedAt(),
+                statistics.firstError());
     }
 
     public RunResult withChecks(Object consistency, Object convergence) {
-        return new RunResult(mode, isolation, replicas, warehouses, terminals, rate, warmupSeconds, durationSeconds,
-                tpmC, throughputTps, committed, userAborts, conflictAborts, retries, errors, dropped, latencyMs, mix,
-                consistency, convergence, seed, startedAt, firstError);
+        return new RunResult(
+                mode,
+                isolation,
+                replicas,
+                warehouses,
+                terminals,
+                rate,
+                warmupSeconds,
+                durationSeconds,
+                tpmC,
+                throughputTps,
+                committed,
+                userAborts,
+                conflictAborts,
+                retries,
+                errors,
+                dropped,
+                latencyMs,
+                mix,
+                consistency,
+                convergence,
+                seed,
+                startedAt,
+                firstError);
     }
 
     /** Adds what the nodes counted: certification aborts and transparent re-executions. */
     public RunResult withServerCounters(long serverConflictAborts, long serverRetries) {
-        return new RunResult(mode, isolation, replicas, warehouses, terminals, rate, warmupSeconds, durationSeconds,
-                tpmC, throughputTps, committed, userAborts, conflictAborts + serverConflictAborts, retries + serverRetries,
-                errors, dropped, latencyMs, mix, consistency, convergence, seed, startedAt, firstError);
+        return new RunResult(
+                mode,
+                isolation,
+                replicas,
+                warehouses,
+                terminals,
+                rate,
+                warmupSeconds,
+                durationSeconds,
+                tpmC,
+                throughputTps,
+                committed,
+                userAborts,
+                conflictAborts + serverConflictAborts,
+                retries + serverRetries,
+                errors,
+                dropped,
+                latencyMs,
+                mix,
+                consistency,
+                convergence,
+                seed,
+                startedAt,
+                firstError);
     }
 
     public void write(Path file) throws IOException {

@@ -7,7 +7,11 @@ import java.util.Objects;
  * a complete TPC-C load ({@code LOADED}), or anything else ({@code OTHER}, with a sentence saying what).
  */
 public record DatabaseState(Status status, String description) {
-    public enum Status { EMPTY, LOADED, OTHER }
+    public enum Status {
+        EMPTY,
+        LOADED,
+        OTHER
+    }
 
     public static final DatabaseState EMPTY = new DatabaseState(Status.EMPTY, "database is empty");
     public static final DatabaseState LOADED = new DatabaseState(Status.LOADED, "database holds a complete TPC-C load");

@@ -53,8 +53,8 @@ public final class TpccSchema {
             List.of("new_order", "payment", "delivery", "order_status", "stock_level");
 
     /** Every function procedures.sql creates: the five transactions and their helper. */
-    public static final List<String> FUNCTIONS = List.of(
-            "new_order", "payment", "delivery", "order_status", "stock_level", "tpcc_customer_by_last_name");
+    public static final List<String> FUNCTIONS =
+            List.of("new_order", "payment", "delivery", "order_status", "stock_level", "tpcc_customer_by_last_name");
 
     /**
      * Objects of the middleware itself (write-set capture and the like) live in schema {@value} or carry
@@ -64,8 +64,7 @@ public final class TpccSchema {
 
     private static final String RESOURCE_DIRECTORY = "/org/gargamel/tpcc/schema/";
 
-    private TpccSchema() {
-    }
+    private TpccSchema() {}
 
     /** Creates the tables and the procedures in one transaction: all of them or none. */
     public static void install(Connection connection) throws SQLException {
@@ -89,7 +88,8 @@ public final class TpccSchema {
     public static String script(String name) {
         try (InputStream in = TpccSchema.class.getResourceAsStream(RESOURCE_DIRECTORY + name)) {
             if (in == null) {
-                throw new IllegalStateException("resource " + RESOURCE_DIRECTORY + name + " is missing from the class path");
+                throw new IllegalStateException(
+                        "resource " + RESOURCE_DIRECTORY + name + " is missing from the class path");
             }
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
@@ -166,8 +166,8 @@ public final class TpccSchema {
             }
         }
         if (!missingTables.isEmpty()) {
-            return DatabaseState.other("TPC-C schema incomplete: table(s) " + String.join(", ", missingTables)
-                    + " missing");
+            return DatabaseState.other(
+                    "TPC-C schema incomplete: table(s) " + String.join(", ", missingTables) + " missing");
         }
         long loadRows;
         try (Statement statement = connection.createStatement();
@@ -197,12 +197,15 @@ public final class TpccSchema {
     /** The load's record; fails unless tpcc_load_info holds exactly one row. */
     public static LoadInfo readLoadInfo(Connection connection) throws SQLException {
         try (Statement statement = connection.createStatement();
-                ResultSet rows = statement.executeQuery("SELECT seed, warehouses, c_last_load_c, c_id_c, ol_i_id_c FROM "
-                        + LOAD_INFO_TABLE)) {
+                ResultSet rows = statement.executeQuery(
+                        "SELECT seed, warehouses, c_last_load_c, c_id_c, ol_i_id_c FROM " + LOAD_INFO_TABLE)) {
             if (!rows.next()) {
-                throw new IllegalStateException(LOAD_INFO_TABLE + " is empty: the database was not (completely) loaded");
+                throw new IllegalStateException(
+                        LOAD_INFO_TABLE + " is empty: the database was not (completely) loaded");
             }
-            LoadInfo info = new LoadInfo(rows.getLong(1), rows.getInt(2),
+            LoadInfo info = new LoadInfo(
+                    rows.getLong(1),
+                    rows.getInt(2),
                     new NURandConstants(rows.getInt(3), rows.getInt(4), rows.getInt(5)));
             if (rows.next()) {
                 throw new IllegalStateException(LOAD_INFO_TABLE + " holds more than one row, expected exactly one");

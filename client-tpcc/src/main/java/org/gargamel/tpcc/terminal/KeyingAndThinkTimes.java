@@ -8,8 +8,7 @@ import org.gargamel.tpcc.workload.TransactionType;
  * truncated at ten times the mean (5.2.5.4).
  */
 final class KeyingAndThinkTimes {
-    private KeyingAndThinkTimes() {
-    }
+    private KeyingAndThinkTimes() {}
 
     static long keyingNanos(TransactionType type) {
         long seconds = switch (type) {

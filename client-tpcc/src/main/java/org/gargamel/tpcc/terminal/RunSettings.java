@@ -10,8 +10,16 @@ import org.gargamel.tpcc.random.NURandConstants;
  * {@code terminals} connections. The terminals run for {@code warmup} first, unmeasured (the ramp-up of clause
  * 5.5: connections, caches and the JIT settle), then for the measurement interval {@code duration}.
  */
-public record RunSettings(int warehouses, int terminals, Duration warmup, Duration duration, Double rate,
-        boolean keyingAndThinkTimes, long seed, NURandConstants runConstants, Clock clock) {
+public record RunSettings(
+        int warehouses,
+        int terminals,
+        Duration warmup,
+        Duration duration,
+        Double rate,
+        boolean keyingAndThinkTimes,
+        long seed,
+        NURandConstants runConstants,
+        Clock clock) {
     public RunSettings {
         if (warehouses < 1) {
             throw new IllegalArgumentException("warehouses must be at least 1, was " + warehouses);

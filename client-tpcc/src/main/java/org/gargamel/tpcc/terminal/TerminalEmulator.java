@@ -79,7 +79,8 @@ public final class TerminalEmulator {
             perTerminal.add(statistics);
             TerminalContext terminal = context(i);
             CallExecutor executor = executors.get(i);
-            Thread thread = new Thread(() -> closedLoopTerminal(terminal, executor, statistics, measureFrom, deadline),
+            Thread thread = new Thread(
+                    () -> closedLoopTerminal(terminal, executor, statistics, measureFrom, deadline),
                     "terminal-" + (i + 1));
             thread.setDaemon(true);
             threads.add(thread);
@@ -91,8 +92,12 @@ public final class TerminalEmulator {
     }
 
     /** Calls that begin before {@code measureFrom} (the warm-up) run but are not measured (failures still count). */
-    private void closedLoopTerminal(TerminalContext terminal, CallExecutor executor, RunStatistics statistics,
-            long measureFrom, long deadline) {
+    private void closedLoopTerminal(
+            TerminalContext terminal,
+            CallExecutor executor,
+            RunStatistics statistics,
+            long measureFrom,
+            long deadline) {
         TransactionMix mix = new TransactionMix(terminal.random());
         while (!stopped && System.nanoTime() < deadline) {
             TransactionType type = mix.next();
@@ -118,8 +123,7 @@ public final class TerminalEmulator {
     }
 
     /** A call of the open loop, with the time it should have started: its latency counts from then. */
-    private record Arrival(TransactionType type, ProcedureCall call, long intendedStart) {
-    }
+    private record Arrival(TransactionType type, ProcedureCall call, long intendedStart) {}
 
     private RunStatistics openLoop(List<CallExecutor> executors) {
         BlockingQueue<Arrival> queue = new ArrayBlockingQueue<>(Math.max(16, executors.size() * 4));
@@ -132,7 +136,8 @@ public final class TerminalEmulator {
             RunStatistics statistics = new RunStatistics();
             perWorker.add(statistics);
             CallExecutor executor = executors.get(i);
-            Thread thread = new Thread(() -> openLoopWorker(queue, executor, statistics, measureFrom, deadline),
+            Thread thread = new Thread(
+                    () -> openLoopWorker(queue, executor, statistics, measureFrom, deadline),
                     "open-loop-worker-" + (i + 1));
             thread.setDaemon(true);
             threads.add(thread);
@@ -167,8 +172,12 @@ public final class TerminalEmulator {
     }
 
     /** Arrivals due before {@code measureFrom} (the warm-up) are served but not measured (failures still count). */
-    private void openLoopWorker(BlockingQueue<Arrival> queue, CallExecutor executor, RunStatistics statistics,
-            long measureFrom, long deadline) {
+    private void openLoopWorker(
+            BlockingQueue<Arrival> queue,
+            CallExecutor executor,
+            RunStatistics statistics,
+            long measureFrom,
+            long deadline) {
         while (!stopped) {
             Arrival arrival;
             try {

@@ -45,10 +45,11 @@ public final class DirectExecutor implements CallExecutor {
                         continue;
                     }
                 }
-                ExecutionOutcome.Kind outcome = kind == SqlErrorKind.USER_ABORT ? ExecutionOutcome.Kind.USER_ABORT
+                ExecutionOutcome.Kind outcome = kind == SqlErrorKind.USER_ABORT
+                        ? ExecutionOutcome.Kind.USER_ABORT
                         : ExecutionOutcome.Kind.FAILED;
-                return new ExecutionOutcome(outcome, conflictAborts, Math.min(conflictAborts, maxRetries), e.getSQLState(),
-                        e.getMessage());
+                return new ExecutionOutcome(
+                        outcome, conflictAborts, Math.min(conflictAborts, maxRetries), e.getSQLState(), e.getMessage());
             }
         }
     }

@@ -6,7 +6,11 @@ package org.gargamel.tpcc.workload;
  * (each followed by a retry while retries were left).
  */
 public record ExecutionOutcome(Kind kind, int conflictAborts, int retries, String sqlState, String message) {
-    public enum Kind { COMMITTED, USER_ABORT, FAILED }
+    public enum Kind {
+        COMMITTED,
+        USER_ABORT,
+        FAILED
+    }
 
     public static ExecutionOutcome committed(int conflictAborts, int retries) {
         return new ExecutionOutcome(Kind.COMMITTED, conflictAborts, retries, null, null);

@@ -23,21 +23,29 @@ public final class GargamelExecutor implements CallExecutor {
         try {
             outcome = client.call(call);
         } catch (GargamelClientException e) {
-            return new ExecutionOutcome(ExecutionOutcome.Kind.FAILED, 0, 0, e.reason().name(), e.getMessage());
+            return new ExecutionOutcome(
+                    ExecutionOutcome.Kind.FAILED, 0, 0, e.reason().name(), e.getMessage());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return new ExecutionOutcome(ExecutionOutcome.Kind.FAILED, 0, 0, null, "interrupted while waiting for " + call.procedure());
+            return new ExecutionOutcome(
+                    ExecutionOutcome.Kind.FAILED, 0, 0, null, "interrupted while waiting for " + call.procedure());
         }
         return switch (outcome.status()) {
             case COMMITTED -> ExecutionOutcome.committed(0, 0);
-            case USER_ABORTED -> new ExecutionOutcome(TpccErrors.classify(outcome.sqlState()) == SqlErrorKind.USER_ABORT
-                    ? ExecutionOutcome.Kind.USER_ABORT : ExecutionOutcome.Kind.FAILED, 0, 0, outcome.sqlState(), outcome.message());
+            case USER_ABORTED ->
+                new ExecutionOutcome(
+                        TpccErrors.classify(outcome.sqlState()) == SqlErrorKind.USER_ABORT
+                                ? ExecutionOutcome.Kind.USER_ABORT
+                                : ExecutionOutcome.Kind.FAILED,
+                        0,
+                        0,
+                        outcome.sqlState(),
+                        outcome.message());
             case REJECTED -> new ExecutionOutcome(ExecutionOutcome.Kind.FAILED, 0, 0, "REJECTED", outcome.message());
         };
     }
 
     /** The client is shared by every terminal and closed by the cluster. */
     @Override
-    public void close() {
-    }
+    public void close() {}
 }

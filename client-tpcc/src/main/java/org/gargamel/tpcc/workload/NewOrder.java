@@ -9,8 +9,7 @@ public final class NewOrder {
     /** An item id that the load never uses: 1% of New-Orders carry it on their last line (2.4.1.4). */
     public static final int UNUSED_ITEM_ID = 100_001;
 
-    private NewOrder() {
-    }
+    private NewOrder() {}
 
     public static ProcedureCall generate(TerminalContext terminal) {
         var random = terminal.random();
@@ -27,7 +26,14 @@ public final class NewOrder {
             supplyWarehouses.add(remote ? terminal.remoteWarehouse() : terminal.homeWarehouse());
             quantities.add(random.uniform(1, 10));
         }
-        return ProcedureCall.of(TransactionType.NEW_ORDER.procedure(), terminal.homeWarehouse(), district, customer,
-                items, supplyWarehouses, quantities, terminal.now());
+        return ProcedureCall.of(
+                TransactionType.NEW_ORDER.procedure(),
+                terminal.homeWarehouse(),
+                district,
+                customer,
+                items,
+                supplyWarehouses,
+                quantities,
+                terminal.now());
     }
 }

@@ -4,8 +4,7 @@ import org.gargamel.common.call.ProcedureCall;
 
 /** Order-Status input generation, clause 2.6.1: home warehouse, random district, 60% by last name. */
 public final class OrderStatus {
-    private OrderStatus() {
-    }
+    private OrderStatus() {}
 
     public static ProcedureCall generate(TerminalContext terminal) {
         var random = terminal.random();
@@ -13,7 +12,11 @@ public final class OrderStatus {
         boolean byLastName = random.uniform(1, 100) <= 60;
         Integer customerId = byLastName ? null : random.customerId();
         String customerLastName = byLastName ? random.customerLastName() : null;
-        return ProcedureCall.of(TransactionType.ORDER_STATUS.procedure(), terminal.homeWarehouse(), district,
-                customerId, customerLastName);
+        return ProcedureCall.of(
+                TransactionType.ORDER_STATUS.procedure(),
+                terminal.homeWarehouse(),
+                district,
+                customerId,
+                customerLastName);
     }
 }

@@ -4,8 +4,7 @@ import org.gargamel.common.call.ProcedureCall;
 
 /** Payment input generation, clause 2.5.1: 85% home district, 15% remote; 60% customer by last name. */
 public final class Payment {
-    private Payment() {
-    }
+    private Payment() {}
 
     public static ProcedureCall generate(TerminalContext terminal) {
         var random = terminal.random();
@@ -20,7 +19,15 @@ public final class Payment {
         boolean byLastName = random.uniform(1, 100) <= 60;
         Integer customerId = byLastName ? null : random.customerId();
         String customerLastName = byLastName ? random.customerLastName() : null;
-        return ProcedureCall.of(TransactionType.PAYMENT.procedure(), warehouse, district, customerWarehouse,
-                customerDistrict, customerId, customerLastName, random.decimal(100, 500_000, 2), terminal.now());
+        return ProcedureCall.of(
+                TransactionType.PAYMENT.procedure(),
+                warehouse,
+                district,
+                customerWarehouse,
+                customerDistrict,
+                customerId,
+                customerLastName,
+                random.decimal(100, 500_000, 2),
+                terminal.now());
     }
 }

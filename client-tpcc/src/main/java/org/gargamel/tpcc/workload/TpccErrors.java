@@ -8,8 +8,7 @@ import org.gargamel.common.call.SqlErrorKind;
  * procedures' argument checks. Serialization failures and deadlocks stay retryable.
  */
 public final class TpccErrors {
-    private TpccErrors() {
-    }
+    private TpccErrors() {}
 
     public static SqlErrorKind classify(String sqlState) {
         if (sqlState != null && (sqlState.startsWith("GA") || sqlState.equals("22023"))) {

@@ -9,7 +9,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Objects;
 import org.gargamel.common.jdbc.JdbcConnections;
-import org.gargamel.provisioning.PostgresCluster;
 
 /**
  * The hand-made TPC-C database of fixture.sql, installed once per server as a template database so that
@@ -18,14 +17,14 @@ import org.gargamel.provisioning.PostgresCluster;
 final class TpccFixture {
     static final String TEMPLATE = "tpcc_fixture";
 
-    private TpccFixture() {
-    }
+    private TpccFixture() {}
 
     /** Creates the template database on the server of {@code serverUrl} (a URL of its postgres database). */
     static void installTemplate(String serverUrl) throws SQLException {
         execute(serverUrl, "CREATE DATABASE " + TEMPLATE);
-        execute(databaseUrl(serverUrl, TEMPLATE), resource("/org/gargamel/tpcc/schema/schema.sql")
-                + resource("/org/gargamel/tpcc/check/fixture.sql"));
+        execute(
+                databaseUrl(serverUrl, TEMPLATE),
+                resource("/org/gargamel/tpcc/schema/schema.sql") + resource("/org/gargamel/tpcc/check/fixture.sql"));
     }
 
     /** A fresh copy of the fixture named {@code name}; returns its URL. */
@@ -36,7 +35,8 @@ final class TpccFixture {
     }
 
     static void execute(String url, String sql) throws SQLException {
-        try (Connection connection = JdbcConnections.connect(url); Statement statement = connection.createStatement()) {
+        try (Connection connection = JdbcConnections.connect(url);
+                Statement statement = connection.createStatement()) {
             statement.execute(sql);
         }
     }

@@ -38,7 +38,8 @@ class LoadProgressTest {
 
         List<String> lines = Arrays.asList(output().split("\n"));
         assertEquals(11, lines.size(), output());
-        assertTrue(lines.get(0).startsWith("[###...........................]  10%  1,000 rows/s  ETA 1 s"), lines.get(0));
+        assertTrue(
+                lines.get(0).startsWith("[###...........................]  10%  1,000 rows/s  ETA 1 s"), lines.get(0));
         assertTrue(lines.get(8).contains(" 90% "), lines.get(8));
         assertFalse(output().contains("100%"), "held below 100% until finished");
         assertFalse(output().contains("\r"));
@@ -71,8 +72,10 @@ class LoadProgressTest {
         assertEquals("--warehouses must be at least 1, was 0", zero.getMessage());
         assertThrows(IllegalArgumentException.class, () -> new LoadOptions(-3, 1, 1));
         assertThrows(IllegalArgumentException.class, () -> new LoadOptions(1, 1, 0));
-        assertThrows(IllegalArgumentException.class,
-                () -> new TpccLoader(new LoadOptions(1, 1, 1), LoadProgress.silent()).load(List.of("jdbc:postgresql://a/b", "jdbc:postgresql://a/b")));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> new TpccLoader(new LoadOptions(1, 1, 1), LoadProgress.silent())
+                        .load(List.of("jdbc:postgresql://a/b", "jdbc:postgresql://a/b")));
     }
 
     @Test

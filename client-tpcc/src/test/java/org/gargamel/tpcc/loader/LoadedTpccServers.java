@@ -25,7 +25,10 @@ public final class LoadedTpccServers {
     private final List<Map<String, String>> checksumsAfterLoad;
     private final double loadSeconds;
 
-    private LoadedTpccServers(PostgresCluster cluster, LoadInfo loadInfo, List<Map<String, String>> checksumsAfterLoad,
+    private LoadedTpccServers(
+            PostgresCluster cluster,
+            LoadInfo loadInfo,
+            List<Map<String, String>> checksumsAfterLoad,
             double loadSeconds) {
         this.cluster = cluster;
         this.loadInfo = loadInfo;
@@ -41,9 +44,10 @@ public final class LoadedTpccServers {
                     .load(cluster.jdbcUrls());
             double seconds = (System.nanoTime() - start) / 1e9;
             System.out.printf("loaded 1 warehouse into 2 databases in %.1f s%n", seconds);
-            try (Connection scratch = cluster.connect(SCRATCH); Connection pristine = cluster.connect(PRISTINE)) {
-                instance = new LoadedTpccServers(cluster, info,
-                        List.of(TableChecksums.of(scratch), TableChecksums.of(pristine)), seconds);
+            try (Connection scratch = cluster.connect(SCRATCH);
+                    Connection pristine = cluster.connect(PRISTINE)) {
+                instance = new LoadedTpccServers(
+                        cluster, info, List.of(TableChecksums.of(scratch), TableChecksums.of(pristine)), seconds);
             }
         }
         return instance;

@@ -7,12 +7,13 @@ import org.gargamel.tpcc.check.TableChecksum;
 
 /** The checker's per-table checksums as a map, for tests that compare a database before and after. */
 public final class TableChecksums {
-    private TableChecksums() {
-    }
+    private TableChecksums() {}
 
     public static Map<String, String> of(Connection connection) {
         Map<String, String> checksums = new LinkedHashMap<>();
-        for (TableChecksum table : new org.gargamel.tpcc.check.TableChecksums().compute(connection, "db").tables()) {
+        for (TableChecksum table : new org.gargamel.tpcc.check.TableChecksums()
+                .compute(connection, "db")
+                .tables()) {
             checksums.put(table.table(), table.rows() + ":" + table.checksum());
         }
         return checksums;

@@ -38,7 +38,8 @@ class TpccLoaderTest {
             assertEquals(30_000, count(connection, "SELECT count(*) FROM history"));
             assertEquals(30_000, count(connection, "SELECT count(*) FROM orders"));
             assertEquals(9_000, count(connection, "SELECT count(*) FROM new_order"));
-            assertEquals(count(connection, "SELECT sum(o_ol_cnt) FROM orders"),
+            assertEquals(
+                    count(connection, "SELECT sum(o_ol_cnt) FROM orders"),
                     count(connection, "SELECT count(*) FROM order_line"));
             // 900 new orders per district, exactly o_id 2101..3000, exactly the orders without a carrier.
             assertEquals(10, count(connection, """
@@ -64,28 +65,38 @@ class TpccLoaderTest {
     void randomColumnsFollowTheirDistributions() throws SQLException {
         try (Connection connection = servers.connect(LoadedTpccServers.PRISTINE)) {
             long badCredit = count(connection, "SELECT count(*) FROM customer WHERE c_credit = 'BC'");
-            assertTrue(badCredit > 2_400 && badCredit < 3_600, "about 10% of 30,000 customers are BC, were " + badCredit);
+            assertTrue(
+                    badCredit > 2_400 && badCredit < 3_600, "about 10% of 30,000 customers are BC, were " + badCredit);
             long originalItems = count(connection, "SELECT count(*) FROM item WHERE i_data LIKE '%ORIGINAL%'");
-            assertTrue(originalItems > 9_000 && originalItems < 11_000, "about 10% ORIGINAL items, were " + originalItems);
+            assertTrue(
+                    originalItems > 9_000 && originalItems < 11_000, "about 10% ORIGINAL items, were " + originalItems);
             assertEquals(0, count(connection, "SELECT count(*) FROM stock WHERE s_quantity NOT BETWEEN 10 AND 100"));
             // Customers 1..1000 of every district carry the 1,000 last names in sequence.
-            assertEquals(TpccRandom.lastName(0), string(connection,
-                    "SELECT c_last FROM customer WHERE c_d_id = 7 AND c_id = 1"));
-            assertEquals(TpccRandom.lastName(999), string(connection,
-                    "SELECT c_last FROM customer WHERE c_d_id = 3 AND c_id = 1000"));
+            assertEquals(
+                    TpccRandom.lastName(0),
+                    string(connection, "SELECT c_last FROM customer WHERE c_d_id = 7 AND c_id = 1"));
+            assertEquals(
+                    TpccRandom.lastName(999),
+                    string(connection, "SELECT c_last FROM customer WHERE c_d_id = 3 AND c_id = 1000"));
             try (Statement statement = connection.createStatement();
                     ResultSet rows = statement.executeQuery(
                             "SELECT c_id, c_last FROM customer WHERE c_d_id = 5 AND c_id <= 1000 ORDER BY c_id")) {
                 int seen = 0;
                 while (rows.next()) {
-                    assertEquals(TpccRandom.lastName(rows.getInt(1) - 1), rows.getString(2), "c_last of c_id " + rows.getInt(1));
+                    assertEquals(
+                            TpccRandom.lastName(rows.getInt(1) - 1),
+                            rows.getString(2),
+                            "c_last of c_id " + rows.getInt(1));
                     seen++;
                 }
                 assertEquals(1_000, seen);
             }
             // The money adds up from the start (consistency conditions 1, 8, 10).
-            assertEquals(0, count(connection,
-                    "SELECT count(*) FROM warehouse w WHERE w_ytd <> (SELECT sum(d_ytd) FROM district WHERE d_w_id = w_id)"));
+            assertEquals(
+                    0,
+                    count(
+                            connection,
+                            "SELECT count(*) FROM warehouse w WHERE w_ytd <> (SELECT sum(d_ytd) FROM district WHERE d_w_id = w_id)"));
             assertEquals(0, count(connection, "SELECT count(*) FROM customer WHERE c_balance <> -10.00"));
             assertEquals(300_000, count(connection, "SELECT sum(h_amount)::bigint FROM history"));
         }
@@ -106,30 +117,35 @@ class TpccLoaderTest {
     void loadInfoRecordsTheSeedWarehousesAndConstants() throws SQLException {
         try (Connection connection = servers.connect(LoadedTpccServers.PRISTINE)) {
             LoadInfo info = TpccSchema.readLoadInfo(connection);
-            assertEquals(new LoadInfo(LoadedTpccServers.SEED, 1, TpccLoader.loadConstants(LoadedTpccServers.SEED)), info);
+            assertEquals(
+                    new LoadInfo(LoadedTpccServers.SEED, 1, TpccLoader.loadConstants(LoadedTpccServers.SEED)), info);
             assertEquals(servers.loadInfo(), info);
-            assertTrue(TpccSchema.inspect(connection).isLoaded(), TpccSchema.inspect(connection).toString());
+            assertTrue(
+                    TpccSchema.inspect(connection).isLoaded(),
+                    TpccSchema.inspect(connection).toString());
         }
     }
 
     @Test
     void refusesToLoadIntoADatabaseThatIsNotEmpty() {
         String url = servers.jdbcUrl(LoadedTpccServers.PRISTINE);
-        LoadException e = assertThrows(LoadException.class,
-                () -> new TpccLoader(new LoadOptions(1, 1, 1), LoadProgress.silent()).load(url));
+        LoadException e = assertThrows(
+                LoadException.class, () -> new TpccLoader(new LoadOptions(1, 1, 1), LoadProgress.silent()).load(url));
         assertTrue(e.getMessage().contains("refusing to load into " + url), e.getMessage());
         assertTrue(e.getMessage().contains("LOADED"), e.getMessage());
     }
 
     static long count(Connection connection, String sql) throws SQLException {
-        try (Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery(sql)) {
+        try (Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery(sql)) {
             rows.next();
             return rows.getLong(1);
         }
     }
 
     static String string(Connection connection, String sql) throws SQLException {
-        try (Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery(sql)) {
+        try (Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery(sql)) {
             rows.next();
             return rows.getString(1);
         }

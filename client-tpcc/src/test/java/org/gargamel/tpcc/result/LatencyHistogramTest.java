@@ -28,7 +28,8 @@ class LatencyHistogramTest {
         for (double percentile : new double[] {50, 95, 99}) {
             long exact = values[(int) Math.ceil(percentile / 100 * values.length) - 1];
             double measured = first.percentileMillis(percentile) * 1000;
-            assertTrue(Math.abs(measured - exact) <= exact * 0.011,
+            assertTrue(
+                    Math.abs(measured - exact) <= exact * 0.011,
                     "p" + percentile + ": exact " + exact + " µs, histogram " + measured + " µs");
         }
         assertEquals(values[values.length - 1] / 1000.0, first.maxMillis(), 1e-9);

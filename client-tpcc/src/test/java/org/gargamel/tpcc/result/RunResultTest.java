@@ -23,19 +23,36 @@ class RunResultTest {
         for (int i = 0; i < 90; i++) {
             statistics.record(TransactionType.NEW_ORDER, ExecutionOutcome.committed(0, 0), 2_000_000);
         }
-        statistics.record(TransactionType.NEW_ORDER,
-                new ExecutionOutcome(ExecutionOutcome.Kind.USER_ABORT, 0, 0, "GA001", "Item number is not valid"), 1_000_000);
+        statistics.record(
+                TransactionType.NEW_ORDER,
+                new ExecutionOutcome(ExecutionOutcome.Kind.USER_ABORT, 0, 0, "GA001", "Item number is not valid"),
+                1_000_000);
         statistics.record(TransactionType.PAYMENT, ExecutionOutcome.committed(2, 2), 3_000_000);
-        RunDescription run = new RunDescription("direct", "read-committed", 1, 2, 8, null,
-                java.time.Duration.ofSeconds(5), 42, "2026-01-01T10:00");
-        RunResult result = RunResult.of(run, statistics, 30.0)
-                .withChecks(Map.of("passed", true), Map.of("identical", true));
+        RunDescription run = new RunDescription(
+                "direct", "read-committed", 1, 2, 8, null, java.time.Duration.ofSeconds(5), 42, "2026-01-01T10:00");
+        RunResult result =
+                RunResult.of(run, statistics, 30.0).withChecks(Map.of("passed", true), Map.of("identical", true));
         Path file = directory.resolve("out/result.json");
         result.write(file);
 
         JsonNode json = new ObjectMapper().readTree(Files.readString(file));
-        for (String field : new String[] {"mode", "isolation", "replicas", "warehouses", "terminals", "warmupSeconds", "durationSeconds",
-            "tpmC", "committed", "userAborts", "conflictAborts", "retries", "latencyMs", "consistency", "convergence"}) {
+        for (String field : new String[] {
+            "mode",
+            "isolation",
+            "replicas",
+            "warehouses",
+            "terminals",
+            "warmupSeconds",
+            "durationSeconds",
+            "tpmC",
+            "committed",
+            "userAborts",
+            "conflictAborts",
+            "retries",
+            "latencyMs",
+            "consistency",
+            "convergence"
+        }) {
             assertTrue(json.has(field), "result.json lacks " + field + ": " + json);
         }
         for (TransactionType type : TransactionType.values()) {

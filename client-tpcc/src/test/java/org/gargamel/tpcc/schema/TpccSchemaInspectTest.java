@@ -8,7 +8,6 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import org.gargamel.common.jdbc.JdbcConnections;
-import org.gargamel.provisioning.PostgresCluster;
 import org.gargamel.tpcc.loader.LoadException;
 import org.gargamel.tpcc.loader.LoadOptions;
 import org.gargamel.tpcc.loader.LoadProgress;
@@ -58,14 +57,15 @@ class TpccSchemaInspectTest {
     @Test
     void aForeignTableIsNamedAndTheLoaderRefusesTheDatabase() throws SQLException {
         String url = createDatabase("inspect_foreign");
-        try (Connection connection = JdbcConnections.connect(url); Statement statement = connection.createStatement()) {
+        try (Connection connection = JdbcConnections.connect(url);
+                Statement statement = connection.createStatement()) {
             statement.execute("CREATE TABLE accounts (id int)");
             DatabaseState state = TpccSchema.inspect(connection);
             assertEquals(DatabaseState.Status.OTHER, state.status());
             assertEquals("database holds table 'accounts' that is not part of the TPC-C schema", state.description());
         }
-        LoadException e = assertThrows(LoadException.class,
-                () -> new TpccLoader(new LoadOptions(1, 7, 1), LoadProgress.silent()).load(url));
+        LoadException e = assertThrows(
+                LoadException.class, () -> new TpccLoader(new LoadOptions(1, 7, 1), LoadProgress.silent()).load(url));
         assertTrue(e.getMessage().contains(url) && e.getMessage().contains("'accounts'"), e.getMessage());
     }
 

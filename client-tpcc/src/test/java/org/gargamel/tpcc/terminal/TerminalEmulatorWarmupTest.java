@@ -36,8 +36,7 @@ class TerminalEmulatorWarmupTest {
         }
 
         @Override
-        public void close() {
-        }
+        public void close() {}
     }
 
     private static RunSettings settings(Duration warmup, Duration duration, Double rate) {
@@ -48,33 +47,40 @@ class TerminalEmulatorWarmupTest {
     void anOpenLoopCountsExactlyTheArrivalsDueInTheMeasurementInterval() {
         AtomicLong calls = new AtomicLong();
         // 200 calls/s: arrivals 0-99 are due in the half-second warm-up, 100-199 in the measured half-second.
-        TerminalEmulator emulator = new TerminalEmulator(settings(Duration.ofMillis(500), Duration.ofMillis(500), 200.0),
+        TerminalEmulator emulator = new TerminalEmulator(
+                settings(Duration.ofMillis(500), Duration.ofMillis(500), 200.0),
                 terminal -> new CountingExecutor(calls));
         RunStatistics statistics = emulator.run();
         assertEquals(200, calls.get(), "every arrival ran, warm-up included");
         assertEquals(100, statistics.finished(), "only the measured interval's arrivals are counted");
         assertEquals(0, statistics.dropped());
-        assertTrue(emulator.measuredSeconds() > 0.45 && emulator.measuredSeconds() < 0.75,
+        assertTrue(
+                emulator.measuredSeconds() > 0.45 && emulator.measuredSeconds() < 0.75,
                 "the measured interval excludes the warm-up: " + emulator.measuredSeconds() + " s");
     }
 
     @Test
     void closedLoopTerminalsKeepRunningThroughTheWarmUpButCountOnlyAfterIt() {
         AtomicLong calls = new AtomicLong();
-        TerminalEmulator emulator = new TerminalEmulator(settings(Duration.ofMillis(400), Duration.ofMillis(200), null),
+        TerminalEmulator emulator = new TerminalEmulator(
+                settings(Duration.ofMillis(400), Duration.ofMillis(200), null),
                 terminal -> new CountingExecutor(calls));
         RunStatistics statistics = emulator.run();
         assertTrue(statistics.finished() > 0, "calls were measured");
-        assertTrue(calls.get() > statistics.finished(), "calls of the warm-up ran but were not counted: "
-                + calls.get() + " ran, " + statistics.finished() + " counted");
-        assertTrue(emulator.measuredSeconds() > 0.15 && emulator.measuredSeconds() < 0.45,
+        assertTrue(
+                calls.get() > statistics.finished(),
+                "calls of the warm-up ran but were not counted: " + calls.get() + " ran, " + statistics.finished()
+                        + " counted");
+        assertTrue(
+                emulator.measuredSeconds() > 0.15 && emulator.measuredSeconds() < 0.45,
                 "the measured interval excludes the warm-up: " + emulator.measuredSeconds() + " s");
     }
 
     @Test
     void aCallThatFailsDuringTheWarmUpStillCountsAsAnError() {
         AtomicLong calls = new AtomicLong();
-        TerminalEmulator emulator = new TerminalEmulator(settings(Duration.ofMillis(500), Duration.ofMillis(500), 200.0),
+        TerminalEmulator emulator = new TerminalEmulator(
+                settings(Duration.ofMillis(500), Duration.ofMillis(500), 200.0),
                 terminal -> new CountingExecutor(calls) {
                     @Override
                     public ExecutionOutcome execute(ProcedureCall call) {
@@ -93,16 +99,17 @@ class TerminalEmulatorWarmupTest {
     @Test
     void withoutAWarmUpEveryCallCounts() {
         AtomicLong calls = new AtomicLong();
-        RunStatistics statistics = new TerminalEmulator(settings(Duration.ZERO, Duration.ofMillis(500), 200.0),
-                terminal -> new CountingExecutor(calls)).run();
+        RunStatistics statistics = new TerminalEmulator(
+                        settings(Duration.ZERO, Duration.ofMillis(500), 200.0), terminal -> new CountingExecutor(calls))
+                .run();
         assertEquals(100, calls.get());
         assertEquals(100, statistics.finished());
     }
 
     @Test
     void aNegativeWarmUpIsRefused() {
-        IllegalArgumentException error = assertThrows(IllegalArgumentException.class,
-                () -> settings(Duration.ofSeconds(-1), Duration.ofSeconds(1), null));
+        IllegalArgumentException error = assertThrows(
+                IllegalArgumentException.class, () -> settings(Duration.ofSeconds(-1), Duration.ofSeconds(1), null));
         assertTrue(error.getMessage().contains("warm-up"), error.getMessage());
     }
 }

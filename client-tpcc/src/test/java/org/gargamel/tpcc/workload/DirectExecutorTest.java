@@ -18,7 +18,8 @@ class DirectExecutorTest {
     @Test
     void outcomesAreClassifiedAndConflictsRetried() throws Exception {
         try (PostgresCluster cluster = PostgresCluster.embedded(1)) {
-            try (Connection connection = cluster.connect(0); Statement statement = connection.createStatement()) {
+            try (Connection connection = cluster.connect(0);
+                    Statement statement = connection.createStatement()) {
                 statement.execute("CREATE TABLE attempts (n int)");
                 statement.execute("INSERT INTO attempts VALUES (0)");
                 statement.execute("""
@@ -63,7 +64,8 @@ class DirectExecutorTest {
                 assertEquals(2, exhausted.conflictAborts());
                 assertEquals(1, exhausted.retries());
             }
-            try (Connection connection = cluster.connect(0); Statement statement = connection.createStatement();
+            try (Connection connection = cluster.connect(0);
+                    Statement statement = connection.createStatement();
                     ResultSet rows = statement.executeQuery("SELECT n FROM attempts")) {
                 rows.next();
                 assertEquals(3, rows.getInt(1), "only the committed attempt and no user-aborted write may remain");

@@ -36,15 +36,19 @@ class GeneratorSpecificationTest {
 
     private static void assertPercent(double expected, double tolerance, long count, long total, String what) {
         double percent = 100.0 * count / total;
-        assertTrue(Math.abs(percent - expected) <= tolerance,
+        assertTrue(
+                Math.abs(percent - expected) <= tolerance,
                 what + ": expected " + expected + "% ± " + tolerance + ", measured " + percent + "%");
     }
 
     @Test
     void nurandStaysInItsRangeAndIsNonUniform() {
         TpccRandom random = new TpccRandom(1, CONSTANTS);
-        int[][] ranges = {{NURandConstants.A_C_LAST, 0, 999}, {NURandConstants.A_C_ID, 1, 3000},
-            {NURandConstants.A_OL_I_ID, 1, 100_000}};
+        int[][] ranges = {
+            {NURandConstants.A_C_LAST, 0, 999},
+            {NURandConstants.A_C_ID, 1, 3000},
+            {NURandConstants.A_OL_I_ID, 1, 100_000}
+        };
         for (int[] range : ranges) {
             int a = range[0];
             int low = range[1];
@@ -58,12 +62,16 @@ class GeneratorSpecificationTest {
                 max = Math.max(max, value);
                 counts[value - low]++;
             }
-            assertTrue(min >= low && max <= high, "NURand(" + a + ") left [" + low + ", " + high + "]: " + min + ".." + max);
+            assertTrue(
+                    min >= low && max <= high,
+                    "NURand(" + a + ") left [" + low + ", " + high + "]: " + min + ".." + max);
             assertEquals(low, min, "NURand(" + a + ") never reached its lower bound");
             int hottest = java.util.Arrays.stream(counts).max().orElseThrow();
             double uniformShare = (double) SAMPLES * 5 / counts.length;
-            assertTrue(hottest > 3 * uniformShare, "NURand(" + a + ") looks uniform: hottest value " + hottest
-                    + " draws against " + uniformShare + " expected under uniformity");
+            assertTrue(
+                    hottest > 3 * uniformShare,
+                    "NURand(" + a + ") looks uniform: hottest value " + hottest + " draws against " + uniformShare
+                            + " expected under uniformity");
         }
     }
 
@@ -122,7 +130,11 @@ class GeneratorSpecificationTest {
                     }
                 }
             }
-            assertPercent(warehouses == 1 ? 0.0 : 1.0, warehouses == 1 ? 0.0 : 0.05, remote, lines,
+            assertPercent(
+                    warehouses == 1 ? 0.0 : 1.0,
+                    warehouses == 1 ? 0.0 : 0.05,
+                    remote,
+                    lines,
                     "remote order lines with " + warehouses + " warehouse(s)");
         }
     }
@@ -145,10 +157,17 @@ class GeneratorSpecificationTest {
                     assertNull(arguments.get(5), "payment with both c_id and c_last");
                 }
                 BigDecimal amount = (BigDecimal) arguments.get(6);
-                assertTrue(amount.compareTo(new BigDecimal("1.00")) >= 0
-                        && amount.compareTo(new BigDecimal("5000.00")) <= 0 && amount.scale() == 2, "amount " + amount);
+                assertTrue(
+                        amount.compareTo(new BigDecimal("1.00")) >= 0
+                                && amount.compareTo(new BigDecimal("5000.00")) <= 0
+                                && amount.scale() == 2,
+                        "amount " + amount);
             }
-            assertPercent(warehouses == 1 ? 0.0 : 15.0, warehouses == 1 ? 0.0 : 0.5, remote, SAMPLES,
+            assertPercent(
+                    warehouses == 1 ? 0.0 : 15.0,
+                    warehouses == 1 ? 0.0 : 0.5,
+                    remote,
+                    SAMPLES,
                     "remote payments with " + warehouses + " warehouse(s)");
             assertPercent(60.0, 0.5, byName, SAMPLES, "payments by last name");
         }
@@ -187,12 +206,27 @@ class GeneratorSpecificationTest {
 
     @Test
     void callsRenderAsPsqlWouldAcceptThem() {
-        ProcedureCall call = ProcedureCall.of("payment", 1, 2, 1, 2, null, "BARBARABLE", new BigDecimal("10.00"),
+        ProcedureCall call = ProcedureCall.of(
+                "payment",
+                1,
+                2,
+                1,
+                2,
+                null,
+                "BARBARABLE",
+                new BigDecimal("10.00"),
                 CLOCK.instant().atZone(ZoneOffset.UTC).toLocalDateTime());
         assertEquals("payment(1, 2, 1, 2, NULL, 'BARBARABLE', 10.00, '2026-01-01 10:00:00')", call.toSql());
-        ProcedureCall newOrder = ProcedureCall.of("new_order", 1, 3, 42, List.of(7, 99), List.of(1, 1), List.of(5, 2),
+        ProcedureCall newOrder = ProcedureCall.of(
+                "new_order",
+                1,
+                3,
+                42,
+                List.of(7, 99),
+                List.of(1, 1),
+                List.of(5, 2),
                 CLOCK.instant().atZone(ZoneOffset.UTC).toLocalDateTime());
-        assertEquals("new_order(1, 3, 42, ARRAY[7,99], ARRAY[1,1], ARRAY[5,2], '2026-01-01 10:00:00')",
-                newOrder.toSql());
+        assertEquals(
+                "new_order(1, 3, 42, ARRAY[7,99], ARRAY[1,1], ARRAY[5,2], '2026-01-01 10:00:00')", newOrder.toSql());
     }
 }

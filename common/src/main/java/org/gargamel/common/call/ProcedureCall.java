@@ -20,6 +20,7 @@ public final class ProcedureCall {
     private static final DateTimeFormatter TIMESTAMP = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
     /** PostgreSQL's numeric: at most 131072 digits before the decimal point and 16383 after. */
     private static final int NUMERIC_MAX_INTEGER_DIGITS = 131_072;
+
     private static final int NUMERIC_MAX_SCALE = 16_383;
 
     private final String procedure;
@@ -48,12 +49,17 @@ public final class ProcedureCall {
     }
 
     private void requireScalar(Object value, int index) {
-        if (value == null || value instanceof Integer || value instanceof Long || value instanceof BigDecimal
-                || value instanceof String || value instanceof LocalDateTime) {
+        if (value == null
+                || value instanceof Integer
+                || value instanceof Long
+                || value instanceof BigDecimal
+                || value instanceof String
+                || value instanceof LocalDateTime) {
             return;
         }
         throw new IllegalArgumentException("argument " + (index + 1) + " of " + procedure + " has unsupported type "
-                + value.getClass().getName() + " (expected integer, bigint, numeric, text, timestamp or an array of them)");
+                + value.getClass().getName()
+                + " (expected integer, bigint, numeric, text, timestamp or an array of them)");
     }
 
     public String procedure() {
@@ -92,7 +98,7 @@ public final class ProcedureCall {
             sql.append('\'').append(text.replace("'", "''")).append('\'');
         } else if (value instanceof LocalDateTime timestamp) {
             sql.append('\'').append(TIMESTAMP.format(timestamp));
-            int nanoOfSecond = timestamp.get(ChronoField.NANO_OF_SECOND);  // the fraction TIMESTAMP leaves out
+            int nanoOfSecond = timestamp.get(ChronoField.NANO_OF_SECOND); // the fraction TIMESTAMP leaves out
             if (nanoOfSecond != 0) {
                 sql.append(String.format(".%06d", nanoOfSecond / 1000));
             }
@@ -109,7 +115,9 @@ public final class ProcedureCall {
 
     @Override
     public boolean equals(Object other) {
-        return other instanceof ProcedureCall call && procedure.equals(call.procedure) && arguments.equals(call.arguments);
+        return other instanceof ProcedureCall call
+                && procedure.equals(call.procedure)
+                && arguments.equals(call.arguments);
     }
 
     @Override

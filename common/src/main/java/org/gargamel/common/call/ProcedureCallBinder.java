@@ -13,12 +13,12 @@ import java.util.List;
  * with its SQL type, so that PostgreSQL resolves the same function signature on every replica.
  */
 public final class ProcedureCallBinder {
-    private ProcedureCallBinder() {
-    }
+    private ProcedureCallBinder() {}
 
     /** The statement text for a call of {@code procedure} with {@code arity} arguments. */
     public static String sql(String procedure, int arity) {
-        StringBuilder sql = new StringBuilder("SELECT * FROM ").append(procedure).append('(');
+        StringBuilder sql =
+                new StringBuilder("SELECT * FROM ").append(procedure).append('(');
         for (int i = 0; i < arity; i++) {
             sql.append(i == 0 ? "?" : ", ?");
         }
@@ -26,7 +26,8 @@ public final class ProcedureCallBinder {
     }
 
     public static PreparedStatement prepare(Connection connection, ProcedureCall call) throws SQLException {
-        PreparedStatement statement = connection.prepareStatement(sql(call.procedure(), call.arguments().size()));
+        PreparedStatement statement = connection.prepareStatement(
+                sql(call.procedure(), call.arguments().size()));
         try {
             bind(connection, statement, call);
             return statement;
@@ -36,7 +37,8 @@ public final class ProcedureCallBinder {
         }
     }
 
-    public static void bind(Connection connection, PreparedStatement statement, ProcedureCall call) throws SQLException {
+    public static void bind(Connection connection, PreparedStatement statement, ProcedureCall call)
+            throws SQLException {
         bind(connection, statement, call, List.of());
     }
 
@@ -45,8 +47,9 @@ public final class ProcedureCallBinder {
      * parameters as the procedure declares them (null or absent: inferred from the elements). Without it an array whose
      * elements are all NULL cannot be bound, since nothing tells its type.
      */
-    public static void bind(Connection connection, PreparedStatement statement, ProcedureCall call,
-            List<String> declaredElementTypes) throws SQLException {
+    public static void bind(
+            Connection connection, PreparedStatement statement, ProcedureCall call, List<String> declaredElementTypes)
+            throws SQLException {
         List<Object> arguments = call.arguments();
         for (int i = 0; i < arguments.size(); i++) {
             Object value = arguments.get(i);
@@ -66,8 +69,10 @@ public final class ProcedureCallBinder {
                 statement.setObject(index, timestamp);
             } else if (value instanceof List<?> list) {
                 String declared = i < declaredElementTypes.size() ? declaredElementTypes.get(i) : null;
-                statement.setArray(index, connection.createArrayOf(declared != null ? declared : arrayType(call, i, list),
-                        list.toArray()));
+                statement.setArray(
+                        index,
+                        connection.createArrayOf(
+                                declared != null ? declared : arrayType(call, i, list), list.toArray()));
             } else {
                 throw new IllegalArgumentException("argument " + index + " of " + call.procedure()
                         + " has unsupported type " + value.getClass().getName());

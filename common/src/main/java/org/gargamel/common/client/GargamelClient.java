@@ -57,6 +57,7 @@ public final class GargamelClient implements AutoCloseable {
     private final ScheduledExecutorService timers;
     /** The periodic {@link #sweepTimeouts}; cancelled by {@link #close}. */
     private final ScheduledFuture<?> timeoutSweep;
+
     private final MessageEndpoint endpoint;
     private volatile Address scheduler;
     private volatile boolean closed;
@@ -73,11 +74,13 @@ public final class GargamelClient implements AutoCloseable {
             return thread;
         });
         this.timers = executor;
-        this.timeoutSweep = timers.scheduleWithFixedDelay(this::sweepTimeoutsOrFail, SWEEP_MILLIS, SWEEP_MILLIS,
-                TimeUnit.MILLISECONDS);
+        this.timeoutSweep = timers.scheduleWithFixedDelay(
+                this::sweepTimeoutsOrFail, SWEEP_MILLIS, SWEEP_MILLIS, TimeUnit.MILLISECONDS);
         this.endpoint = new MessageEndpoint(channel.getName(), this::failed)
-                .on(CallOutcome.class, MessageType.CALL_OUTCOME, (source, outcome) ->
-                        finish(outcome.callId(), outcome, null))
+                .on(
+                        CallOutcome.class,
+                        MessageType.CALL_OUTCOME,
+                        (source, outcome) -> finish(outcome.callId(), outcome, null))
                 .on(DrainStatus.class, MessageType.DRAIN_STATUS, (source, status) -> {
                     CompletableFuture<DrainStatus> future = drains.get(status.queryId());
                     if (future != null) {
@@ -96,17 +99,20 @@ public final class GargamelClient implements AutoCloseable {
     public static GargamelClient connect(GroupConfig group, ClientOptions options) throws Exception {
         // TCPPING needs a fixed port, even for a client: take a free one.
         GroupConfig bound = group.transport() == GroupConfig.Transport.TCP && group.bindPort() == 0
-                ? group.withBindPort(LoopbackPorts.pick()) : group;
+                ? group.withBindPort(LoopbackPorts.pick())
+                : group;
         long deadline = System.nanoTime() + options.connectTimeout().toNanos();
         while (true) {
-            JChannel channel = Channels.control(bound, "client-" + UUID.randomUUID().toString().substring(0, 8));
+            JChannel channel = Channels.control(
+                    bound, "client-" + UUID.randomUUID().toString().substring(0, 8));
             GargamelClient client = new GargamelClient(channel, options);
             channel.setReceiver(client.endpoint);
             try {
                 channel.connect(Channels.CONTROL_CLUSTER);
                 client.viewChanged(channel.getView());
                 boolean founded = channel.getView().getCoord().equals(channel.getAddress());
-                while (client.scheduler == null && !(founded && channel.getView().size() == 1)) {
+                while (client.scheduler == null
+                        && !(founded && channel.getView().size() == 1)) {
                     if (System.nanoTime() > deadline) {
                         throw noScheduler(options, channel);
                     }
@@ -119,7 +125,7 @@ public final class GargamelClient implements AutoCloseable {
                     throw noScheduler(options, channel);
                 }
                 client.close();
-                Thread.sleep(200);  // alone in a group of its own: leave, and look for the scheduler again
+                Thread.sleep(200); // alone in a group of its own: leave, and look for the scheduler again
             } catch (Exception | Error e) {
                 client.close();
                 throw e;
@@ -128,43 +134,58 @@ public final class GargamelClient implements AutoCloseable {
     }
 
     private static GargamelClientException noScheduler(ClientOptions options, JChannel channel) {
-        return new GargamelClientException(GargamelClientException.Reason.DISCONNECTED, "no scheduler joined the group within "
-                + options.connectTimeout().toSeconds() + " s (members: " + channel.getView().getMembers() + ")");
+        return new GargamelClientException(
+                GargamelClientException.Reason.DISCONNECTED,
+                "no scheduler joined the group within "
+                        + options.connectTimeout().toSeconds() + " s (members: "
+                        + channel.getView().getMembers() + ")");
     }
 
     /** Submits a call; the future completes exactly once. Never blocks. */
     public CompletableFuture<CallOutcome> submit(ProcedureCall call) {
         CompletableFuture<CallOutcome> future = new CompletableFuture<>();
         if (closed) {
-            future.completeExceptionally(new GargamelClientException(GargamelClientException.Reason.DISCONNECTED,
+            future.completeExceptionally(new GargamelClientException(
+                    GargamelClientException.Reason.DISCONNECTED,
                     closedReason() + "; " + call.procedure() + " was not sent"));
             return future;
         }
         Address target = scheduler;
         if (target == null) {
-            future.completeExceptionally(new GargamelClientException(GargamelClientException.Reason.DISCONNECTED,
+            future.completeExceptionally(new GargamelClientException(
+                    GargamelClientException.Reason.DISCONNECTED,
                     "no scheduler in the group; " + call.procedure() + " was not sent"));
             return future;
         }
         if (!slots.tryAcquire()) {
-            future.completeExceptionally(new GargamelClientException(GargamelClientException.Reason.OVERLOADED,
+            future.completeExceptionally(new GargamelClientException(
+                    GargamelClientException.Reason.OVERLOADED,
                     options.maxInFlight() + " calls are already in flight (the client's limit); " + call.procedure()
                             + " was not sent"));
             return future;
         }
         long callId = nextCallId.incrementAndGet();
-        pending.put(callId, new PendingCall(future, call.procedure(),
-                System.nanoTime() + options.callTimeout().toNanos()));
+        pending.put(
+                callId,
+                new PendingCall(
+                        future,
+                        call.procedure(),
+                        System.nanoTime() + options.callTimeout().toNanos()));
         // close() or the scheduler's departure may have run failAll() between the checks above and put():
         if (closed || scheduler != target) {
-            fail(callId, GargamelClientException.Reason.DISCONNECTED, (closed ? closedReason()
-                    : "the scheduler left the group") + "; " + call.procedure() + " was not sent");
+            fail(
+                    callId,
+                    GargamelClientException.Reason.DISCONNECTED,
+                    (closed ? closedReason() : "the scheduler left the group") + "; " + call.procedure()
+                            + " was not sent");
             return future;
         }
         try {
             MessageEndpoint.send(channel, target, new SubmitCall(callId, call));
         } catch (Exception e) {
-            fail(callId, GargamelClientException.Reason.DISCONNECTED,
+            fail(
+                    callId,
+                    GargamelClientException.Reason.DISCONNECTED,
                     "cannot send " + call.procedure() + " to the scheduler: " + e.getMessage());
         }
         return future;
@@ -190,7 +211,8 @@ public final class GargamelClient implements AutoCloseable {
         try {
             Address target = scheduler;
             if (target == null) {
-                throw new GargamelClientException(GargamelClientException.Reason.DISCONNECTED, "no scheduler in the group");
+                throw new GargamelClientException(
+                        GargamelClientException.Reason.DISCONNECTED, "no scheduler in the group");
             }
             MessageEndpoint.send(channel, target, new DrainQuery(queryId));
             return future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
@@ -199,8 +221,8 @@ public final class GargamelClient implements AutoCloseable {
         } catch (InterruptedException | TimeoutException e) {
             throw e;
         } catch (Exception e) {
-            throw new GargamelClientException(GargamelClientException.Reason.DISCONNECTED,
-                    "cannot ask the scheduler: " + e.getMessage());
+            throw new GargamelClientException(
+                    GargamelClientException.Reason.DISCONNECTED, "cannot ask the scheduler: " + e.getMessage());
         } finally {
             drains.remove(queryId);
         }
@@ -282,8 +304,11 @@ public final class GargamelClient implements AutoCloseable {
      */
     private void failed(Throwable reason) {
         if (closed) {
-            LOG.error("{}: a message handler failed after the client closed: {}", channel.getName(),
-                    reason.getMessage(), reason);
+            LOG.error(
+                    "{}: a message handler failed after the client closed: {}",
+                    channel.getName(),
+                    reason.getMessage(),
+                    reason);
             return;
         }
         LOG.error("{}: closing the client: {}", channel.getName(), reason.getMessage(), reason);
@@ -293,23 +318,25 @@ public final class GargamelClient implements AutoCloseable {
         try {
             timers.execute(this::close);
         } catch (RejectedExecutionException e) {
-            close();  // closed meanwhile by its owner: nothing runs on the timer thread any more
+            close(); // closed meanwhile by its owner: nothing runs on the timer thread any more
         }
     }
 
     private void failAll(String reason) {
         for (Long callId : pending.keySet()) {
-            fail(callId, GargamelClientException.Reason.DISCONNECTED, reason + "; the outcome of call " + callId
-                    + " is unknown");
+            fail(
+                    callId,
+                    GargamelClientException.Reason.DISCONNECTED,
+                    reason + "; the outcome of call " + callId + " is unknown");
         }
         for (CompletableFuture<DrainStatus> drain : drains.values()) {
-            drain.completeExceptionally(new GargamelClientException(GargamelClientException.Reason.DISCONNECTED, reason));
+            drain.completeExceptionally(
+                    new GargamelClientException(GargamelClientException.Reason.DISCONNECTED, reason));
         }
     }
 
     /** A call still waiting: its future and when it times out. */
-    private record PendingCall(CompletableFuture<CallOutcome> future, String procedure, long deadline) {
-    }
+    private record PendingCall(CompletableFuture<CallOutcome> future, String procedure, long deadline) {}
 
     /**
      * {@link #sweepTimeouts}, supervised: an exception would end the periodic task silently (its future would hold it,
@@ -332,9 +359,13 @@ public final class GargamelClient implements AutoCloseable {
         for (Map.Entry<Long, PendingCall> entry : pending.entrySet()) {
             PendingCall call = entry.getValue();
             if (now - call.deadline() >= 0) {
-                fail(entry.getKey(), GargamelClientException.Reason.TIMED_OUT, "no outcome for " + call.procedure()
-                        + " (call " + entry.getKey() + ") within " + options.callTimeout().toMillis()
-                        + " ms: the outcome is unknown (it may still commit)");
+                fail(
+                        entry.getKey(),
+                        GargamelClientException.Reason.TIMED_OUT,
+                        "no outcome for " + call.procedure()
+                                + " (call " + entry.getKey() + ") within "
+                                + options.callTimeout().toMillis()
+                                + " ms: the outcome is unknown (it may still commit)");
             }
         }
     }

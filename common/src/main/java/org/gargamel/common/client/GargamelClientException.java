@@ -5,7 +5,11 @@ package org.gargamel.common.client;
  * outcome is unknown: the call may still commit), or the scheduler gone (the outcome of pending calls is unknown).
  */
 public class GargamelClientException extends RuntimeException {
-    public enum Reason { OVERLOADED, TIMED_OUT, DISCONNECTED }
+    public enum Reason {
+        OVERLOADED,
+        TIMED_OUT,
+        DISCONNECTED
+    }
 
     private final Reason reason;
 

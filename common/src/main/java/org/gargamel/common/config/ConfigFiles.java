@@ -20,15 +20,14 @@ import java.util.stream.Collectors;
  * {@code control.bind}) and the line.
  */
 public final class ConfigFiles {
-    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory()
-            .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER))
+    private static final ObjectMapper YAML = new ObjectMapper(
+                    new YAMLFactory().disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER))
             .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
             .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
             .enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY)
             .setDefaultPropertyInclusion(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL);
 
-    private ConfigFiles() {
-    }
+    private ConfigFiles() {}
 
     public static <T> T read(Path file, Class<T> type) {
         String text;
@@ -50,16 +49,28 @@ public final class ConfigFiles {
             }
             return value;
         } catch (UnrecognizedPropertyException e) {
-            String known = e.getKnownPropertyIds() == null ? "" : e.getKnownPropertyIds().stream().map(Object::toString)
-                    .sorted().collect(Collectors.joining(", "));
-            throw new ConfigException(source + ": line " + line(e) + ": unknown key '" + path(e) + "'"
-                    + (known.isEmpty() ? "" : " (known keys here: " + known + ")"), e);
+            String known = e.getKnownPropertyIds() == null
+                    ? ""
+                    : e.getKnownPropertyIds().stream()
+                            .map(Object::toString)
+                            .sorted()
+                            .collect(Collectors.joining(", "));
+            throw new ConfigException(
+                    source + ": line " + line(e) + ": unknown key '" + path(e) + "'"
+                            + (known.isEmpty() ? "" : " (known keys here: " + known + ")"),
+                    e);
         } catch (InvalidFormatException e) {
-            throw new ConfigException(source + ": line " + line(e) + ": key '" + path(e) + "': '" + e.getValue()
-                    + "' is not a valid " + e.getTargetType().getSimpleName(), e);
+            throw new ConfigException(
+                    source + ": line " + line(e) + ": key '" + path(e) + "': '" + e.getValue() + "' is not a valid "
+                            + e.getTargetType().getSimpleName(),
+                    e);
         } catch (MismatchedInputException e) {
-            throw new ConfigException(source + ": line " + line(e) + ": key '" + path(e) + "': "
-                    + e.getOriginalMessage().replaceAll("\\(through reference chain.*", "").trim(), e);
+            throw new ConfigException(
+                    source + ": line " + line(e) + ": key '" + path(e) + "': "
+                            + e.getOriginalMessage()
+                                    .replaceAll("\\(through reference chain.*", "")
+                                    .trim(),
+                    e);
         } catch (JsonProcessingException e) {
             Throwable cause = e.getCause() != null ? e.getCause() : e;
             if (cause instanceof ConfigException config) {
@@ -67,9 +78,12 @@ public final class ConfigFiles {
             }
             if (cause instanceof IllegalArgumentException invalid) {
                 // A typed value that refused its text (Mode, Isolation): name the key it was given for.
-                String key = e instanceof com.fasterxml.jackson.databind.JsonMappingException mapping ? path(mapping) : "";
-                throw new ConfigException(source + ": line " + line(e) + ": " + (key.isEmpty() ? "" : "key '" + key + "': ")
-                        + invalid.getMessage(), e);
+                String key =
+                        e instanceof com.fasterxml.jackson.databind.JsonMappingException mapping ? path(mapping) : "";
+                throw new ConfigException(
+                        source + ": line " + line(e) + ": " + (key.isEmpty() ? "" : "key '" + key + "': ")
+                                + invalid.getMessage(),
+                        e);
             }
             throw new ConfigException(source + ": line " + line(e) + ": " + e.getOriginalMessage(), e);
         }

@@ -18,7 +18,9 @@ import org.gargamel.common.group.GroupConfig;
 public record GroupSettings(String transport, String bind, List<String> initialHosts) {
 
     @JsonCreator
-    public GroupSettings(@JsonProperty("transport") String transport, @JsonProperty("bind") String bind,
+    public GroupSettings(
+            @JsonProperty("transport") String transport,
+            @JsonProperty("bind") String bind,
             @JsonProperty("initialHosts") List<String> initialHosts) {
         this.transport = transport == null ? "tcp" : transport;
         this.bind = bind;
@@ -34,15 +36,16 @@ public record GroupSettings(String transport, String bind, List<String> initialH
             case "tcp" -> {
                 // checked below
             }
-            default -> throw new ConfigException("key '" + key + ".transport': '" + transport
-                    + "' is not tcp or in-memory");
+            default ->
+                throw new ConfigException("key '" + key + ".transport': '" + transport + "' is not tcp or in-memory");
         }
         if (bind == null) {
             throw new ConfigException("key '" + key + ".bind' is required with transport tcp (host:port)");
         }
         InetSocketAddress address;
         try {
-            address = bind.endsWith(":0") ? InetSocketAddress.createUnresolved(bind.substring(0, bind.length() - 2), 0)
+            address = bind.endsWith(":0")
+                    ? InetSocketAddress.createUnresolved(bind.substring(0, bind.length() - 2), 0)
                     : GroupConfig.parseHostPort(bind);
         } catch (IllegalArgumentException e) {
             throw new ConfigException("key '" + key + ".bind': " + e.getMessage());

@@ -7,8 +7,7 @@ public final class Secrets {
     /** {@code password=...} up to the next parameter, whatever the case of the key. */
     private static final Pattern URL_PASSWORD = Pattern.compile("(?i)(password=)[^&]*");
 
-    private Secrets() {
-    }
+    private Secrets() {}
 
     /** The URL with the value of every {@code password=} parameter replaced by {@code ***}; null stays null. */
     public static String maskUrl(String url) {

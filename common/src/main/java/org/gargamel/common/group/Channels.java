@@ -42,10 +42,10 @@ public final class Channels {
     static final String DIRECT_BUNDLER = "no-bundler";
     /** A bundler thread batches: the scheduler, the hub every call passes through. */
     static final String BATCHING_BUNDLER = "transfer-queue";
+
     static final List<String> BUNDLERS = List.of(DIRECT_BUNDLER, BATCHING_BUNDLER);
 
-    private Channels() {
-    }
+    private Channels() {}
 
     /**
      * An unconnected channel for the control group, for a client or a node: set a receiver, then
@@ -72,14 +72,17 @@ public final class Channels {
             stack.add(new SHARED_LOOPBACK());
             stack.add(new SHARED_LOOPBACK_PING());
         } else {
-            TP transport = new TCP().setBindAddress(InetAddress.getByName(config.bindAddress()))
+            TP transport = new TCP()
+                    .setBindAddress(InetAddress.getByName(config.bindAddress()))
                     .setBindPort(config.bindPort());
             transport.setPortRange(0);
             transport.setBundlerType(bundler);
             stack.add(transport);
             // return_entire_cache: a member that misses another's physical address (after a merge, say) learns it
             // from any initial host, instead of dropping every message to it ("no physical address").
-            stack.add(new TCPPING().setInitialHosts(resolve(config.initialHosts())).setPortRange(0)
+            stack.add(new TCPPING()
+                    .setInitialHosts(resolve(config.initialHosts()))
+                    .setPortRange(0)
                     .returnEntireCache(true));
             stack.add(new MERGE3().setMinInterval(2000).setMaxInterval(5000));
             stack.add(new FD_SOCK2());

@@ -28,8 +28,7 @@ public final class LoopbackPorts {
     /** Read once: the range is a machine setting, not something that changes between picks. */
     private static final int HIGHEST = ephemeralLow() - 1;
 
-    private LoopbackPorts() {
-    }
+    private LoopbackPorts() {}
 
     /** A port on 127.0.0.1 that was free a moment ago, outside the kernel's ephemeral range. */
     public static int pick() {
@@ -68,7 +67,8 @@ public final class LoopbackPorts {
         try {
             if (Files.isReadable(range)) {
                 // readAllLines, not readString: procfs reports a size of 0 and readString returned "3".
-                return Integer.parseInt(String.join(" ", Files.readAllLines(range)).trim().split("\\s+", -1)[0]);
+                return Integer.parseInt(
+                        String.join(" ", Files.readAllLines(range)).trim().split("\\s+", -1)[0]);
             }
         } catch (IOException | RuntimeException e) {
             // an unreadable or odd file: fall back to the default

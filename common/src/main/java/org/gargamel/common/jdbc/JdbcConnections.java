@@ -10,8 +10,7 @@ public final class JdbcConnections {
     /** A server that does not answer within this long is reported as unreachable instead of hanging a command. */
     public static final int CONNECT_TIMEOUT_SECONDS = 10;
 
-    private JdbcConnections() {
-    }
+    private JdbcConnections() {}
 
     /** Connects with a connect timeout and application name {@code gargamel} (visible in pg_stat_activity). */
     public static Connection connect(String url) throws SQLException {

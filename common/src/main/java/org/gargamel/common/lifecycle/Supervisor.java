@@ -51,12 +51,15 @@ public final class Supervisor implements AutoCloseable {
             }
         } catch (InterruptedException e) {
             if (!stopping) {
-                fail(new IllegalStateException(owner + ": thread " + name + " was interrupted while " + owner
-                        + " was running", e));
+                fail(new IllegalStateException(
+                        owner + ": thread " + name + " was interrupted while " + owner + " was running", e));
             }
         } catch (Throwable e) {
             if (!stopping) {
-                fail(e instanceof FatalException ? e : new FatalException(owner + ": thread " + name + " failed: " + e, e));
+                fail(
+                        e instanceof FatalException
+                                ? e
+                                : new FatalException(owner + ": thread " + name + " failed: " + e, e));
             }
         }
     }
@@ -96,7 +99,7 @@ public final class Supervisor implements AutoCloseable {
         long deadline = System.nanoTime() + grace.toNanos();
         for (Thread thread : started) {
             if (thread == Thread.currentThread()) {
-                continue;  // stopped from one of its own threads: that one ends when it returns
+                continue; // stopped from one of its own threads: that one ends when it returns
             }
             long left = deadline - System.nanoTime();
             try {

@@ -16,7 +16,9 @@ import java.util.Arrays;
  */
 // ArrayRecordComponent is wrong here: equals, hashCode and toString below compare the ids, and the long[] that the
 // codec reads and writes (no boxed list per message) is never written once the message is built.
-public record Abandon(String origin, @SuppressWarnings("ArrayRecordComponent") long[] transactions) implements Message {
+public record Abandon(
+        String origin,
+        @SuppressWarnings("ArrayRecordComponent") long[] transactions) implements Message {
     @Override
     public MessageType type() {
         return MessageType.ABANDON;

@@ -17,7 +17,9 @@ public record CallOutcome(long callId, long txnId, Status status, String result,
 
     /** Each status travels as its code, which is part of the wire format: never renumber. */
     public enum Status {
-        COMMITTED(0), USER_ABORTED(1), REJECTED(2);
+        COMMITTED(0),
+        USER_ABORTED(1),
+        REJECTED(2);
 
         private static final Status[] ALL = values();
 
@@ -83,7 +85,12 @@ public record CallOutcome(long callId, long txnId, Status status, String result,
         if (status == null) {
             throw new MalformedMessageException("CALL_OUTCOME: unknown status " + code);
         }
-        return new CallOutcome(callId, txnId, status, WireCodec.readNullableString(in),
-                WireCodec.readNullableString(in), WireCodec.readNullableString(in));
+        return new CallOutcome(
+                callId,
+                txnId,
+                status,
+                WireCodec.readNullableString(in),
+                WireCodec.readNullableString(in),
+                WireCodec.readNullableString(in));
     }
 }

@@ -15,9 +15,15 @@ import org.jgroups.util.Util;
  */
 // ArrayRecordComponent is wrong here: equals, hashCode and toString below compare the ids, and the long[] that the
 // codec reads and writes (no boxed list per message) is never written once the message is built.
-public record Execute(long txnId, int worker, boolean readOnly,
-        @SuppressWarnings("ArrayRecordComponent") long[] backDependencies, Address client,
-        long callId, ProcedureCall call) implements Message {
+public record Execute(
+        long txnId,
+        int worker,
+        boolean readOnly,
+        @SuppressWarnings("ArrayRecordComponent") long[] backDependencies,
+        Address client,
+        long callId,
+        ProcedureCall call)
+        implements Message {
 
     @Override
     public MessageType type() {
@@ -57,9 +63,14 @@ public record Execute(long txnId, int worker, boolean readOnly,
 
     @Override
     public boolean equals(Object other) {
-        return other instanceof Execute e && txnId == e.txnId && worker == e.worker && readOnly == e.readOnly
+        return other instanceof Execute e
+                && txnId == e.txnId
+                && worker == e.worker
+                && readOnly == e.readOnly
                 && java.util.Arrays.equals(backDependencies, e.backDependencies)
-                && java.util.Objects.equals(client, e.client) && callId == e.callId && call.equals(e.call);
+                && java.util.Objects.equals(client, e.client)
+                && callId == e.callId
+                && call.equals(e.call);
     }
 
     @Override

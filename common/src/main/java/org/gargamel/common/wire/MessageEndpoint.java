@@ -38,7 +38,7 @@ public final class MessageEndpoint implements Receiver {
     private final String role;
     private final Consumer<Throwable> onFailure;
     private final Map<MessageType, BiConsumer<Address, Message>> handlers = new EnumMap<>(MessageType.class);
-    private volatile Consumer<View> viewHandler = view -> { };
+    private volatile Consumer<View> viewHandler = view -> {};
     private final AtomicLong malformed = new AtomicLong();
     private final AtomicLong unexpected = new AtomicLong();
 
@@ -58,8 +58,8 @@ public final class MessageEndpoint implements Receiver {
     public <T extends Message> MessageEndpoint on(Class<T> type, MessageType tag, BiConsumer<Address, T> handler) {
         Objects.requireNonNull(handler, "handler");
         if (tag.messageClass() != type) {
-            throw new IllegalArgumentException(role + ": " + tag + " decodes to " + tag.messageClass().getSimpleName()
-                    + ", not " + type.getSimpleName());
+            throw new IllegalArgumentException(role + ": " + tag + " decodes to "
+                    + tag.messageClass().getSimpleName() + ", not " + type.getSimpleName());
         }
         if (handlers.putIfAbsent(tag, (source, message) -> handler.accept(source, type.cast(message))) != null) {
             throw new IllegalStateException(role + ": two handlers for " + tag);
@@ -94,26 +94,38 @@ public final class MessageEndpoint implements Receiver {
         Message decoded;
         try {
             if (!message.hasArray()) {
-                throw new MalformedMessageException("no byte payload (a JGroups " + message.getClass().getSimpleName()
-                        + ")");
+                throw new MalformedMessageException(
+                        "no byte payload (a JGroups " + message.getClass().getSimpleName() + ")");
             }
             decoded = WireCodec.decode(message.getArray(), message.getOffset(), message.getLength());
         } catch (MalformedMessageException e) {
             malformed.incrementAndGet();
-            LOG.warn("{}: dropped a malformed message from {} ({} malformed so far): {}", role, source,
-                    malformed.get(), e.getMessage());
+            LOG.warn(
+                    "{}: dropped a malformed message from {} ({} malformed so far): {}",
+                    role,
+                    source,
+                    malformed.get(),
+                    e.getMessage());
             return;
         } catch (RuntimeException e) {
             // Hostile bytes must not take a process down; but the codec should have said MalformedMessageException.
             malformed.incrementAndGet();
-            LOG.warn("{}: dropped a message from {} that the codec failed on ({} malformed so far)", role, source,
-                    malformed.get(), e);
+            LOG.warn(
+                    "{}: dropped a message from {} that the codec failed on ({} malformed so far)",
+                    role,
+                    source,
+                    malformed.get(),
+                    e);
             return;
         }
         BiConsumer<Address, Message> handler = handlers.get(decoded.type());
         if (handler == null) {
             unexpected.incrementAndGet();
-            LOG.warn("{}: dropped an unexpected {} from {} ({} unexpected so far)", role, decoded.describe(), source,
+            LOG.warn(
+                    "{}: dropped an unexpected {} from {} ({} unexpected so far)",
+                    role,
+                    decoded.describe(),
+                    source,
                     unexpected.get());
             return;
         }

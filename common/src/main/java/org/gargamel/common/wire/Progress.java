@@ -12,7 +12,9 @@ import java.io.IOException;
  */
 // ArrayRecordComponent is wrong here: equals, hashCode and toString below compare the ids, and the long[] that the
 // codec reads and writes (no boxed list per message) is never written once the message is built.
-public record Progress(String nodeName, @SuppressWarnings("ArrayRecordComponent") long[] visible) implements Message {
+public record Progress(
+        String nodeName,
+        @SuppressWarnings("ArrayRecordComponent") long[] visible) implements Message {
     @Override
     public MessageType type() {
         return MessageType.PROGRESS;
@@ -35,7 +37,9 @@ public record Progress(String nodeName, @SuppressWarnings("ArrayRecordComponent"
 
     @Override
     public boolean equals(Object other) {
-        return other instanceof Progress p && nodeName.equals(p.nodeName) && java.util.Arrays.equals(visible, p.visible);
+        return other instanceof Progress p
+                && nodeName.equals(p.nodeName)
+                && java.util.Arrays.equals(visible, p.visible);
     }
 
     @Override

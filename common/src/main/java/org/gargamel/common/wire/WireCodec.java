@@ -35,8 +35,7 @@ public final class WireCodec {
     private static final byte TIMESTAMP = 5;
     private static final byte ARRAY = 6;
 
-    private WireCodec() {
-    }
+    private WireCodec() {}
 
     public static byte[] encode(Message message) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(128);
@@ -44,7 +43,7 @@ public final class WireCodec {
             out.writeByte(message.type().tag());
             message.writeBody(out);
         } catch (IOException e) {
-            throw new UncheckedIOException(e);  // cannot happen on a byte array
+            throw new UncheckedIOException(e); // cannot happen on a byte array
         }
         return bytes.toByteArray();
     }
@@ -175,7 +174,7 @@ public final class WireCodec {
         } else if (value instanceof LocalDateTime timestamp) {
             out.writeByte(TIMESTAMP);
             out.writeLong(timestamp.toEpochSecond(ZoneOffset.UTC));
-            out.writeInt(timestamp.get(ChronoField.NANO_OF_SECOND));  // the fraction of that second
+            out.writeInt(timestamp.get(ChronoField.NANO_OF_SECOND)); // the fraction of that second
         } else if (value instanceof List<?> list) {
             out.writeByte(ARRAY);
             out.writeInt(list.size());
@@ -183,7 +182,8 @@ public final class WireCodec {
                 writeValue(out, element);
             }
         } else {
-            throw new IllegalArgumentException("cannot encode argument of type " + value.getClass().getName());
+            throw new IllegalArgumentException(
+                    "cannot encode argument of type " + value.getClass().getName());
         }
     }
 

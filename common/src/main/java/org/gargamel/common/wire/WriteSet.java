@@ -19,8 +19,13 @@ import java.util.Objects;
  */
 // ArrayRecordComponent is wrong here: equals, hashCode and toString below compare the ids, and the long[] that the
 // codec reads and writes (no boxed list per message) is never written once the message is built.
-public record WriteSet(long txnId, String origin, String procedure,
-        @SuppressWarnings("ArrayRecordComponent") long[] backDependencies, long snapshot, List<RowChange> changes)
+public record WriteSet(
+        long txnId,
+        String origin,
+        String procedure,
+        @SuppressWarnings("ArrayRecordComponent") long[] backDependencies,
+        long snapshot,
+        List<RowChange> changes)
         implements Message {
 
     /**
@@ -38,7 +43,9 @@ public record WriteSet(long txnId, String origin, String procedure,
 
     /** Each operation travels as its code, which is part of the wire format: never renumber. */
     public enum Operation {
-        INSERT(0), UPDATE(1), DELETE(2);
+        INSERT(0),
+        UPDATE(1),
+        DELETE(2);
 
         private static final Operation[] ALL = values();
 
@@ -118,8 +125,12 @@ public record WriteSet(long txnId, String origin, String procedure,
 
     @Override
     public boolean equals(Object other) {
-        return other instanceof WriteSet w && txnId == w.txnId && origin.equals(w.origin) && procedure.equals(w.procedure)
-                && Arrays.equals(backDependencies, w.backDependencies) && snapshot == w.snapshot
+        return other instanceof WriteSet w
+                && txnId == w.txnId
+                && origin.equals(w.origin)
+                && procedure.equals(w.procedure)
+                && Arrays.equals(backDependencies, w.backDependencies)
+                && snapshot == w.snapshot
                 && changes.equals(w.changes);
     }
 

@@ -43,15 +43,21 @@ class GargamelClientConnectTest {
                 JChannel scheduler = Channels.control(GroupConfig.inMemory(), GargamelClient.SCHEDULER_NAME)) {
             // The client finds nobody, founds a group alone, leaves it, and looks again (200 ms later): the scheduler
             // starts in between, so that it founds the group and the client's next attempt joins it.
-            Await.until("a client to found the control group alone and leave it", Duration.ofSeconds(15), controlGroup,
+            Await.until(
+                    "a client to found the control group alone and leave it",
+                    Duration.ofSeconds(15),
+                    controlGroup,
                     controlGroup::toString);
             scheduler.connect(Channels.CONTROL_CLUSTER);
             try (GargamelClient client = connecting.get(20, TimeUnit.SECONDS)) {
-                assertEquals(scheduler.getAddress(), scheduler.getView().getCoord(),
+                assertEquals(
+                        scheduler.getAddress(),
+                        scheduler.getView().getCoord(),
                         "the scheduler founded the group the client then joined: " + scheduler.getView());
                 assertEquals(2, scheduler.getView().size(), scheduler.getView().toString());
-                assertTrue(scheduler.getView().getMembers().stream()
-                        .anyMatch(member -> client.name().equals(NameCache.get(member))),
+                assertTrue(
+                        scheduler.getView().getMembers().stream()
+                                .anyMatch(member -> client.name().equals(NameCache.get(member))),
                         client.name() + " is a member of " + scheduler.getView());
             }
         }
@@ -110,7 +116,7 @@ class GargamelClientConnectTest {
         public void close() {
             Map<AsciiString, Map<Address, SHARED_LOOPBACK>> groups = InMemoryGroups.table();
             synchronized (groups) {
-                groups.remove(CLUSTER, members);  // still ours if nobody ever joined
+                groups.remove(CLUSTER, members); // still ours if nobody ever joined
             }
         }
 
@@ -131,8 +137,8 @@ class GargamelClientConnectTest {
     void withoutASchedulerConnectFailsAfterTheTimeoutNamingTheProblem() {
         ClientOptions quick = new ClientOptions(100, Duration.ofSeconds(5), Duration.ofSeconds(3));
         long start = System.nanoTime();
-        GargamelClientException error = assertThrows(GargamelClientException.class,
-                () -> GargamelClient.connect(GroupConfig.inMemory(), quick));
+        GargamelClientException error = assertThrows(
+                GargamelClientException.class, () -> GargamelClient.connect(GroupConfig.inMemory(), quick));
         assertTrue(error.getMessage().contains("no scheduler joined the group within 3 s"), error.getMessage());
         assertTrue(System.nanoTime() - start >= Duration.ofSeconds(3).toNanos(), "it kept looking until the timeout");
     }

@@ -46,7 +46,7 @@ class GargamelClientEndpointTest {
     @BeforeEach
     void startAScriptedScheduler() throws Exception {
         scheduler = Channels.control(GroupConfig.inMemory(), GargamelClient.SCHEDULER_NAME);
-        scheduler.setReceiver(new MessageEndpoint("scripted scheduler", error -> { })
+        scheduler.setReceiver(new MessageEndpoint("scripted scheduler", error -> {})
                 .on(SubmitCall.class, MessageType.SUBMIT_CALL, (source, submit) -> {
                     submitters.add(source);
                     submitted.add(submit);
@@ -73,13 +73,20 @@ class GargamelClientEndpointTest {
 
             send(address, new byte[] {99, 1, 2});
             MessageEndpoint.send(scheduler, address, new NodeHello("node-1", 2));
-            MessageEndpoint.send(scheduler, address, CallOutcome.committed(submitted.get(0).callId(), 1, "ok"));
-            MessageEndpoint.send(scheduler, address, CallOutcome.committed(submitted.get(0).callId(), 1, "again"));
-            MessageEndpoint.send(scheduler, address, CallOutcome.rejected(submitted.get(1).callId(), -1, "no"));
+            MessageEndpoint.send(
+                    scheduler, address, CallOutcome.committed(submitted.get(0).callId(), 1, "ok"));
+            MessageEndpoint.send(
+                    scheduler, address, CallOutcome.committed(submitted.get(0).callId(), 1, "again"));
+            MessageEndpoint.send(
+                    scheduler, address, CallOutcome.rejected(submitted.get(1).callId(), -1, "no"));
 
             assertEquals("ok", first.get(20, TimeUnit.SECONDS).result(), "the first outcome wins; the copy is ignored");
-            assertEquals(CallOutcome.Status.REJECTED, second.get(20, TimeUnit.SECONDS).status());
-            Await.until("the client to count what it dropped", WAIT,
+            assertEquals(
+                    CallOutcome.Status.REJECTED,
+                    second.get(20, TimeUnit.SECONDS).status());
+            Await.until(
+                    "the client to count what it dropped",
+                    WAIT,
                     () -> client.malformedCount() == 1 && client.unexpectedCount() == 1,
                     () -> client.malformedCount() + " malformed, " + client.unexpectedCount() + " unexpected");
             assertEquals(0, client.inFlight());
@@ -94,20 +101,28 @@ class GargamelClientEndpointTest {
             Await.until("both calls to reach the scheduler", WAIT, () -> submitted.size() == 2, submitted::toString);
             assertEquals(2, scheduler.getView().size());
 
-            client.endpoint().viewAccepted(null);  // the view handler throws a NullPointerException
+            client.endpoint().viewAccepted(null); // the view handler throws a NullPointerException
 
             for (CompletableFuture<CallOutcome> pending : List.of(first, second)) {
                 GargamelClientException failure = failure(pending);
                 assertEquals(GargamelClientException.Reason.DISCONNECTED, failure.reason());
-                assertTrue(failure.getMessage().startsWith("the client failed and closed itself (" + client.name()
-                        + ": handling view null failed: java.lang.NullPointerException"), failure.getMessage());
+                assertTrue(
+                        failure.getMessage()
+                                .startsWith("the client failed and closed itself (" + client.name()
+                                        + ": handling view null failed: java.lang.NullPointerException"),
+                        failure.getMessage());
                 assertTrue(failure.getMessage().contains("the outcome of call"), failure.getMessage());
             }
             GargamelClientException later = failure(client.submit(ProcedureCall.of("payment", 3)));
             assertEquals(GargamelClientException.Reason.DISCONNECTED, later.reason());
-            assertTrue(later.getMessage().startsWith("the client failed and closed itself")
-                    && later.getMessage().endsWith("; payment was not sent"), later.getMessage());
-            Await.until("the client to leave the group", WAIT, () -> scheduler.getView().size() == 1,
+            assertTrue(
+                    later.getMessage().startsWith("the client failed and closed itself")
+                            && later.getMessage().endsWith("; payment was not sent"),
+                    later.getMessage());
+            Await.until(
+                    "the client to leave the group",
+                    WAIT,
+                    () -> scheduler.getView().size() == 1,
                     () -> scheduler.getView());
             assertEquals(2, submitted.size(), "nothing more was sent");
             assertEquals(0, client.inFlight());

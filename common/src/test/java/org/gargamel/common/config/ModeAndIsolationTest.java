@@ -18,8 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 @Tag("unit")
 class ModeAndIsolationTest {
     /** A configuration holding the two types, read by the same mapper as the scheduler's and nodes' configs. */
-    record Settings(Mode mode, Isolation isolation) {
-    }
+    record Settings(Mode mode, Isolation isolation) {}
 
     @Test
     void modesParseByTheirConfigurationNamesInAnyCase() {
@@ -55,8 +54,8 @@ class ModeAndIsolationTest {
 
     @Test
     void anUnknownIsolationIsNamedWithTheChoices() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> Isolation.parse("serializable"));
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> Isolation.parse("serializable"));
         assertEquals("unknown isolation 'serializable' (expected psi or si)", e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> Isolation.parse(""));
     }
@@ -75,16 +74,20 @@ class ModeAndIsolationTest {
 
     @Test
     void yamlErrorsNameTheFileTheKeyAndTheValue() {
-        ConfigException mode = assertThrows(ConfigException.class,
+        ConfigException mode = assertThrows(
+                ConfigException.class,
                 () -> ConfigFiles.parse("isolation: psi\nmode: roundrobin\n", "cluster.yaml", Settings.class));
         assertTrue(mode.getMessage().startsWith("cluster.yaml: line 2: key 'mode': "), mode.getMessage());
-        assertTrue(mode.getMessage().contains("unknown mode 'roundrobin' (expected gargamel, round-robin or centralized)"),
+        assertTrue(
+                mode.getMessage().contains("unknown mode 'roundrobin' (expected gargamel, round-robin or centralized)"),
                 mode.getMessage());
-        ConfigException isolation = assertThrows(ConfigException.class,
+        ConfigException isolation = assertThrows(
+                ConfigException.class,
                 () -> ConfigFiles.parse("mode: gargamel\nisolation: rc\n", "cluster.yaml", Settings.class));
-        assertTrue(isolation.getMessage().startsWith("cluster.yaml: line 2: key 'isolation': "), isolation.getMessage());
-        assertTrue(isolation.getMessage().contains("unknown isolation 'rc' (expected psi or si)"),
-                isolation.getMessage());
+        assertTrue(
+                isolation.getMessage().startsWith("cluster.yaml: line 2: key 'isolation': "), isolation.getMessage());
+        assertTrue(
+                isolation.getMessage().contains("unknown isolation 'rc' (expected psi or si)"), isolation.getMessage());
         assertInstanceOf(IllegalArgumentException.class, rootCause(isolation));
     }
 

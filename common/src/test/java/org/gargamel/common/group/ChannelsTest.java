@@ -41,8 +41,9 @@ class ChannelsTest {
                 channel.setReceiver(new Receiver() {
                     @Override
                     public void receive(Message message) {
-                        log.add(((NodeHello) WireCodec.decode(message.getArray(), message.getOffset(),
-                                message.getLength())).nodeName());
+                        log.add(((NodeHello)
+                                        WireCodec.decode(message.getArray(), message.getOffset(), message.getLength()))
+                                .nodeName());
                         all.countDown();
                     }
                 });
@@ -93,10 +94,14 @@ class ChannelsTest {
 
     @Test
     void badHostPortIsNamed() {
-        assertEquals("'localhost' is not host:port",
-                assertThrows(IllegalArgumentException.class, () -> GroupConfig.parseHostPort("localhost")).getMessage());
-        assertEquals("port of 'h:x' is not a number",
-                assertThrows(IllegalArgumentException.class, () -> GroupConfig.parseHostPort("h:x")).getMessage());
+        assertEquals(
+                "'localhost' is not host:port",
+                assertThrows(IllegalArgumentException.class, () -> GroupConfig.parseHostPort("localhost"))
+                        .getMessage());
+        assertEquals(
+                "port of 'h:x' is not a number",
+                assertThrows(IllegalArgumentException.class, () -> GroupConfig.parseHostPort("h:x"))
+                        .getMessage());
         assertEquals(7800, GroupConfig.parseHostPort("127.0.0.1:7800").getPort());
     }
 
@@ -116,8 +121,9 @@ class ChannelsTest {
         assertEquals("transfer-queue", Channels.bundlerType(" ", "transfer-queue"));
         assertEquals("transfer-queue", Channels.bundlerType("transfer-queue", "no-bundler"));
         assertEquals("no-bundler", Channels.bundlerType("no-bundler", "transfer-queue"));
-        IllegalArgumentException error = assertThrows(IllegalArgumentException.class,
-                () -> Channels.bundlerType("turbo", "no-bundler"));
-        assertEquals("GARGAMEL_JGROUPS_BUNDLER=turbo: expected one of [no-bundler, transfer-queue]", error.getMessage());
+        IllegalArgumentException error =
+                assertThrows(IllegalArgumentException.class, () -> Channels.bundlerType("turbo", "no-bundler"));
+        assertEquals(
+                "GARGAMEL_JGROUPS_BUNDLER=turbo: expected one of [no-bundler, transfer-queue]", error.getMessage());
     }
 }

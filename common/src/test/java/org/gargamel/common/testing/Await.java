@@ -11,8 +11,7 @@ import java.util.function.Supplier;
 public final class Await {
     private static final long POLL_MILLIS = 10;
 
-    private Await() {
-    }
+    private Await() {}
 
     /** Polls {@code condition} until true; fails with {@code what} after {@code timeout}. */
     public static void until(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {

@@ -49,8 +49,10 @@ class MessageEndpointTest {
 
     private MessageEndpoint schedulerLike() {
         return new MessageEndpoint("scheduler", failures::add)
-                .on(SubmitCall.class, MessageType.SUBMIT_CALL, (source, submit) ->
-                        handled.add(submit.describe() + " from " + source))
+                .on(
+                        SubmitCall.class,
+                        MessageType.SUBMIT_CALL,
+                        (source, submit) -> handled.add(submit.describe() + " from " + source))
                 .on(Progress.class, MessageType.PROGRESS, (source, progress) -> handled.add(progress.describe()));
     }
 
@@ -59,7 +61,8 @@ class MessageEndpointTest {
         MessageEndpoint endpoint = schedulerLike();
         endpoint.receive(from(CLIENT, new SubmitCall(42, ProcedureCall.of("payment", 1, 2))));
         endpoint.receive(from(NODE, new Progress("node-2", new long[] {3, 4})));
-        assertEquals(List.of("SUBMIT_CALL call 42 (payment) from client-7f3a", "PROGRESS from node-2 (2 transactions)"),
+        assertEquals(
+                List.of("SUBMIT_CALL call 42 (payment) from client-7f3a", "PROGRESS from node-2 (2 transactions)"),
                 handled);
         assertEquals(0, endpoint.malformedCount());
         assertEquals(0, endpoint.unexpectedCount());
@@ -107,8 +110,10 @@ class MessageEndpointTest {
         assertEquals(1, failures.size());
         FatalException failure = assertInstanceOf(FatalException.class, failures.get(0));
         assertSame(bug, failure.getCause());
-        assertEquals("scheduler: handling SUBMIT_CALL call 42 (new_order) from client-7f3a failed: "
-                + "java.lang.IllegalStateException: index out of sync", failure.getMessage());
+        assertEquals(
+                "scheduler: handling SUBMIT_CALL call 42 (new_order) from client-7f3a failed: "
+                        + "java.lang.IllegalStateException: index out of sync",
+                failure.getMessage());
         endpoint.receive(from(CLIENT, new SubmitCall(43, ProcedureCall.of("new_order", 1))));
         assertEquals(List.of("SUBMIT_CALL call 43 (new_order)"), handled, "the endpoint itself goes on");
         assertEquals(0, endpoint.malformedCount() + endpoint.unexpectedCount(), "a failure is not a dropped message");
@@ -120,38 +125,46 @@ class MessageEndpointTest {
                 .on(Execute.class, MessageType.EXECUTE, (source, execute) -> {
                     throw new StackOverflowError("deep");
                 });
-        endpoint.receive(from(CLIENT, new Execute(7, 0, false, new long[0], CLIENT, 3, ProcedureCall.of("delivery", 1))));
+        endpoint.receive(
+                from(CLIENT, new Execute(7, 0, false, new long[0], CLIENT, 3, ProcedureCall.of("delivery", 1))));
         assertEquals(1, failures.size());
-        assertTrue(failures.get(0).getMessage().startsWith("node-1 control: handling EXECUTE transaction 7 (call 3, "
-                + "delivery, worker 0) from client-7f3a failed: java.lang.StackOverflowError"), failures.get(0).getMessage());
+        assertTrue(
+                failures.get(0)
+                        .getMessage()
+                        .startsWith("node-1 control: handling EXECUTE transaction 7 (call 3, "
+                                + "delivery, worker 0) from client-7f3a failed: java.lang.StackOverflowError"),
+                failures.get(0).getMessage());
         assertInstanceOf(StackOverflowError.class, failures.get(0).getCause());
     }
 
     @Test
     void aViewHandlerThatThrowsReachesOnFailureNamingTheView() {
         View view = View.create(NODE, 4, NODE, CLIENT);
-        MessageEndpoint endpoint = new MessageEndpoint("client-7f3a", failures::add)
-                .onView(changed -> {
-                    throw new NullPointerException("no coordinator");
-                });
+        MessageEndpoint endpoint = new MessageEndpoint("client-7f3a", failures::add).onView(changed -> {
+            throw new NullPointerException("no coordinator");
+        });
         endpoint.viewAccepted(view);
         assertEquals(1, failures.size());
         String message = failures.get(0).getMessage();
-        assertTrue(message.startsWith("client-7f3a: handling view [node-2|4] (2) [node-2, client-7f3a] failed: "
-                + "java.lang.NullPointerException: no coordinator"), message);
+        assertTrue(
+                message.startsWith("client-7f3a: handling view [node-2|4] (2) [node-2, client-7f3a] failed: "
+                        + "java.lang.NullPointerException: no coordinator"),
+                message);
         assertInstanceOf(NullPointerException.class, failures.get(0).getCause());
     }
 
     @Test
     void aFailureHandlerThatThrowsDoesNotEscapeToJgroups() {
         MessageEndpoint endpoint = new MessageEndpoint("scheduler", failure -> {
-            failures.add(failure);
-            throw new IllegalStateException("supervisor broken");
-        }).on(SubmitCall.class, MessageType.SUBMIT_CALL, (source, submit) -> {
-            throw new IllegalArgumentException("bug");
-        }).onView(view -> {
-            throw new IllegalArgumentException("bug");
-        });
+                    failures.add(failure);
+                    throw new IllegalStateException("supervisor broken");
+                })
+                .on(SubmitCall.class, MessageType.SUBMIT_CALL, (source, submit) -> {
+                    throw new IllegalArgumentException("bug");
+                })
+                .onView(view -> {
+                    throw new IllegalArgumentException("bug");
+                });
         // Neither call throws into JGroups' receive thread (which would drop the rest of a batch silently).
         endpoint.receive(from(CLIENT, new SubmitCall(1, ProcedureCall.of("payment"))));
         endpoint.viewAccepted(View.create(NODE, 1, NODE));
@@ -161,18 +174,23 @@ class MessageEndpointTest {
     @Test
     void registrationsAreCheckedOnce() {
         MessageEndpoint endpoint = schedulerLike();
-        IllegalStateException twice = assertThrows(IllegalStateException.class,
-                () -> endpoint.on(SubmitCall.class, MessageType.SUBMIT_CALL, (source, submit) -> { }));
+        IllegalStateException twice = assertThrows(
+                IllegalStateException.class,
+                () -> endpoint.on(SubmitCall.class, MessageType.SUBMIT_CALL, (source, submit) -> {}));
         assertEquals("scheduler: two handlers for SUBMIT_CALL", twice.getMessage());
-        IllegalArgumentException mismatch = assertThrows(IllegalArgumentException.class,
-                () -> endpoint.on(NodeHello.class, MessageType.DRAIN_QUERY, (source, hello) -> { }));
+        IllegalArgumentException mismatch = assertThrows(
+                IllegalArgumentException.class,
+                () -> endpoint.on(NodeHello.class, MessageType.DRAIN_QUERY, (source, hello) -> {}));
         assertEquals("scheduler: DRAIN_QUERY decodes to DrainQuery, not NodeHello", mismatch.getMessage());
     }
 
     @Test
     void everyMessageTypeNamesTheRecordItDecodesTo() {
         for (Message message : WireCodecTest.oneOfEach()) {
-            assertSame(message.type().messageClass(), message.getClass(), message.type().toString());
+            assertSame(
+                    message.type().messageClass(),
+                    message.getClass(),
+                    message.type().toString());
             assertTrue(message.describe().startsWith(message.type().name()), message.describe());
         }
     }

@@ -21,10 +21,26 @@ import org.junit.jupiter.api.Test;
 
 @Tag("unit")
 class WireCodecTest {
-    private static final ProcedureCall PAYMENT = ProcedureCall.of("payment", 1, 2, 1, 2, null, "BAR'BAR\"ABLE é",
-            new BigDecimal("10.00"), LocalDateTime.of(2026, 1, 1, 10, 0, 0, 123_456_000));
-    private static final ProcedureCall NEW_ORDER = ProcedureCall.of("new_order", 1, 3, 7,
-            List.of(1, 2, 3), List.of(1, 1, 2), List.of(5, 5, 10), 123_456_789_012L, new BigDecimal("-0.000001"));
+    private static final ProcedureCall PAYMENT = ProcedureCall.of(
+            "payment",
+            1,
+            2,
+            1,
+            2,
+            null,
+            "BAR'BAR\"ABLE é",
+            new BigDecimal("10.00"),
+            LocalDateTime.of(2026, 1, 1, 10, 0, 0, 123_456_000));
+    private static final ProcedureCall NEW_ORDER = ProcedureCall.of(
+            "new_order",
+            1,
+            3,
+            7,
+            List.of(1, 2, 3),
+            List.of(1, 1, 2),
+            List.of(5, 5, 10),
+            123_456_789_012L,
+            new BigDecimal("-0.000001"));
 
     static List<Message> oneOfEach() {
         return List.of(
@@ -37,10 +53,19 @@ class WireCodecTest {
                 new Execute(9, 0, true, new long[0], UUID.randomUUID(), 45, ProcedureCall.of("stock_level", 1, 2, 15)),
                 new NodeHello("node-1", 4),
                 new Progress("node-2", new long[] {1, 2, 3, Long.MAX_VALUE}),
-                new WriteSet(7, "node-1", "payment", new long[] {3}, -1, List.of(
-                        new RowChange("district", Operation.UPDATE, "{\"d_w_id\": 1, \"d_id\": 2, \"d_ytd\": 30010.00}"),
-                        new RowChange("history", Operation.INSERT, "{\"h_data\": \"naïve 'quote'\"}"),
-                        new RowChange("new_order", Operation.DELETE, "{\"no_w_id\": 1}"))),
+                new WriteSet(
+                        7,
+                        "node-1",
+                        "payment",
+                        new long[] {3},
+                        -1,
+                        List.of(
+                                new RowChange(
+                                        "district",
+                                        Operation.UPDATE,
+                                        "{\"d_w_id\": 1, \"d_id\": 2, \"d_ytd\": 30010.00}"),
+                                new RowChange("history", Operation.INSERT, "{\"h_data\": \"naïve 'quote'\"}"),
+                                new RowChange("new_order", Operation.DELETE, "{\"no_w_id\": 1}"))),
                 new WriteSet(8, "node-3", "new_order", new long[0], 17, List.of()),
                 new DrainQuery(5),
                 new DrainStatus(5, 12, 3),
@@ -70,21 +95,29 @@ class WireCodecTest {
         assertEquals(Long.class, decoded.call().arguments().get(6).getClass());
         SubmitCall payment = (SubmitCall) WireCodec.decode(WireCodec.encode(new SubmitCall(1, PAYMENT)));
         assertEquals("BAR'BAR\"ABLE é", payment.call().arguments().get(5));
-        assertEquals(LocalDateTime.of(2026, 1, 1, 10, 0, 0, 123_456_000), payment.call().arguments().get(7));
+        assertEquals(
+                LocalDateTime.of(2026, 1, 1, 10, 0, 0, 123_456_000),
+                payment.call().arguments().get(7));
         assertEquals(new BigDecimal("10.00"), payment.call().arguments().get(6));
     }
 
     @Test
     void statusAndOperationCodesAreFixedInTheWireFormat() {
         // CALL_OUTCOME: the type tag, callId and txnId (8 bytes each), then the status code.
-        Map<CallOutcome, Integer> outcomes = Map.of(CallOutcome.committed(1, 2, "r"), 0,
-                CallOutcome.userAborted(1, 2, "GA001", "m"), 1, CallOutcome.rejected(1, 2, "r"), 2);
-        outcomes.forEach((outcome, code) ->
-                assertEquals(code, (int) WireCodec.encode(outcome)[17], outcome.status().toString()));
+        Map<CallOutcome, Integer> outcomes = Map.of(
+                CallOutcome.committed(1, 2, "r"),
+                0,
+                CallOutcome.userAborted(1, 2, "GA001", "m"),
+                1,
+                CallOutcome.rejected(1, 2, "r"),
+                2);
+        outcomes.forEach((outcome, code) -> assertEquals(
+                code, (int) WireCodec.encode(outcome)[17], outcome.status().toString()));
         byte[] unknownStatus = WireCodec.encode(CallOutcome.committed(1, 2, "r"));
         unknownStatus[17] = 3;
         assertTrue(assertThrows(MalformedMessageException.class, () -> WireCodec.decode(unknownStatus))
-                .getMessage().contains("unknown status 3"));
+                .getMessage()
+                .contains("unknown status 3"));
         // WRITE_SET of origin "n", procedure "p", no dependencies and one change of table "t": its operation at 40.
         Map<Operation, Integer> operations = Map.of(Operation.INSERT, 0, Operation.UPDATE, 1, Operation.DELETE, 2);
         assertEquals(EnumSet.allOf(Operation.class), operations.keySet(), "a code for every operation");
@@ -96,7 +129,8 @@ class WireCodecTest {
         byte[] unknownOperation = WireCodec.encode(writeSetOf(Operation.DELETE));
         unknownOperation[40] = 3;
         assertTrue(assertThrows(MalformedMessageException.class, () -> WireCodec.decode(unknownOperation))
-                .getMessage().contains("unknown row operation 3"));
+                .getMessage()
+                .contains("unknown row operation 3"));
     }
 
     private static WriteSet writeSetOf(Operation operation) {
@@ -106,23 +140,28 @@ class WireCodecTest {
     @Test
     void malformedMessagesFailWithAReasonAndNeverExhaustMemory() {
         assertTrue(assertThrows(MalformedMessageException.class, () -> WireCodec.decode(new byte[0]))
-                .getMessage().contains("empty"));
+                .getMessage()
+                .contains("empty"));
         assertTrue(assertThrows(MalformedMessageException.class, () -> WireCodec.decode(new byte[] {99}))
-                .getMessage().contains("unknown message type tag 99"));
+                .getMessage()
+                .contains("unknown message type tag 99"));
         byte[] full = WireCodec.encode(new SubmitCall(42, PAYMENT));
-        MalformedMessageException truncated = assertThrows(MalformedMessageException.class,
-                () -> WireCodec.decode(Arrays.copyOf(full, full.length - 3)));
+        MalformedMessageException truncated = assertThrows(
+                MalformedMessageException.class, () -> WireCodec.decode(Arrays.copyOf(full, full.length - 3)));
         assertTrue(truncated.getMessage().contains("SUBMIT_CALL is truncated"), truncated.getMessage());
         byte[] trailing = Arrays.copyOf(full, full.length + 2);
         assertTrue(assertThrows(MalformedMessageException.class, () -> WireCodec.decode(trailing))
-                .getMessage().contains("trailing"));
+                .getMessage()
+                .contains("trailing"));
         // A string length of 2^31-1 must be refused before any allocation.
         byte[] hostile = {MessageType.NODE_HELLO.tag(), 0x7f, (byte) 0xff, (byte) 0xff, (byte) 0xff};
         assertTrue(assertThrows(MalformedMessageException.class, () -> WireCodec.decode(hostile))
-                .getMessage().contains("out of range"));
+                .getMessage()
+                .contains("out of range"));
         byte[] badValue = WireCodec.encode(new SubmitCall(1, ProcedureCall.of("f", 1)));
-        badValue[badValue.length - 5] = 77;  // the argument's tag byte
+        badValue[badValue.length - 5] = 77; // the argument's tag byte
         assertTrue(assertThrows(MalformedMessageException.class, () -> WireCodec.decode(badValue))
-                .getMessage().contains("unknown argument value tag 77"));
+                .getMessage()
+                .contains("unknown argument value tag 77"));
     }
 }

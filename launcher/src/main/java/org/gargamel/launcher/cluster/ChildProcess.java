@@ -1,6 +1,5 @@
 package org.gargamel.launcher.cluster;
 
-import org.gargamel.launcher.server.ParentWatchdog;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -9,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.gargamel.launcher.server.ParentWatchdog;
 
 /**
  * A Gargamel process (scheduler or node) started as a separate JVM with the same class path as this one,
@@ -27,8 +27,9 @@ public final class ChildProcess implements AutoCloseable {
     }
 
     /** Starts {@code java -cp classPath mainClass arguments...}, output appended to {@code log}. */
-    public static ChildProcess startJava(String name, String classPath, String mainClass, List<String> arguments,
-            List<String> jvmOptions, Path log) throws IOException {
+    public static ChildProcess startJava(
+            String name, String classPath, String mainClass, List<String> arguments, List<String> jvmOptions, Path log)
+            throws IOException {
         Files.createDirectories(log.toAbsolutePath().getParent());
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -39,9 +40,13 @@ public final class ChildProcess implements AutoCloseable {
         command.add(classPath);
         command.add(mainClass);
         command.addAll(arguments);
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+        ProcessBuilder builder = new ProcessBuilder(command)
+                .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
-        builder.environment().put(ParentWatchdog.ENVIRONMENT_VARIABLE, Long.toString(ProcessHandle.current().pid()));
+        builder.environment()
+                .put(
+                        ParentWatchdog.ENVIRONMENT_VARIABLE,
+                        Long.toString(ProcessHandle.current().pid()));
         return new ChildProcess(name, builder.start(), log);
     }
 

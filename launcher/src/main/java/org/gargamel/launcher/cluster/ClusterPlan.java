@@ -10,8 +10,8 @@ import org.gargamel.common.config.Mode;
  * scheduler, in {@code mode} and {@code isolation}, all classifying with the rules file {@code rules}. Configuration
  * files and process logs go to {@code directory}.
  */
-public record ClusterPlan(Mode mode, Isolation isolation, Path rules, List<String> jdbcUrls, int workers,
-        Path directory) {
+public record ClusterPlan(
+        Mode mode, Isolation isolation, Path rules, List<String> jdbcUrls, int workers, Path directory) {
     public ClusterPlan {
         jdbcUrls = List.copyOf(jdbcUrls);
         if (jdbcUrls.isEmpty()) {

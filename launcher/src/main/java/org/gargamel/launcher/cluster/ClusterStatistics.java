@@ -72,18 +72,37 @@ public final class ClusterStatistics {
         if (nodes.isEmpty()) {
             return "nodes: no statistics (the nodes did not stop cleanly)\n";
         }
-        StringBuilder text = new StringBuilder(String.format(Locale.ROOT, "%n%-8s %10s %8s %9s %8s %9s%n", "node",
-                "committed", "aborts", "conflicts", "retries", "applied"));
+        StringBuilder text = new StringBuilder(String.format(
+                Locale.ROOT,
+                "%n%-8s %10s %8s %9s %8s %9s%n",
+                "node",
+                "committed",
+                "aborts",
+                "conflicts",
+                "retries",
+                "applied"));
         for (JsonNode node : nodes) {
-            text.append(String.format(Locale.ROOT, "%-8s %10d %8d %9d %8d %9d%n", node.path("node").asText("?"),
-                    node.path("committed").asLong(), node.path("userAborts").asLong(), node.path("conflictAborts").asLong(),
-                    node.path("retries").asLong(), node.path("applied").asLong()));
+            text.append(String.format(
+                    Locale.ROOT,
+                    "%-8s %10d %8d %9d %8d %9d%n",
+                    node.path("node").asText("?"),
+                    node.path("committed").asLong(),
+                    node.path("userAborts").asLong(),
+                    node.path("conflictAborts").asLong(),
+                    node.path("retries").asLong(),
+                    node.path("applied").asLong()));
         }
-        text.append(String.format(Locale.ROOT, "%-14s %12s %12s %8s%n", "procedure", "execute ms", "apply ms", "ratio"));
+        text.append(
+                String.format(Locale.ROOT, "%-14s %12s %12s %8s%n", "procedure", "execute ms", "apply ms", "ratio"));
         for (String procedure : procedures()) {
             double execute = weightedMean(procedure, "executeMs", "executed");
             double apply = weightedMean(procedure, "applyMs", "appliedCount");
-            text.append(String.format(Locale.ROOT, "%-14s %12.3f %12.3f %8s%n", procedure, execute, apply,
+            text.append(String.format(
+                    Locale.ROOT,
+                    "%-14s %12.3f %12.3f %8s%n",
+                    procedure,
+                    execute,
+                    apply,
                     apply > 0 ? String.format(Locale.ROOT, "%.1fx", execute / apply) : "-"));
         }
         return text.toString();

@@ -14,14 +14,13 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.gargamel.tpcc.workload.GargamelExecutor;
 import org.gargamel.common.client.ClientOptions;
 import org.gargamel.common.client.GargamelClient;
 import org.gargamel.common.config.ConfigFiles;
 import org.gargamel.common.group.GroupConfig;
 import org.gargamel.common.group.LoopbackPorts;
-import org.gargamel.launcher.cluster.ChildProcess;
 import org.gargamel.tpcc.workload.CallExecutor;
+import org.gargamel.tpcc.workload.GargamelExecutor;
 
 /**
  * Gargamel on this machine: the scheduler and one node per replica, each a separate JVM started from our own class
@@ -33,11 +32,13 @@ import org.gargamel.tpcc.workload.CallExecutor;
 public final class LocalGargamelCluster implements GargamelCluster {
     /** The scheduler and nodes run the server entry point, from gargamel-server.jar (see {@link ServerClassPath}). */
     static final String MAIN_CLASS = "org.gargamel.launcher.server.ServerMain";
+
     static final String SCHEDULER_READY = "gargamel scheduler ready";
     static final String NODE_READY = "gargamel node ready";
     private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
     /** Extra options for the scheduler and node JVMs (profiling, say), split on spaces. */
     static final String CHILD_JAVA_OPTIONS_VARIABLE = "GARGAMEL_CHILD_JAVA_OPTS";
+
     private static final List<String> CHILD_JVM_OPTIONS = childJvmOptions();
 
     private static List<String> childJvmOptions() {
@@ -45,8 +46,8 @@ public final class LocalGargamelCluster implements GargamelCluster {
         // JGroups, pgjdbc and Jackson took most of their CPU for the first 30 s of a run; with C1 alone a 20 s run of
         // one replica at 4 warehouses made 11,460 tpmC against 7,923 (docs/node.md). Long-lived deployments
         // (`scripts/gargamel node`) keep the default tiers.
-        List<String> options = new ArrayList<>(List.of("-Xmx768m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-Djava.net.preferIPv4Stack=true"));
+        List<String> options = new ArrayList<>(
+                List.of("-Xmx768m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Djava.net.preferIPv4Stack=true"));
         String extra = System.getenv(CHILD_JAVA_OPTIONS_VARIABLE);
         if (extra != null && !extra.isBlank()) {
             options.addAll(List.of(extra.trim().split("\\s+")));
@@ -68,7 +69,8 @@ public final class LocalGargamelCluster implements GargamelCluster {
     }
 
     /** Starts the scheduler and the nodes, waits until the scheduler sees every node, and connects the client. */
-    public static LocalGargamelCluster start(ClusterPlan plan, PrintStream err) throws IOException, InterruptedException {
+    public static LocalGargamelCluster start(ClusterPlan plan, PrintStream err)
+            throws IOException, InterruptedException {
         LocalGargamelCluster cluster = new LocalGargamelCluster(plan);
         try {
             cluster.launch(err);
@@ -101,8 +103,12 @@ public final class LocalGargamelCluster implements GargamelCluster {
         ConfigFiles.write(schedulerConfig, scheduler);
 
         err.printf("starting the scheduler and %d node(s) (logs in %s) ...%n", plan.replicas(), directory);
-        ChildProcess schedulerProcess = ChildProcess.startJava("scheduler", ServerClassPath.get(), MAIN_CLASS,
-                List.of("scheduler", "--config", schedulerConfig.toString()), CHILD_JVM_OPTIONS,
+        ChildProcess schedulerProcess = ChildProcess.startJava(
+                "scheduler",
+                ServerClassPath.get(),
+                MAIN_CLASS,
+                List.of("scheduler", "--config", schedulerConfig.toString()),
+                CHILD_JVM_OPTIONS,
                 directory.resolve("scheduler.log"));
         processes.add(schedulerProcess);
         awaitReady(schedulerProcess, SCHEDULER_READY);
@@ -125,8 +131,13 @@ public final class LocalGargamelCluster implements GargamelCluster {
             node.put("statsFile", statistics.toString());
             Path config = directory.resolve(name + ".yaml");
             ConfigFiles.write(config, node);
-            ChildProcess process = ChildProcess.startJava(name, ServerClassPath.get(), MAIN_CLASS, List.of("node", "--config", config.toString()),
-                    CHILD_JVM_OPTIONS, directory.resolve(name + ".log"));
+            ChildProcess process = ChildProcess.startJava(
+                    name,
+                    ServerClassPath.get(),
+                    MAIN_CLASS,
+                    List.of("node", "--config", config.toString()),
+                    CHILD_JVM_OPTIONS,
+                    directory.resolve(name + ".log"));
             processes.add(process);
             nodes.add(process);
         }
@@ -134,12 +145,14 @@ public final class LocalGargamelCluster implements GargamelCluster {
             awaitReady(node, NODE_READY);
         }
         try {
-            client = GargamelClient.connect(GroupConfig.tcp("127.0.0.1", 0,
-                    List.of(InetSocketAddress.createUnresolved("127.0.0.1", schedulerPort))), ClientOptions.defaults());
+            client = GargamelClient.connect(
+                    GroupConfig.tcp(
+                            "127.0.0.1", 0, List.of(InetSocketAddress.createUnresolved("127.0.0.1", schedulerPort))),
+                    ClientOptions.defaults());
             client.awaitNodes(plan.replicas(), START_TIMEOUT);
         } catch (TimeoutException e) {
-            throw new IllegalStateException("the cluster did not come together: " + e.getMessage() + "; see the logs in "
-                    + directory, e);
+            throw new IllegalStateException(
+                    "the cluster did not come together: " + e.getMessage() + "; see the logs in " + directory, e);
         } catch (InterruptedException | RuntimeException e) {
             throw e;
         } catch (Exception e) {
@@ -235,7 +248,9 @@ public final class LocalGargamelCluster implements GargamelCluster {
         long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
         while (true) {
             try {
-                if (Files.exists(process.log()) && Files.readString(process.log(), StandardCharsets.UTF_8).contains(marker)) {
+                if (Files.exists(process.log())
+                        && Files.readString(process.log(), StandardCharsets.UTF_8)
+                                .contains(marker)) {
                     return;
                 }
             } catch (IOException e) {
@@ -252,5 +267,4 @@ public final class LocalGargamelCluster implements GargamelCluster {
             Thread.sleep(100);
         }
     }
-
 }

@@ -4,12 +4,12 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeoutException;
-import org.gargamel.tpcc.workload.GargamelExecutor;
 import org.gargamel.common.client.ClientOptions;
 import org.gargamel.common.client.GargamelClient;
 import org.gargamel.common.group.GroupConfig;
 import org.gargamel.common.wire.DrainStatus;
 import org.gargamel.tpcc.workload.CallExecutor;
+import org.gargamel.tpcc.workload.GargamelExecutor;
 
 /**
  * A Gargamel cluster that runs elsewhere (docker-compose, other hosts): only the client library joins it, through
@@ -25,15 +25,17 @@ public final class RemoteGargamelCluster implements GargamelCluster {
     /** Joins through {@code scheduler} and waits until the scheduler knows {@code nodes} nodes. */
     public static RemoteGargamelCluster connect(InetSocketAddress scheduler, String bindAddress, int nodes)
             throws Exception {
-        GargamelClient client = GargamelClient.connect(GroupConfig.tcp(bindAddress, 0, List.of(scheduler)),
-                ClientOptions.defaults());
+        GargamelClient client =
+                GargamelClient.connect(GroupConfig.tcp(bindAddress, 0, List.of(scheduler)), ClientOptions.defaults());
         try {
             client.awaitNodes(nodes, Duration.ofSeconds(60));
         } catch (TimeoutException e) {
             DrainStatus status = client.drainStatus(Duration.ofSeconds(5));
             client.close();
-            throw new IllegalStateException("the scheduler at " + scheduler + " knows " + status.nodes()
-                    + " node(s), expected " + nodes + " (one per --jdbc-url)", e);
+            throw new IllegalStateException(
+                    "the scheduler at " + scheduler + " knows " + status.nodes() + " node(s), expected " + nodes
+                            + " (one per --jdbc-url)",
+                    e);
         }
         return new RemoteGargamelCluster(client);
     }

@@ -14,15 +14,14 @@ final class ServerClassPath {
     static final String PROPERTY = "gargamel.server.jar";
     static final String JAR_NAME = "gargamel-server.jar";
 
-    private ServerClassPath() {
-    }
+    private ServerClassPath() {}
 
     static String get() {
         String configured = System.getProperty(PROPERTY);
         if (configured != null && !configured.isBlank()) {
             if (!Files.isRegularFile(Path.of(configured))) {
-                throw new IllegalStateException("system property " + PROPERTY + " names " + configured
-                        + ", which does not exist");
+                throw new IllegalStateException(
+                        "system property " + PROPERTY + " names " + configured + ", which does not exist");
             }
             return configured;
         }
@@ -40,7 +39,11 @@ final class ServerClassPath {
 
     private static Path runningFrom() {
         try {
-            return Path.of(ServerClassPath.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            return Path.of(ServerClassPath.class
+                    .getProtectionDomain()
+                    .getCodeSource()
+                    .getLocation()
+                    .toURI());
         } catch (URISyntaxException | SecurityException | NullPointerException e) {
             return null;
         }

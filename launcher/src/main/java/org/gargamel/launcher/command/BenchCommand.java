@@ -14,7 +14,9 @@ import picocli.CommandLine.Unmatched;
  * {@code scripts/gargamel} runs them ({@code scripts/bench-NAME}); this command only says so, and is here so that help
  * lists it.
  */
-@Command(name = "bench", description = "JMH benchmarks: classifier (conflict index), scheduler",
+@Command(
+        name = "bench",
+        description = "JMH benchmarks: classifier (conflict index), scheduler",
         customSynopsis = "scripts/gargamel bench classifier|scheduler [JMH options]")
 public final class BenchCommand implements Callable<Integer> {
     @Spec
@@ -28,7 +30,9 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        throw Usage.error(spec, "'bench' runs the JMH benchmarks from the modules' test code: run it as "
-                + "scripts/gargamel bench classifier|scheduler");
+        throw Usage.error(
+                spec,
+                "'bench' runs the JMH benchmarks from the modules' test code: run it as "
+                        + "scripts/gargamel bench classifier|scheduler");
     }
 }

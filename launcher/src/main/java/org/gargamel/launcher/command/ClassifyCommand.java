@@ -26,11 +26,14 @@ import picocli.CommandLine.TypeConversionException;
  * which row and columns. Without {@code --rules}, the TPC-C rules. Exit 0 with a CONFLICT or NO CONFLICT line; 2 with
  * one error line for bad input (an unknown procedure, a call that does not parse, rules that do not load).
  */
-@Command(name = "classify",
+@Command(
+        name = "classify",
         description = "whether two calls may conflict under the classifier rules (TPC-C by default)",
         customSynopsis = "scripts/gargamel classify [--rules FILE] [--isolation psi|si] CALL CALL",
-        footer = {"  e.g. classify \"payment(1, 2, 1, 2, NULL, 'BARBARABLE', 10.00, '2026-01-01 10:00:00')\"",
-            "                 \"delivery(1, 3, '2026-01-01 10:00:00')\""})
+        footer = {
+            "  e.g. classify \"payment(1, 2, 1, 2, NULL, 'BARBARABLE', 10.00, '2026-01-01 10:00:00')\"",
+            "                 \"delivery(1, 3, '2026-01-01 10:00:00')\""
+        })
 public final class ClassifyCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
@@ -38,7 +41,11 @@ public final class ClassifyCommand implements Callable<Integer> {
     @Option(names = "--rules", paramLabel = "FILE", description = "the classifier rules (default: TPC-C's)")
     private Path rules;
 
-    @Option(names = "--isolation", paramLabel = "LEVEL", converter = IsolationConverter.class, defaultValue = "psi",
+    @Option(
+            names = "--isolation",
+            paramLabel = "LEVEL",
+            converter = IsolationConverter.class,
+            defaultValue = "psi",
             description = "psi or si (default ${DEFAULT-VALUE}): the conflict granularity")
     private Isolation isolation;
 
@@ -57,7 +64,8 @@ public final class ClassifyCommand implements Callable<Integer> {
             throw Usage.error(spec, "'classify' needs exactly two calls, got " + calls.size());
         }
         try {
-            ClassifierRules loaded = rules == null ? ClassifierRules.loadResource(TpccRules.class, TpccRules.RESOURCE)
+            ClassifierRules loaded = rules == null
+                    ? ClassifierRules.loadResource(TpccRules.class, TpccRules.RESOURCE)
                     : ClassifierRules.load(rules);
             ProcedureCall first = loaded.parse(calls.get(0));
             ProcedureCall second = loaded.parse(calls.get(1));

@@ -44,7 +44,8 @@ import picocli.CommandLine.Spec;
  * incoming rate; writes {@code compare.json} and {@code compare.html}. Every run starts from a fresh copy of the
  * same loaded database, so runs do not see each other's orders.
  */
-@Command(name = "compare",
+@Command(
+        name = "compare",
         description = "the same workload through every mode, side by side (compare.json, compare.html)",
         customSynopsis = "scripts/gargamel compare [--quick] [--warmup D] [--duration D] [--out DIR]")
 public final class CompareCommand implements Callable<Integer> {
@@ -56,23 +57,36 @@ public final class CompareCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--quick", description = "16 runs of 8 s (the baselines with 3 replicas only) and a short rate "
-            + "sweep: about 10 minutes on 2 cores")
+    @Option(
+            names = "--quick",
+            description = "16 runs of 8 s (the baselines with 3 replicas only) and a short rate "
+                    + "sweep: about 10 minutes on 2 cores")
     private boolean quick;
 
-    @Option(names = "--duration", paramLabel = "D", converter = DurationConverter.class,
+    @Option(
+            names = "--duration",
+            paramLabel = "D",
+            converter = DurationConverter.class,
             description = "length of each run (default 60s, 8s with --quick)")
     private Duration duration;
 
-    @Option(names = "--warmup", paramLabel = "D", converter = DurationConverter.class,
+    @Option(
+            names = "--warmup",
+            paramLabel = "D",
+            converter = DurationConverter.class,
             description = "run each run this long first, unmeasured (default: none)")
     private Duration warmup;
 
-    @Option(names = "--jdbc-url", paramLabel = "URL", description = "three existing servers to use instead of embedded "
-            + "ones (databases are created and dropped on them; the user needs CREATEDB); repeatable")
+    @Option(
+            names = "--jdbc-url",
+            paramLabel = "URL",
+            description = "three existing servers to use instead of embedded "
+                    + "ones (databases are created and dropped on them; the user needs CREATEDB); repeatable")
     private List<String> servers = new ArrayList<>();
 
-    @Option(names = "--out", paramLabel = "DIR",
+    @Option(
+            names = "--out",
+            paramLabel = "DIR",
             description = "where compare.json, compare.html and each run's result go (default out/compare-<time>)")
     private Path out;
 
@@ -87,8 +101,14 @@ public final class CompareCommand implements Callable<Integer> {
     /** One run of the comparison, before it is executed. */
     record Plan(RunTarget target, int replicas, int warehouses, int terminals, Double rate) {
         String label() {
-            return String.format(Locale.ROOT, "%s-%s-r%d-w%d-%s", target.modeName(), target.isolationName(), replicas,
-                    warehouses, rate == null ? "t" + terminals : "rate" + rate.intValue());
+            return String.format(
+                    Locale.ROOT,
+                    "%s-%s-r%d-w%d-%s",
+                    target.modeName(),
+                    target.isolationName(),
+                    replicas,
+                    warehouses,
+                    rate == null ? "t" + terminals : "rate" + rate.intValue());
         }
     }
 
@@ -97,22 +117,27 @@ public final class CompareCommand implements Callable<Integer> {
         Duration runDuration = duration != null ? duration : Duration.ofSeconds(quick ? 8 : 60);
         Duration runWarmup = warmup != null ? warmup : Duration.ZERO;
         if (!servers.isEmpty() && servers.size() != REPLICAS) {
-            throw Usage.error(spec, "compare needs exactly " + REPLICAS + " --jdbc-url (one per replica), got "
-                    + servers.size());
+            throw Usage.error(
+                    spec, "compare needs exactly " + REPLICAS + " --jdbc-url (one per replica), got " + servers.size());
         }
         TpccCommand.requireDistinct(spec, servers);
         // Named after the user's wall-clock time: the machine's time zone.
-        Path directory = out != null ? out : Path.of("out/compare-"
-                + LocalDateTime.now(ZoneId.systemDefault()).format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        Path directory = out != null
+                ? out
+                : Path.of("out/compare-"
+                        + LocalDateTime.now(ZoneId.systemDefault())
+                                .format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         if (Files.exists(directory) && !Files.isDirectory(directory)) {
             throw Usage.error(spec, "--out " + directory + " exists and is not a directory");
         }
         List<Plan> plans = plans(quick);
         String machine = MachineDescription.describe();
-        err.printf("compare: %d runs of %s each on %s%n", plans.size(), RunRequest.interval(runWarmup, runDuration),
-                machine);
+        err.printf(
+                "compare: %d runs of %s each on %s%n",
+                plans.size(), RunRequest.interval(runWarmup, runDuration), machine);
         List<CompareRun> results = new ArrayList<>();
-        try (PostgresCluster cluster = servers.isEmpty() ? PostgresCluster.embedded(REPLICAS) : PostgresCluster.external(servers)) {
+        try (PostgresCluster cluster =
+                servers.isEmpty() ? PostgresCluster.embedded(REPLICAS) : PostgresCluster.external(servers)) {
             DatabaseCopies copies = new DatabaseCopies(cluster.jdbcUrls(), err);
             int loadedWarehouses = 0;
             for (int i = 0; i < plans.size(); i++) {
@@ -179,17 +204,36 @@ public final class CompareCommand implements Callable<Integer> {
         return new RunTarget.Gargamel(mode, isolation, RunOptions.DEFAULT_WORKERS, null, RunOptions.DEFAULT_BIND);
     }
 
-    private CompareRun runOne(int index, int total, Plan plan, Duration warmup, Duration duration, DatabaseCopies copies,
-            Path directory)
+    private CompareRun runOne(
+            int index, int total, Plan plan, Duration warmup, Duration duration, DatabaseCopies copies, Path directory)
             throws SQLException, IOException {
         List<String> urls = copies.copy(plan.warehouses(), plan.replicas());
-        Path runDirectory = directory.resolve("runs").resolve(String.format(Locale.ROOT, "%02d-%s", index, plan.label()));
+        Path runDirectory =
+                directory.resolve("runs").resolve(String.format(Locale.ROOT, "%02d-%s", index, plan.label()));
         Files.createDirectories(runDirectory);
-        RunRequest request = new RunRequest(plan.target(), plan.replicas(), urls, PostgresBackend.EXTERNAL,
-                plan.warehouses(), plan.terminals(), warmup, duration, plan.rate(), false, RUN_SEED, LOAD_SEED,
-                runDirectory, true);
-        err.printf("[%d/%d] %-12s %-14s %d replica(s), %d wh, %s ... ", index, total, plan.target().modeName(),
-                plan.target().isolationName(), plan.replicas(), plan.warehouses(),
+        RunRequest request = new RunRequest(
+                plan.target(),
+                plan.replicas(),
+                urls,
+                PostgresBackend.EXTERNAL,
+                plan.warehouses(),
+                plan.terminals(),
+                warmup,
+                duration,
+                plan.rate(),
+                false,
+                RUN_SEED,
+                LOAD_SEED,
+                runDirectory,
+                true);
+        err.printf(
+                "[%d/%d] %-12s %-14s %d replica(s), %d wh, %s ... ",
+                index,
+                total,
+                plan.target().modeName(),
+                plan.target().isolationName(),
+                plan.replicas(),
+                plan.warehouses(),
                 plan.rate() == null ? plan.terminals() + " terminals" : plan.rate() + " calls/s");
         ByteArrayOutputStream log = new ByteArrayOutputStream();
         int code;
@@ -206,19 +250,30 @@ public final class CompareCommand implements Callable<Integer> {
         Path resultFile = runDirectory.resolve("result.json");
         if (!Files.exists(resultFile)) {
             err.println("FAILED");
-            throw new CommandFailedException("run " + plan.label() + " failed (exit " + code + "); see "
-                    + runDirectory.resolve("run.log"));
+            throw new CommandFailedException(
+                    "run " + plan.label() + " failed (exit " + code + "); see " + runDirectory.resolve("run.log"));
         }
         RunResult result = RunResult.read(resultFile);
         Map<String, Double> overall = result.latencyMs().get(RunResult.ALL_TYPES);
         @SuppressWarnings("unchecked")
-        boolean consistent = result.consistency() instanceof Map<?, ?> map && Boolean.TRUE.equals(((Map<String, Object>) map).get("passed"));
+        boolean consistent = result.consistency() instanceof Map<?, ?> map
+                && Boolean.TRUE.equals(((Map<String, Object>) map).get("passed"));
         @SuppressWarnings("unchecked")
         boolean identical = result.convergence() instanceof Map<?, ?> map2
                 && Boolean.TRUE.equals(((Map<String, Object>) map2).get("identical"));
-        CompareRun run = CompareRun.of(result, overall, consistent, identical, directory.relativize(resultFile).toString());
-        err.printf(Locale.ROOT, "tpmC %.0f, p99 %.2f ms, conflict aborts %d%s%n", run.tpmC(), overall.get("p99"),
-                run.conflictAborts(), consistent && identical ? "" : "  (CHECK FAILED)");
+        CompareRun run = CompareRun.of(
+                result,
+                overall,
+                consistent,
+                identical,
+                directory.relativize(resultFile).toString());
+        err.printf(
+                Locale.ROOT,
+                "tpmC %.0f, p99 %.2f ms, conflict aborts %d%s%n",
+                run.tpmC(),
+                overall.get("p99"),
+                run.conflictAborts(),
+                consistent && identical ? "" : "  (CHECK FAILED)");
         return run;
     }
 }

@@ -16,12 +16,18 @@ import picocli.CommandLine.Model.OptionSpec;
  * consistency conditions on every replica and a table-by-table comparison of the replicas. Every option of
  * {@code tpcc run} applies (e.g. {@code --mode round-robin}, {@code --isolation si}, {@code --jdbc-url} three times).
  */
-@Command(name = "demo", description = {"the main job: TPC-C on embedded PostgreSQL, checked, with a summary",
-    "Defaults: 3 embedded replicas, 2 warehouses, 10 terminals per warehouse, 60 s, gargamel, psi."},
-        customSynopsis = {"scripts/gargamel demo [--replicas N] [--warehouses W] [--terminals T] [--warmup D] "
-            + "[--duration D] [--rate R]",
+@Command(
+        name = "demo",
+        description = {
+            "the main job: TPC-C on embedded PostgreSQL, checked, with a summary",
+            "Defaults: 3 embedded replicas, 2 warehouses, 10 terminals per warehouse, 60 s, gargamel, psi."
+        },
+        customSynopsis = {
+            "scripts/gargamel demo [--replicas N] [--warehouses W] [--terminals T] [--warmup D] "
+                    + "[--duration D] [--rate R]",
             "       [--mode gargamel|round-robin|centralized|direct] [--isolation psi|si] [--jdbc-url URL ...] "
-            + "[--out DIR]"},
+                    + "[--out DIR]"
+        },
         defaultValueProvider = DemoCommand.Defaults.class)
 public final class DemoCommand implements Callable<Integer> {
     @Mixin

@@ -21,8 +21,8 @@ public final class DurationConverter implements ITypeConverter<Duration> {
     public static Duration parse(String text) {
         String trimmed = text.trim().toLowerCase(Locale.ROOT);
         int unitStart = 0;
-        while (unitStart < trimmed.length() && (Character.isDigit(trimmed.charAt(unitStart))
-                || trimmed.charAt(unitStart) == '.')) {
+        while (unitStart < trimmed.length()
+                && (Character.isDigit(trimmed.charAt(unitStart)) || trimmed.charAt(unitStart) == '.')) {
             unitStart++;
         }
         if (unitStart == 0) {
@@ -39,8 +39,8 @@ public final class DurationConverter implements ITypeConverter<Duration> {
             case "ms" -> Math.round(amount);
             case "m", "min" -> Math.round(amount * 60_000);
             case "h" -> Math.round(amount * 3_600_000);
-            default -> throw new IllegalArgumentException("unknown duration unit in '" + text
-                    + "' (use ms, s, m or h)");
+            default ->
+                throw new IllegalArgumentException("unknown duration unit in '" + text + "' (use ms, s, m or h)");
         };
         if (millis <= 0) {
             throw new IllegalArgumentException("duration must be positive, got '" + text + "'");

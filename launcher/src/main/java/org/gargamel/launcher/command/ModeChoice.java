@@ -16,12 +16,10 @@ import picocli.CommandLine.TypeConversionException;
 sealed interface ModeChoice permits ModeChoice.Direct, ModeChoice.Through {
 
     /** One PostgreSQL server, no middleware. */
-    record Direct() implements ModeChoice {
-    }
+    record Direct() implements ModeChoice {}
 
     /** Through Gargamel in {@code mode}. */
-    record Through(Mode mode) implements ModeChoice {
-    }
+    record Through(Mode mode) implements ModeChoice {}
 
     /** {@code direct}, or a {@link Mode} by {@link Mode#parse}; anything else is an error naming the choices. */
     static ModeChoice parse(String name) {

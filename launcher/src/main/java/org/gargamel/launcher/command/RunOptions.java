@@ -34,75 +34,121 @@ final class RunOptions {
     @Spec(Spec.Target.MIXEE)
     private CommandSpec spec;
 
-    @Option(names = "--mode", paramLabel = "MODE", converter = ModeChoice.Converter.class, defaultValue = "gargamel",
+    @Option(
+            names = "--mode",
+            paramLabel = "MODE",
+            converter = ModeChoice.Converter.class,
+            defaultValue = "gargamel",
             description = "gargamel, round-robin (with certification), centralized, or direct (no middleware)")
     private ModeChoice mode;
 
-    @Option(names = "--replicas", paramLabel = "N",
+    @Option(
+            names = "--replicas",
+            paramLabel = "N",
             description = "PostgreSQL replicas, one node each (default 3, or the number of --jdbc-url)")
     private Integer replicas;
 
-    @Option(names = "--jdbc-url", paramLabel = "URL",
+    @Option(
+            names = "--jdbc-url",
+            paramLabel = "URL",
             description = "an existing PostgreSQL server, one per replica; repeatable (default: embedded servers)")
     private List<String> jdbcUrls = new ArrayList<>();
 
-    @Option(names = "--postgres", paramLabel = "BACKEND", converter = BackendConverter.class,
+    @Option(
+            names = "--postgres",
+            paramLabel = "BACKEND",
+            converter = BackendConverter.class,
             description = "without --jdbc-url: embedded (default) or testcontainers (needs Docker)")
     private PostgresBackend postgres;
 
-    @Option(names = "--warehouses", paramLabel = "W", defaultValue = "1",
+    @Option(
+            names = "--warehouses",
+            paramLabel = "W",
+            defaultValue = "1",
             description = "number of warehouses (default ${DEFAULT-VALUE})")
     private int warehouses;
 
-    @Option(names = "--terminals", paramLabel = "T",
+    @Option(
+            names = "--terminals",
+            paramLabel = "T",
             description = "closed-loop terminals, or open-loop connections with --rate (default 10 per warehouse)")
     private Integer terminals;
 
-    @Option(names = "--duration", paramLabel = "D", converter = DurationConverter.class, defaultValue = "60s",
+    @Option(
+            names = "--duration",
+            paramLabel = "D",
+            converter = DurationConverter.class,
+            defaultValue = "60s",
             description = "measurement interval, e.g. 30s, 2m (default ${DEFAULT-VALUE})")
     private Duration duration;
 
-    @Option(names = "--warmup", paramLabel = "D", converter = DurationConverter.class,
+    @Option(
+            names = "--warmup",
+            paramLabel = "D",
+            converter = DurationConverter.class,
             description = "run this long first, unmeasured, e.g. 10s (default: none)")
     private Duration warmup;
 
-    @Option(names = "--rate", paramLabel = "R",
+    @Option(
+            names = "--rate",
+            paramLabel = "R",
             description = "open loop: R calls per second in total instead of closed-loop terminals")
     private Double rate;
 
-    @Option(names = "--isolation", paramLabel = "LEVEL", description = "psi (default) or si through Gargamel; direct: "
-            + "read-committed (= psi), repeatable-read (= si) or serializable")
+    @Option(
+            names = "--isolation",
+            paramLabel = "LEVEL",
+            description = "psi (default) or si through Gargamel; direct: "
+                    + "read-committed (= psi), repeatable-read (= si) or serializable")
     private String isolation;
 
-    @Option(names = "--scheduler", paramLabel = "HOST:PORT", description = "join a Gargamel cluster that already runs "
-            + "(give its replicas with --jdbc-url, for the load and the checks) instead of starting one here")
+    @Option(
+            names = "--scheduler",
+            paramLabel = "HOST:PORT",
+            description = "join a Gargamel cluster that already runs "
+                    + "(give its replicas with --jdbc-url, for the load and the checks) instead of starting one here")
     private String scheduler;
 
-    @Option(names = "--bind", paramLabel = "ADDRESS",
+    @Option(
+            names = "--bind",
+            paramLabel = "ADDRESS",
             description = "with --scheduler: the address this client listens on (default " + DEFAULT_BIND + ")")
     private String bind;
 
-    @Option(names = "--workers", paramLabel = "K",
+    @Option(
+            names = "--workers",
+            paramLabel = "K",
             description = "workers (connections running chains) per node (default " + DEFAULT_WORKERS + ")")
     private Integer workers;
 
     @Option(names = "--keying", description = "keying and think times of clause 5.2.5.7 (off for throughput runs)")
     private boolean keying;
 
-    @Option(names = "--seed", paramLabel = "S", description = "seed of the terminals' random streams (default: from "
-            + "the clock)")
+    @Option(
+            names = "--seed",
+            paramLabel = "S",
+            description = "seed of the terminals' random streams (default: from " + "the clock)")
     private Long seed;
 
-    @Option(names = "--load-seed", paramLabel = "S", defaultValue = "1",
+    @Option(
+            names = "--load-seed",
+            paramLabel = "S",
+            defaultValue = "1",
             description = "seed of the load when the database is empty (default ${DEFAULT-VALUE})")
     private long loadSeed;
 
-    @Option(names = "--max-retries", paramLabel = "N", description = "direct mode: retries after a serialization "
-            + "failure or deadlock (default " + DEFAULT_MAX_RETRIES + ")")
+    @Option(
+            names = "--max-retries",
+            paramLabel = "N",
+            description = "direct mode: retries after a serialization " + "failure or deadlock (default "
+                    + DEFAULT_MAX_RETRIES + ")")
     private Integer maxRetries;
 
-    @Option(names = "--out", paramLabel = "DIR", description = "where result.json and the process logs go (default "
-            + "out/tpcc-<time>; demo: out/demo-<time>)")
+    @Option(
+            names = "--out",
+            paramLabel = "DIR",
+            description =
+                    "where result.json and the process logs go (default " + "out/tpcc-<time>; demo: out/demo-<time>)")
     private Path out;
 
     /**
@@ -120,39 +166,62 @@ final class RunOptions {
                 throw Usage.error(spec, "direct mode runs against one server; got " + urls.size() + " --jdbc-url");
             }
         } else {
-            replicaCount = Usage.range(spec, "--replicas",
-                    replicas == null ? (urls.isEmpty() ? DEFAULT_REPLICAS : urls.size()) : replicas, 1, 16);
+            replicaCount = Usage.range(
+                    spec,
+                    "--replicas",
+                    replicas == null ? (urls.isEmpty() ? DEFAULT_REPLICAS : urls.size()) : replicas,
+                    1,
+                    16);
             if (!urls.isEmpty() && urls.size() != replicaCount) {
-                throw Usage.error(spec, "--replicas " + replicaCount + " contradicts the " + urls.size()
-                        + " --jdbc-url given (one server per replica)");
+                throw Usage.error(
+                        spec,
+                        "--replicas " + replicaCount + " contradicts the " + urls.size()
+                                + " --jdbc-url given (one server per replica)");
             }
         }
         PostgresBackend backend = urls.isEmpty() ? PostgresBackend.EMBEDDED : PostgresBackend.EXTERNAL;
         if (postgres != null) {
             backend = postgres;
             if (backend == PostgresBackend.EXTERNAL || !urls.isEmpty()) {
-                throw Usage.error(spec, "--postgres " + backend.cliName() + " contradicts --jdbc-url: give existing "
-                        + "servers with --jdbc-url, or choose --postgres embedded|testcontainers without it");
+                throw Usage.error(
+                        spec,
+                        "--postgres " + backend.cliName() + " contradicts --jdbc-url: give existing "
+                                + "servers with --jdbc-url, or choose --postgres embedded|testcontainers without it");
             }
         }
         int warehouseCount = Usage.range(spec, "--warehouses", warehouses, 1, TpccCommand.MAX_WAREHOUSES);
-        int terminalCount = Usage.range(spec, "--terminals", terminals == null ? 10 * warehouseCount : terminals, 1,
-                2_000);
+        int terminalCount =
+                Usage.range(spec, "--terminals", terminals == null ? 10 * warehouseCount : terminals, 1, 2_000);
         if (rate != null) {
             Usage.range(spec, "--rate", rate, 0.001, 1_000_000);
         }
-        int retries = Usage.range(spec, "--max-retries", maxRetries == null ? DEFAULT_MAX_RETRIES : maxRetries, 0,
-                1_000);
+        int retries =
+                Usage.range(spec, "--max-retries", maxRetries == null ? DEFAULT_MAX_RETRIES : maxRetries, 0, 1_000);
         RunTarget target = direct ? directTarget(retries) : gargamelTarget(((ModeChoice.Through) mode), urls);
         // Named after the user's wall-clock time: the machine's time zone.
-        Path outDirectory = out != null ? out : Path.of("out/" + outPrefix + "-"
-                + LocalDateTime.now(ZoneId.systemDefault()).format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        Path outDirectory = out != null
+                ? out
+                : Path.of("out/" + outPrefix + "-"
+                        + LocalDateTime.now(ZoneId.systemDefault())
+                                .format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         if (Files.exists(outDirectory) && !Files.isDirectory(outDirectory)) {
             throw Usage.error(spec, "--out " + outDirectory + " exists and is not a directory");
         }
-        return new RunRequest(target, replicaCount, urls, backend, warehouseCount, terminalCount,
-                warmup == null ? Duration.ZERO : warmup, duration, rate, keying,
-                seed == null ? System.nanoTime() : seed, loadSeed, outDirectory, false);
+        return new RunRequest(
+                target,
+                replicaCount,
+                urls,
+                backend,
+                warehouseCount,
+                terminalCount,
+                warmup == null ? Duration.ZERO : warmup,
+                duration,
+                rate,
+                keying,
+                seed == null ? System.nanoTime() : seed,
+                loadSeed,
+                outDirectory,
+                false);
     }
 
     private RunTarget.Direct directTarget(int retries) {
@@ -166,8 +235,8 @@ final class RunOptions {
             throw Usage.error(spec, "--bind is for --scheduler");
         }
         try {
-            return new RunTarget.Direct(isolation == null ? DirectIsolation.READ_COMMITTED
-                    : DirectIsolation.parse(isolation), retries);
+            return new RunTarget.Direct(
+                    isolation == null ? DirectIsolation.READ_COMMITTED : DirectIsolation.parse(isolation), retries);
         } catch (IllegalArgumentException e) {
             throw Usage.error(spec, "option --isolation of '" + Usage.commandName(spec) + "': " + e.getMessage());
         }
@@ -178,14 +247,18 @@ final class RunOptions {
         try {
             level = isolation == null ? Isolation.PSI : Isolation.parse(isolation);
         } catch (IllegalArgumentException e) {
-            throw Usage.error(spec, "option --isolation of '" + Usage.commandName(spec) + "' (mode " + choice.mode()
-                    + "): " + e.getMessage());
+            throw Usage.error(
+                    spec,
+                    "option --isolation of '" + Usage.commandName(spec) + "' (mode " + choice.mode() + "): "
+                            + e.getMessage());
         }
         int workerCount = Usage.range(spec, "--workers", workers == null ? DEFAULT_WORKERS : workers, 1, 256);
         if (scheduler != null) {
             if (urls.isEmpty()) {
-                throw Usage.error(spec, "--scheduler needs the cluster's replicas as --jdbc-url (one per node) for the "
-                        + "load and the checks");
+                throw Usage.error(
+                        spec,
+                        "--scheduler needs the cluster's replicas as --jdbc-url (one per node) for the "
+                                + "load and the checks");
             }
             if (workers != null) {
                 throw Usage.error(spec, "--workers contradicts --scheduler: the running nodes have their own workers");

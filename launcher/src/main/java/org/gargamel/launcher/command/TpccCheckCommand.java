@@ -22,13 +22,17 @@ import picocli.CommandLine.Spec;
  * {@code gargamel tpcc check}: the consistency conditions on each database, and with several databases a
  * table-by-table comparison; exit 1 if any fails.
  */
-@Command(name = "check", description = "check the TPC-C consistency conditions and compare databases",
+@Command(
+        name = "check",
+        description = "check the TPC-C consistency conditions and compare databases",
         customSynopsis = "scripts/gargamel tpcc check --jdbc-url URL [--jdbc-url URL ...]")
 final class TpccCheckCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--jdbc-url", paramLabel = "URL",
+    @Option(
+            names = "--jdbc-url",
+            paramLabel = "URL",
             description = "a database to check; with several, they are also compared; repeatable")
     private List<String> jdbcUrls = new ArrayList<>();
 
@@ -54,8 +58,9 @@ final class TpccCheckCommand implements Callable<Integer> {
         CheckReport report = new CheckRunner().run(jdbcUrls);
         context.out().print(report.render());
         if (!report.passed()) {
-            context.err().println("gargamel: error: TPC-C check failed (see the lines marked VIOLATED or differing "
-                    + "above)");
+            context.err()
+                    .println("gargamel: error: TPC-C check failed (see the lines marked VIOLATED or differing "
+                            + "above)");
             return ExitCodes.FAILED;
         }
         return ExitCodes.OK;

@@ -14,7 +14,10 @@ import picocli.CommandLine.Spec;
  * {@code gargamel tpcc load|run|check}: the TPC-C kit on PostgreSQL servers given by URL (or embedded). Listed in
  * help by its subcommands.
  */
-@Command(name = "tpcc", hidden = true, description = "the TPC-C kit on PostgreSQL servers given by URL (or embedded)",
+@Command(
+        name = "tpcc",
+        hidden = true,
+        description = "the TPC-C kit on PostgreSQL servers given by URL (or embedded)",
         customSynopsis = "scripts/gargamel tpcc load|run|check [OPTIONS]",
         subcommands = {TpccLoadCommand.class, TpccRunCommand.class, TpccCheckCommand.class})
 public final class TpccCommand implements Callable<Integer> {
@@ -31,8 +34,10 @@ public final class TpccCommand implements Callable<Integer> {
     /** Each server once: a URL given twice is an error (the passwords in the message masked). */
     static void requireDistinct(CommandSpec spec, List<String> urls) {
         if (Set.copyOf(urls).size() != urls.size()) {
-            throw Usage.error(spec, "a --jdbc-url is given twice: "
-                    + urls.stream().map(Secrets::maskUrl).collect(Collectors.joining(", ", "[", "]")));
+            throw Usage.error(
+                    spec,
+                    "a --jdbc-url is given twice: "
+                            + urls.stream().map(Secrets::maskUrl).collect(Collectors.joining(", ", "[", "]")));
         }
     }
 }

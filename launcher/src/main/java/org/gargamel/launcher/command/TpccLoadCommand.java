@@ -22,20 +22,27 @@ import picocli.CommandLine.Spec;
  * {@code gargamel tpcc load}: the schema, the procedures and the initial population into every server given,
  * identically. Every server is checked (reachable, empty) before any is written.
  */
-@Command(name = "load", description = "load the TPC-C database into one or more PostgreSQL servers",
+@Command(
+        name = "load",
+        description = "load the TPC-C database into one or more PostgreSQL servers",
         customSynopsis = "scripts/gargamel tpcc load --jdbc-url URL [--jdbc-url URL ...] --warehouses W")
 final class TpccLoadCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--jdbc-url", paramLabel = "URL",
+    @Option(
+            names = "--jdbc-url",
+            paramLabel = "URL",
             description = "a PostgreSQL server to load (each gets the same data); repeatable")
     private List<String> jdbcUrls = new ArrayList<>();
 
     @Option(names = "--warehouses", paramLabel = "W", required = true, description = "number of warehouses (required)")
     private int warehouses;
 
-    @Option(names = "--seed", paramLabel = "S", defaultValue = "1",
+    @Option(
+            names = "--seed",
+            paramLabel = "S",
+            defaultValue = "1",
             description = "random seed; the same seed gives the same data (default ${DEFAULT-VALUE})")
     private long seed;
 
@@ -51,11 +58,13 @@ final class TpccLoadCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         Usage.range(spec, "--warehouses", warehouses, 1, TpccCommand.MAX_WAREHOUSES);
-        int threadCount = Usage.range(spec, "--threads", threads == null ? LoadOptions.defaultThreads() : threads, 1,
-                256);
+        int threadCount =
+                Usage.range(spec, "--threads", threads == null ? LoadOptions.defaultThreads() : threads, 1, 256);
         if (jdbcUrls.isEmpty()) {
-            throw Usage.error(spec, "'tpcc load' needs at least one --jdbc-url (embedded servers are removed on exit; "
-                    + "'tpcc run' without --jdbc-url loads and runs on an embedded server)");
+            throw Usage.error(
+                    spec,
+                    "'tpcc load' needs at least one --jdbc-url (embedded servers are removed on exit; "
+                            + "'tpcc run' without --jdbc-url loads and runs on an embedded server)");
         }
         TpccCommand.requireDistinct(spec, jdbcUrls);
         PostgresCluster.external(jdbcUrls).close();

@@ -12,11 +12,15 @@ import picocli.CommandLine.Mixin;
  * summary and writes {@code DIR/result.json} ({@link TpccRun}). Every option is checked before anything is started or
  * written.
  */
-@Command(name = "run", description = "run the TPC-C terminal emulator and write DIR/result.json",
-        customSynopsis = {"scripts/gargamel tpcc run [--mode gargamel|round-robin|centralized|direct] [--replicas N] "
-            + "[--jdbc-url URL ...]",
+@Command(
+        name = "run",
+        description = "run the TPC-C terminal emulator and write DIR/result.json",
+        customSynopsis = {
+            "scripts/gargamel tpcc run [--mode gargamel|round-robin|centralized|direct] [--replicas N] "
+                    + "[--jdbc-url URL ...]",
             "           --warehouses W --terminals T [--warmup D] --duration D [--rate R] [--isolation psi|si] "
-            + "[--out DIR]"})
+                    + "[--out DIR]"
+        })
 final class TpccRunCommand implements Callable<Integer> {
     @Mixin
     private RunOptions options;

@@ -47,14 +47,36 @@ public final class CompareReport {
     /** A fixed-width table of every run, for the terminal and the README. */
     public String table() {
         StringBuilder text = new StringBuilder();
-        text.append(String.format(Locale.ROOT, "%-12s %-4s %5s %3s %10s %10s %9s %8s %8s %8s %8s%n", "mode", "iso",
-                "repl", "wh", "load", "tpmC", "tx/s", "aborts", "p50 ms", "p95 ms", "p99 ms"));
+        text.append(String.format(
+                Locale.ROOT,
+                "%-12s %-4s %5s %3s %10s %10s %9s %8s %8s %8s %8s%n",
+                "mode",
+                "iso",
+                "repl",
+                "wh",
+                "load",
+                "tpmC",
+                "tx/s",
+                "aborts",
+                "p50 ms",
+                "p95 ms",
+                "p99 ms"));
         for (CompareRun run : runs) {
             String load = run.openLoop() ? String.format(Locale.ROOT, "%.0f/s", run.rate()) : run.terminals() + " term";
-            text.append(String.format(Locale.ROOT, "%-12s %-4s %5d %3d %10s %10.0f %9.1f %8d %8.2f %8.2f %8.2f%n",
-                    run.mode(), run.mode().equals("direct") ? "-" : run.isolation(), run.replicas(), run.warehouses(),
-                    load, run.tpmC(), run.throughputTps(), run.conflictAborts(), run.latencyMs().get("p50"),
-                    run.latencyMs().get("p95"), run.latencyMs().get("p99")));
+            text.append(String.format(
+                    Locale.ROOT,
+                    "%-12s %-4s %5d %3d %10s %10.0f %9.1f %8d %8.2f %8.2f %8.2f%n",
+                    run.mode(),
+                    run.mode().equals("direct") ? "-" : run.isolation(),
+                    run.replicas(),
+                    run.warehouses(),
+                    load,
+                    run.tpmC(),
+                    run.throughputTps(),
+                    run.conflictAborts(),
+                    run.latencyMs().get("p50"),
+                    run.latencyMs().get("p95"),
+                    run.latencyMs().get("p99")));
         }
         return text.toString();
     }
@@ -66,7 +88,8 @@ public final class CompareReport {
                 .append("td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#eee}")
                 .append("td:first-child{text-align:left}svg{margin:1em 0}</style></head><body>")
                 .append("<h1>Gargamel: the same TPC-C workload through each mode</h1><p>")
-                .append(escape(machine)).append("</p>");
+                .append(escape(machine))
+                .append("</p>");
         List<CompareRun> closed = runs.stream().filter(run -> !run.openLoop()).toList();
         List<CompareRun> open = runs.stream().filter(CompareRun::openLoop).toList();
         if (!closed.isEmpty()) {
@@ -74,20 +97,36 @@ public final class CompareReport {
             page.append("<h2>Closed loop: p99 latency of all calls (ms)</h2>").append(barChart(closed, false));
         }
         if (!open.isEmpty()) {
-            page.append("<h2>Open loop: p99 latency (ms) against the incoming rate (calls/s)</h2>").append(lineChart(open));
+            page.append("<h2>Open loop: p99 latency (ms) against the incoming rate (calls/s)</h2>")
+                    .append(lineChart(open));
         }
         page.append("<h2>All runs</h2><table><tr><th>configuration</th><th>load</th><th>tpmC</th><th>tx/s</th>")
                 .append("<th>conflict aborts</th><th>retries</th><th>p50 ms</th><th>p95 ms</th><th>p99 ms</th>")
                 .append("<th>consistent</th><th>identical</th></tr>");
         for (CompareRun run : runs) {
-            page.append("<tr><td>").append(escape(run.label())).append("</td><td>")
+            page.append("<tr><td>")
+                    .append(escape(run.label()))
+                    .append("</td><td>")
                     .append(run.openLoop() ? format(run.rate()) + "/s" : run.terminals() + " terminals")
-                    .append("</td><td>").append(format(run.tpmC())).append("</td><td>").append(format(run.throughputTps()))
-                    .append("</td><td>").append(run.conflictAborts()).append("</td><td>").append(run.retries())
-                    .append("</td><td>").append(format(run.latencyMs().get("p50"))).append("</td><td>")
-                    .append(format(run.latencyMs().get("p95"))).append("</td><td>")
-                    .append(format(run.latencyMs().get("p99"))).append("</td><td>").append(run.consistent() ? "yes" : "NO")
-                    .append("</td><td>").append(run.identical() ? "yes" : "NO").append("</td></tr>");
+                    .append("</td><td>")
+                    .append(format(run.tpmC()))
+                    .append("</td><td>")
+                    .append(format(run.throughputTps()))
+                    .append("</td><td>")
+                    .append(run.conflictAborts())
+                    .append("</td><td>")
+                    .append(run.retries())
+                    .append("</td><td>")
+                    .append(format(run.latencyMs().get("p50")))
+                    .append("</td><td>")
+                    .append(format(run.latencyMs().get("p95")))
+                    .append("</td><td>")
+                    .append(format(run.latencyMs().get("p99")))
+                    .append("</td><td>")
+                    .append(run.consistent() ? "yes" : "NO")
+                    .append("</td><td>")
+                    .append(run.identical() ? "yes" : "NO")
+                    .append("</td></tr>");
         }
         return page.append("</table></body></html>\n").toString();
     }
@@ -96,36 +135,62 @@ public final class CompareReport {
     private String barChart(List<CompareRun> closed, boolean throughput) {
         Map<String, List<CompareRun>> groups = new TreeMap<>();
         for (CompareRun run : closed) {
-            groups.computeIfAbsent(String.format(Locale.ROOT, "%d wh, %d replica%s", run.warehouses(), run.replicas(),
-                    run.replicas() == 1 ? "" : "s"), key -> new ArrayList<>()).add(run);
+            groups.computeIfAbsent(
+                            String.format(
+                                    Locale.ROOT,
+                                    "%d wh, %d replica%s",
+                                    run.warehouses(),
+                                    run.replicas(),
+                                    run.replicas() == 1 ? "" : "s"),
+                            key -> new ArrayList<>())
+                    .add(run);
         }
-        double max = closed.stream().mapToDouble(run -> value(run, throughput)).max().orElse(1);
+        double max =
+                closed.stream().mapToDouble(run -> value(run, throughput)).max().orElse(1);
         max = max <= 0 ? 1 : max;
         int barWidth = 26;
         int groupGap = 30;
         int height = 260;
         int left = 70;
-        int width = left + groups.values().stream().mapToInt(g -> g.size() * barWidth + groupGap).sum() + 160;
-        StringBuilder svg = new StringBuilder(String.format(Locale.ROOT,
-                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-size=\"11\">", width, height + 60));
+        int width = left
+                + groups.values().stream()
+                        .mapToInt(g -> g.size() * barWidth + groupGap)
+                        .sum()
+                + 160;
+        StringBuilder svg = new StringBuilder(String.format(
+                Locale.ROOT,
+                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-size=\"11\">",
+                width,
+                height + 60));
         svg.append(axis(left, height, max));
         int x = left + 10;
         for (Map.Entry<String, List<CompareRun>> group : groups.entrySet()) {
             List<CompareRun> bars = new ArrayList<>(group.getValue());
-            bars.sort((a, b) -> Integer.compare(modeIndex(a.mode()) * 10 + (a.isolation().equals("psi") ? 0 : 1),
+            bars.sort((a, b) -> Integer.compare(
+                    modeIndex(a.mode()) * 10 + (a.isolation().equals("psi") ? 0 : 1),
                     modeIndex(b.mode()) * 10 + (b.isolation().equals("psi") ? 0 : 1)));
             int groupStart = x;
             for (CompareRun run : bars) {
                 double v = value(run, throughput);
                 int h = (int) Math.round(v / max * (height - 20));
-                svg.append(String.format(Locale.ROOT,
+                svg.append(String.format(
+                        Locale.ROOT,
                         "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"><title>%s: %s</title></rect>",
-                        x, height - h, barWidth - 4, h, COLORS[modeIndex(run.mode()) % COLORS.length],
-                        escape(run.label()), format(v)));
+                        x,
+                        height - h,
+                        barWidth - 4,
+                        h,
+                        COLORS[modeIndex(run.mode()) % COLORS.length],
+                        escape(run.label()),
+                        format(v)));
                 x += barWidth;
             }
-            svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>",
-                    (groupStart + x) / 2, height + 16, escape(group.getKey())));
+            svg.append(String.format(
+                    Locale.ROOT,
+                    "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>",
+                    (groupStart + x) / 2,
+                    height + 16,
+                    escape(group.getKey())));
             x += groupGap;
         }
         svg.append(legend(x + 10, 20));
@@ -139,22 +204,34 @@ public final class CompareReport {
             series.computeIfAbsent(run.label(), key -> new ArrayList<>()).add(run);
         }
         double maxRate = open.stream().mapToDouble(CompareRun::rate).max().orElse(1);
-        double maxLatency = open.stream().mapToDouble(run -> run.latencyMs().get("p99")).max().orElse(1);
+        double maxLatency = open.stream()
+                .mapToDouble(run -> run.latencyMs().get("p99"))
+                .max()
+                .orElse(1);
         maxLatency = maxLatency <= 0 ? 1 : maxLatency;
         int left = 70;
         int height = 260;
         int plotWidth = 480;
-        StringBuilder svg = new StringBuilder(String.format(Locale.ROOT,
+        StringBuilder svg = new StringBuilder(String.format(
+                Locale.ROOT,
                 "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-size=\"11\">",
-                left + plotWidth + 260, height + 60));
+                left + plotWidth + 260,
+                height + 60));
         svg.append(axis(left, height, maxLatency));
         for (int tick = 0; tick <= 4; tick++) {
             double rate = maxRate * tick / 4;
-            svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>",
-                    left + (int) (plotWidth * tick / 4.0), height + 16, format(rate)));
+            svg.append(String.format(
+                    Locale.ROOT,
+                    "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>",
+                    left + (int) (plotWidth * tick / 4.0),
+                    height + 16,
+                    format(rate)));
         }
-        svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">calls/s</text>",
-                left + plotWidth / 2, height + 34));
+        svg.append(String.format(
+                Locale.ROOT,
+                "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">calls/s</text>",
+                left + plotWidth / 2,
+                height + 34));
         int index = 0;
         for (Map.Entry<String, List<CompareRun>> line : series.entrySet()) {
             List<CompareRun> points = new ArrayList<>(line.getValue());
@@ -164,27 +241,54 @@ public final class CompareReport {
             for (CompareRun point : points) {
                 int px = left + (int) Math.round(point.rate() / maxRate * plotWidth);
                 int py = height - (int) Math.round(point.latencyMs().get("p99") / maxLatency * (height - 20));
-                path.append(path.length() == 0 ? "" : " ").append(px).append(',').append(py);
-                svg.append(String.format(Locale.ROOT, "<circle cx=\"%d\" cy=\"%d\" r=\"3\" fill=\"%s\"><title>%s at %s/s: p99 %s ms</title></circle>",
-                        px, py, color, escape(line.getKey()), format(point.rate()), format(point.latencyMs().get("p99"))));
+                path.append(path.length() == 0 ? "" : " ")
+                        .append(px)
+                        .append(',')
+                        .append(py);
+                svg.append(String.format(
+                        Locale.ROOT,
+                        "<circle cx=\"%d\" cy=\"%d\" r=\"3\" fill=\"%s\"><title>%s at %s/s: p99 %s ms</title></circle>",
+                        px,
+                        py,
+                        color,
+                        escape(line.getKey()),
+                        format(point.rate()),
+                        format(point.latencyMs().get("p99"))));
             }
-            svg.append(String.format(Locale.ROOT, "<polyline points=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s/>",
-                    path, color, index % 2 == 1 ? " stroke-dasharray=\"5,3\"" : ""));
-            svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" fill=\"%s\">%s</text>", left + plotWidth + 20,
-                    20 + 16 * index, color, escape(line.getKey())));
+            svg.append(String.format(
+                    Locale.ROOT,
+                    "<polyline points=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s/>",
+                    path,
+                    color,
+                    index % 2 == 1 ? " stroke-dasharray=\"5,3\"" : ""));
+            svg.append(String.format(
+                    Locale.ROOT,
+                    "<text x=\"%d\" y=\"%d\" fill=\"%s\">%s</text>",
+                    left + plotWidth + 20,
+                    20 + 16 * index,
+                    color,
+                    escape(line.getKey())));
             index++;
         }
         return svg.append("</svg>").toString();
     }
 
     private static String axis(int left, int height, double max) {
-        StringBuilder svg = new StringBuilder(String.format(Locale.ROOT,
-                "<line x1=\"%d\" y1=\"10\" x2=\"%d\" y2=\"%d\" stroke=\"#444\"/>", left, left, height));
+        StringBuilder svg = new StringBuilder(String.format(
+                Locale.ROOT, "<line x1=\"%d\" y1=\"10\" x2=\"%d\" y2=\"%d\" stroke=\"#444\"/>", left, left, height));
         for (int tick = 0; tick <= 4; tick++) {
             int y = height - (int) Math.round((height - 20) * tick / 4.0);
-            svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>"
-                    + "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#ddd\"/>", left - 6, y + 4,
-                    format(max * tick / 4), left, y, left + 2000, y));
+            svg.append(String.format(
+                    Locale.ROOT,
+                    "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>"
+                            + "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#ddd\"/>",
+                    left - 6,
+                    y + 4,
+                    format(max * tick / 4),
+                    left,
+                    y,
+                    left + 2000,
+                    y));
         }
         return svg.toString();
     }
@@ -192,8 +296,16 @@ public final class CompareReport {
     private static String legend(int x, int y) {
         StringBuilder svg = new StringBuilder();
         for (int i = 0; i < MODE_ORDER.size(); i++) {
-            svg.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>"
-                    + "<text x=\"%d\" y=\"%d\">%s</text>", x, y + 18 * i, COLORS[i], x + 18, y + 18 * i + 10, MODE_ORDER.get(i)));
+            svg.append(String.format(
+                    Locale.ROOT,
+                    "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>"
+                            + "<text x=\"%d\" y=\"%d\">%s</text>",
+                    x,
+                    y + 18 * i,
+                    COLORS[i],
+                    x + 18,
+                    y + 18 * i + 10,
+                    MODE_ORDER.get(i)));
         }
         return svg.toString();
     }
@@ -212,6 +324,9 @@ public final class CompareReport {
     }
 
     private static String escape(String text) {
-        return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
+        return text.replace("&", "&amp;")
+                .replace("<", "&lt;")
+                .replace(">", "&gt;")
+                .replace("\"", "&quot;");
     }
 }

@@ -10,8 +10,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.gargamel.common.config.Secrets;
 import org.gargamel.common.jdbc.JdbcConnections;
-import org.gargamel.tpcc.loader.LoadOptions;
 import org.gargamel.launcher.run.TpccDatabases;
+import org.gargamel.tpcc.loader.LoadOptions;
 import org.gargamel.tpcc.loader.TpccLoader;
 
 /**
@@ -44,13 +44,16 @@ public final class DatabaseCopies {
         String name = template(warehouses);
         List<String> urls = new ArrayList<>();
         for (String server : serverUrls) {
-            try (Connection connection = JdbcConnections.connect(server); Statement statement = connection.createStatement()) {
+            try (Connection connection = JdbcConnections.connect(server);
+                    Statement statement = connection.createStatement()) {
                 statement.execute("DROP DATABASE IF EXISTS " + name);
                 statement.execute("CREATE DATABASE " + name);
             }
             urls.add(withDatabase(server, name));
         }
-        new TpccLoader(new LoadOptions(warehouses, seed, LoadOptions.defaultThreads()), TpccDatabases.progress(progress))
+        new TpccLoader(
+                        new LoadOptions(warehouses, seed, LoadOptions.defaultThreads()),
+                        TpccDatabases.progress(progress))
                 .load(urls);
     }
 
@@ -60,7 +63,8 @@ public final class DatabaseCopies {
         String name = "gargamel_run_" + copies;
         List<String> urls = new ArrayList<>();
         for (String server : serverUrls.subList(0, replicas)) {
-            try (Connection connection = JdbcConnections.connect(server); Statement statement = connection.createStatement()) {
+            try (Connection connection = JdbcConnections.connect(server);
+                    Statement statement = connection.createStatement()) {
                 statement.execute("DROP DATABASE IF EXISTS " + name);
                 statement.execute("CREATE DATABASE " + name + " TEMPLATE " + template(warehouses));
             }

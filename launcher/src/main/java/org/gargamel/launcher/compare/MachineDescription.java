@@ -8,16 +8,22 @@ import java.util.Locale;
 
 /** One line saying where a benchmark ran: CPU model, cores, memory, OS, Java. Figures are meaningless without it. */
 public final class MachineDescription {
-    private MachineDescription() {
-    }
+    private MachineDescription() {}
 
     public static String describe() {
         String cpu = firstValue(Path.of("/proc/cpuinfo"), "model name").orElse(System.getProperty("os.arch"));
         String memory = firstValue(Path.of("/proc/meminfo"), "MemTotal")
-                .map(text -> String.format(Locale.ROOT, "%.0f GiB", Long.parseLong(text.replaceAll("[^0-9]", "")) / 1048576.0))
+                .map(text -> String.format(
+                        Locale.ROOT, "%.0f GiB", Long.parseLong(text.replaceAll("[^0-9]", "")) / 1048576.0))
                 .orElse("unknown memory");
-        return String.format(Locale.ROOT, "%d vCPU %s, %s, %s %s, Java %s", Runtime.getRuntime().availableProcessors(),
-                cpu.trim(), memory, System.getProperty("os.name"), System.getProperty("os.version"),
+        return String.format(
+                Locale.ROOT,
+                "%d vCPU %s, %s, %s %s, Java %s",
+                Runtime.getRuntime().availableProcessors(),
+                cpu.trim(),
+                memory,
+                System.getProperty("os.name"),
+                System.getProperty("os.version"),
                 System.getProperty("java.version"));
     }
 

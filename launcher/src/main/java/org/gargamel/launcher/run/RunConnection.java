@@ -23,7 +23,8 @@ import org.gargamel.tpcc.workload.DirectExecutor;
  * What the terminals of one run talk to, open for the length of the run: the one place where a run without middleware
  * and a run through Gargamel differ ({@link TpccRun} is the same for both).
  */
-abstract sealed class RunConnection implements AutoCloseable permits RunConnection.Direct, RunConnection.ThroughGargamel {
+abstract sealed class RunConnection implements AutoCloseable
+        permits RunConnection.Direct, RunConnection.ThroughGargamel {
     /** How long the replicas may take to apply the last write-sets after the terminals stop. */
     static final Duration QUIESCENCE_TIMEOUT = Duration.ofMinutes(2);
 
@@ -34,8 +35,11 @@ abstract sealed class RunConnection implements AutoCloseable permits RunConnecti
             return new Direct(direct, urls.get(0));
         }
         RunTarget.Gargamel gargamel = (RunTarget.Gargamel) request.target();
-        return new ThroughGargamel(gargamel, ThroughGargamel.connect(gargamel, urls, request.out().resolve("logs"), err),
-                urls.size(), err);
+        return new ThroughGargamel(
+                gargamel,
+                ThroughGargamel.connect(gargamel, urls, request.out().resolve("logs"), err),
+                urls.size(),
+                err);
     }
 
     /** For the line that starts the run: "running TPC-C {description} 2 warehouse(s), ...". */
@@ -84,8 +88,10 @@ abstract sealed class RunConnection implements AutoCloseable permits RunConnecti
             try {
                 return new DirectExecutor(url, target.isolation(), target.maxRetries());
             } catch (SQLException e) {
-                throw new CommandFailedException("terminal " + (terminal + 1) + " cannot connect to "
-                        + Secrets.maskUrl(url) + ": " + e.getMessage(), e);
+                throw new CommandFailedException(
+                        "terminal " + (terminal + 1) + " cannot connect to " + Secrets.maskUrl(url) + ": "
+                                + e.getMessage(),
+                        e);
             }
         }
 
@@ -133,19 +139,19 @@ abstract sealed class RunConnection implements AutoCloseable permits RunConnecti
         private static GargamelCluster connect(RunTarget.Gargamel target, List<String> urls, Path logs, PrintStream err)
                 throws IOException, InterruptedException {
             if (!target.joinsRunningCluster()) {
-                ClusterPlan plan = new ClusterPlan(target.mode(), target.isolation(), TpccRules.writeTo(logs), urls,
-                        target.workers(), logs);
+                ClusterPlan plan = new ClusterPlan(
+                        target.mode(), target.isolation(), TpccRules.writeTo(logs), urls, target.workers(), logs);
                 return LocalGargamelCluster.start(plan, err);
             }
             err.println("joining the Gargamel cluster through the scheduler at " + target.scheduler() + " ...");
             try {
-                return RemoteGargamelCluster.connect(GroupConfig.parseHostPort(target.scheduler()), target.bind(),
-                        urls.size());
+                return RemoteGargamelCluster.connect(
+                        GroupConfig.parseHostPort(target.scheduler()), target.bind(), urls.size());
             } catch (InterruptedException | RuntimeException e) {
                 throw e;
             } catch (Exception e) {
-                throw new CommandFailedException("cannot join the cluster at " + target.scheduler() + ": "
-                        + e.getMessage(), e);
+                throw new CommandFailedException(
+                        "cannot join the cluster at " + target.scheduler() + ": " + e.getMessage(), e);
             }
         }
 

@@ -11,9 +11,21 @@ import org.gargamel.provisioning.PostgresBackend;
  * the replicas were just copied from one template database (compare), so the table-by-table comparison before the
  * run (35 s at 4 warehouses here) is skipped.
  */
-public record RunRequest(RunTarget target, int replicas, List<String> jdbcUrls, PostgresBackend backend, int warehouses,
-        int terminals, Duration warmup, Duration duration, Double rate, boolean keying, long seed, long loadSeed,
-        Path out, boolean freshCopies) {
+public record RunRequest(
+        RunTarget target,
+        int replicas,
+        List<String> jdbcUrls,
+        PostgresBackend backend,
+        int warehouses,
+        int terminals,
+        Duration warmup,
+        Duration duration,
+        Double rate,
+        boolean keying,
+        long seed,
+        long loadSeed,
+        Path out,
+        boolean freshCopies) {
 
     public RunRequest {
         jdbcUrls = List.copyOf(jdbcUrls);

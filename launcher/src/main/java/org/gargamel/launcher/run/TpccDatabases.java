@@ -23,10 +23,9 @@ import org.gargamel.tpcc.schema.TpccSchema;
  * password masked.
  */
 public final class TpccDatabases {
-    static final String TESTCONTAINERS_IMAGE = "postgres:16-alpine";
+    static final String TESTCONTAINERS_IMAGE = "postgres:18-alpine";
 
-    private TpccDatabases() {
-    }
+    private TpccDatabases() {}
 
     /** The servers of a run: the ones given, or {@code request.replicas()} started by its backend. */
     static PostgresCluster start(RunRequest request, PrintStream err) {
@@ -34,7 +33,8 @@ public final class TpccDatabases {
         return switch (request.backend()) {
             case EXTERNAL -> PostgresCluster.external(request.jdbcUrls());
             case EMBEDDED -> {
-                err.println("starting " + (count == 1 ? "an embedded PostgreSQL server" : count + " embedded PostgreSQL servers")
+                err.println("starting "
+                        + (count == 1 ? "an embedded PostgreSQL server" : count + " embedded PostgreSQL servers")
                         + " ...");
                 yield PostgresCluster.embedded(count);
             }
@@ -76,14 +76,17 @@ public final class TpccDatabases {
             }
         }
         if (states.stream().allMatch(DatabaseState::isEmpty)) {
-            return new TpccLoader(new LoadOptions(request.warehouses(), request.loadSeed(), LoadOptions.defaultThreads()),
-                    progress(err)).load(urls);
+            return new TpccLoader(
+                            new LoadOptions(request.warehouses(), request.loadSeed(), LoadOptions.defaultThreads()),
+                            progress(err))
+                    .load(urls);
         }
         for (int i = 0; i < urls.size(); i++) {
             if (states.get(i).isEmpty()) {
-                throw new CommandFailedException("refusing to run: " + Secrets.maskUrl(urls.get(i)) + " is empty but other "
-                        + "replicas hold TPC-C data; give replicas that are all empty (they are loaded) or all loaded "
-                        + "identically");
+                throw new CommandFailedException(
+                        "refusing to run: " + Secrets.maskUrl(urls.get(i)) + " is empty but other "
+                                + "replicas hold TPC-C data; give replicas that are all empty (they are loaded) or all loaded "
+                                + "identically");
             }
         }
         LoadInfo load = null;
@@ -91,12 +94,13 @@ public final class TpccDatabases {
             load = prepare(url, request, err);
         }
         if (request.freshCopies()) {
-            return load;  // copies of one template database, made for this run (compare): identical by construction
+            return load; // copies of one template database, made for this run (compare): identical by construction
         }
         err.println("comparing the replicas before the run ...");
         CheckReport before = new CheckRunner().run(urls);
         if (!before.convergence().identical()) {
-            throw new CommandFailedException("refusing to run: the replicas differ before the run:\n" + before.render());
+            throw new CommandFailedException(
+                    "refusing to run: the replicas differ before the run:\n" + before.render());
         }
         return load;
     }
@@ -106,8 +110,10 @@ public final class TpccDatabases {
         String masked = Secrets.maskUrl(url);
         DatabaseState state = inspect(url);
         if (state.isEmpty()) {
-            return new TpccLoader(new LoadOptions(request.warehouses(), request.loadSeed(), LoadOptions.defaultThreads()),
-                    progress(err)).load(url);
+            return new TpccLoader(
+                            new LoadOptions(request.warehouses(), request.loadSeed(), LoadOptions.defaultThreads()),
+                            progress(err))
+                    .load(url);
         }
         if (!state.isLoaded()) {
             throw new CommandFailedException("refusing to run on " + masked + ": " + state.description());
@@ -118,8 +124,9 @@ public final class TpccDatabases {
                 throw new IllegalArgumentException("the database at " + masked + " holds " + load.warehouses()
                         + " warehouse(s) but --warehouses is " + request.warehouses());
             }
-            err.printf("using the TPC-C database at %s (%d warehouse(s), loaded with seed %d)%n", masked,
-                    load.warehouses(), load.seed());
+            err.printf(
+                    "using the TPC-C database at %s (%d warehouse(s), loaded with seed %d)%n",
+                    masked, load.warehouses(), load.seed());
             return load;
         } catch (SQLException e) {
             throw new CommandFailedException("cannot read tpcc_load_info at " + masked + ": " + e.getMessage(), e);

@@ -49,12 +49,21 @@ public final class TpccRun {
         try (PostgresCluster databases = TpccDatabases.start(request, err)) {
             List<String> urls = databases.jdbcUrls();
             LoadInfo load = TpccDatabases.prepareReplicas(urls, request, err);
-            NURandConstants runConstants = NURandConstants.forRun(load.loadConstants(), new SplittableRandom(request.seed()));
+            NURandConstants runConstants =
+                    NURandConstants.forRun(load.loadConstants(), new SplittableRandom(request.seed()));
             // The machine's time zone: the calls' timestamps are the terminals' current local date and time (TPC-C's
             // "current system date and time"), and result.json's startedAt is compared with the user's clock.
             Clock clock = Clock.system(ZoneId.systemDefault());
-            RunSettings settings = new RunSettings(request.warehouses(), request.terminals(), request.warmup(),
-                    request.duration(), request.rate(), request.keying(), request.seed(), runConstants, clock);
+            RunSettings settings = new RunSettings(
+                    request.warehouses(),
+                    request.terminals(),
+                    request.warmup(),
+                    request.duration(),
+                    request.rate(),
+                    request.keying(),
+                    request.seed(),
+                    runConstants,
+                    clock);
             String startedAt = LocalDateTime.now(clock).toString();
             AtomicBoolean interrupted = new AtomicBoolean();
             try (RunConnection connection = RunConnection.open(request, urls, err)) {
@@ -65,8 +74,12 @@ public final class TpccRun {
                 RunStatistics statistics;
                 Optional<ClusterStatistics> nodes;
                 try {
-                    err.printf("running TPC-C %s %d warehouse(s), %s, %s%n", connection.description(),
-                            request.warehouses(), request.rate() == null ? request.terminals() + " terminal(s)"
+                    err.printf(
+                            "running TPC-C %s %d warehouse(s), %s, %s%n",
+                            connection.description(),
+                            request.warehouses(),
+                            request.rate() == null
+                                    ? request.terminals() + " terminal(s)"
                                     : request.rate() + " calls/s over " + request.terminals() + " connection(s)",
                             request.interval());
                     statistics = emulator.run();
@@ -74,12 +87,20 @@ public final class TpccRun {
                 } finally {
                     removeHook(stopOnInterrupt);
                 }
-                RunDescription description = new RunDescription(request.target().modeName(),
-                        request.target().isolationName(), urls.size(), request.warehouses(), request.terminals(),
-                        request.rate(), request.warmup(), request.seed(), startedAt);
+                RunDescription description = new RunDescription(
+                        request.target().modeName(),
+                        request.target().isolationName(),
+                        urls.size(),
+                        request.warehouses(),
+                        request.terminals(),
+                        request.rate(),
+                        request.warmup(),
+                        request.seed(),
+                        startedAt);
                 RunResult measured = RunResult.of(description, statistics, emulator.measuredSeconds());
-                RunResult result = nodes.map(counted -> measured.withServerCounters(counted.conflictAborts(),
-                        counted.retries())).orElse(measured);
+                RunResult result = nodes.map(
+                                counted -> measured.withServerCounters(counted.conflictAborts(), counted.retries()))
+                        .orElse(measured);
                 out.print(RunSummary.render(result));
                 nodes.ifPresent(counted -> out.print(counted.render()));
                 out.flush();
@@ -95,12 +116,14 @@ public final class TpccRun {
             Thread.currentThread().interrupt();
             return ExitCodes.INTERRUPTED;
         } catch (IOException e) {
-            throw new CommandFailedException("cannot write the results under " + request.out() + ": " + e.getMessage(), e);
+            throw new CommandFailedException(
+                    "cannot write the results under " + request.out() + ": " + e.getMessage(), e);
         }
     }
 
     /** The checks after the run, result.json (and nodes.json), and the exit code. */
-    private int check(List<String> urls, RunResult measured, Optional<ClusterStatistics> nodes, RunConnection connection)
+    private int check(
+            List<String> urls, RunResult measured, Optional<ClusterStatistics> nodes, RunConnection connection)
             throws IOException {
         err.println(connection.checkingMessage());
         CheckReport check = new CheckRunner().run(urls);
@@ -129,12 +152,15 @@ public final class TpccRun {
      * The Ctrl-C hook: stops the terminals and what the run started, from the JVM's shutdown thread while the run still
      * holds {@code connection} (its close is idempotent).
      */
-    private static Thread interruptHook(AtomicBoolean interrupted, TerminalEmulator emulator, RunConnection connection) {
-        return new Thread(() -> {
-            interrupted.set(true);
-            emulator.stop();
-            connection.close();
-        }, "tpcc-run-interrupt");
+    private static Thread interruptHook(
+            AtomicBoolean interrupted, TerminalEmulator emulator, RunConnection connection) {
+        return new Thread(
+                () -> {
+                    interrupted.set(true);
+                    emulator.stop();
+                    connection.close();
+                },
+                "tpcc-run-interrupt");
     }
 
     private static void removeHook(Thread hook) {

@@ -4,8 +4,8 @@ import java.io.BufferedWriter;
 import java.io.OutputStreamWriter;
 import java.io.PrintStream;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.lang.reflect.Constructor;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -66,13 +66,13 @@ public final class CommandExecution {
     /** {@code root}'s command tree, built with the context and configured as {@link #execute} runs it. */
     public CommandLine commandLine(Object root) {
         CommandLine line = new CommandLine(root, new ContextFactory(context));
-        line.setOut(new PrintWriter(new BufferedWriter(new OutputStreamWriter(context.out(), StandardCharsets.UTF_8)),
-                true));
-        line.setErr(new PrintWriter(new BufferedWriter(new OutputStreamWriter(context.err(), StandardCharsets.UTF_8)),
-                true));
+        line.setOut(new PrintWriter(
+                new BufferedWriter(new OutputStreamWriter(context.out(), StandardCharsets.UTF_8)), true));
+        line.setErr(new PrintWriter(
+                new BufferedWriter(new OutputStreamWriter(context.err(), StandardCharsets.UTF_8)), true));
         line.setColorScheme(Help.defaultColorScheme(Help.Ansi.OFF));
         line.setUsageHelpWidth(120);
-        line.setExpandAtFiles(false);  // an argument starting with @ is a value, never a file of arguments
+        line.setExpandAtFiles(false); // an argument starting with @ is a value, never a file of arguments
         line.registerConverter(Integer.class, CommandExecution::integer);
         line.registerConverter(Integer.TYPE, CommandExecution::integer);
         line.registerConverter(Long.class, CommandExecution::longInteger);
@@ -148,11 +148,17 @@ public final class CommandExecution {
         CommandSpec spec = exception.getCommandLine().getCommandSpec();
         String command = Usage.commandName(spec);
         if (exception instanceof UnmatchedArgumentException unmatched) {
-            String argument = unmatched.getUnmatched().isEmpty() ? "" : unmatched.getUnmatched().get(0);
+            String argument = unmatched.getUnmatched().isEmpty()
+                    ? ""
+                    : unmatched.getUnmatched().get(0);
             if (argument.startsWith("-")) {
                 String option = argument.contains("=") ? argument.substring(0, argument.indexOf('=')) : argument;
-                return "unknown option '" + option + "' for '" + command + "' (known: " + spec.options().stream()
-                        .filter(o -> !o.hidden()).map(OptionSpec::longestName).collect(Collectors.joining(", ")) + ")";
+                return "unknown option '" + option + "' for '" + command + "' (known: "
+                        + spec.options().stream()
+                                .filter(o -> !o.hidden())
+                                .map(OptionSpec::longestName)
+                                .collect(Collectors.joining(", "))
+                        + ")";
             }
             List<String> subcommands = subcommandNames(spec);
             if (!subcommands.isEmpty()) {
@@ -166,7 +172,8 @@ public final class CommandExecution {
         if (exception instanceof OverwrittenOptionException overwritten) {
             return "option " + name(overwritten.getOverwritten()) + " of '" + command + "' given twice";
         }
-        if (exception instanceof MissingParameterException missing && !missing.getMissing().isEmpty()) {
+        if (exception instanceof MissingParameterException missing
+                && !missing.getMissing().isEmpty()) {
             ArgSpec argument = missing.getMissing().get(0);
             if (argument.isOption() && String.valueOf(missing.getMessage()).startsWith("Missing required option")) {
                 return "'" + command + "' needs option " + name(argument);
@@ -188,7 +195,9 @@ public final class CommandExecution {
     private static List<String> subcommandNames(CommandSpec spec) {
         return spec.subcommands().entrySet().stream()
                 .filter(entry -> entry.getKey().equals(entry.getValue().getCommandName()))
-                .map(Map.Entry::getKey).filter(name -> !name.equals("help")).toList();
+                .map(Map.Entry::getKey)
+                .filter(name -> !name.equals("help"))
+                .toList();
     }
 
     /** "load, run or check". */
@@ -253,7 +262,7 @@ public final class CommandExecution {
             for (Map.Entry<String, CommandLine> entry : parent.subcommands().entrySet()) {
                 CommandSpec spec = entry.getValue().getCommandSpec();
                 if (!entry.getKey().equals(spec.name())) {
-                    continue;  // an alias
+                    continue; // an alias
                 }
                 String label = prefix + spec.name();
                 if (!spec.usageMessage().hidden()) {

@@ -15,6 +15,5 @@ public final class ExitCodes {
     /** 128 + SIGTERM: a server whose parent process (the demo that started it) is gone. */
     public static final int PARENT_GONE = 143;
 
-    private ExitCodes() {
-    }
+    private ExitCodes() {}
 }

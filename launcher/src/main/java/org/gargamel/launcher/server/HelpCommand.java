@@ -10,7 +10,9 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code help [COMMAND...]}: the list of commands, or the options of one ({@code help tpcc run}), on stdout. */
-@Command(name = "help", description = "this text, or the options of COMMAND",
+@Command(
+        name = "help",
+        description = "this text, or the options of COMMAND",
         customSynopsis = "scripts/gargamel help [COMMAND [SUBCOMMAND]]")
 public final class HelpCommand implements Callable<Integer> {
     @Spec
@@ -25,8 +27,10 @@ public final class HelpCommand implements Callable<Integer> {
         for (String name : names) {
             CommandLine subcommand = command.getSubcommands().get(name);
             if (subcommand == null) {
-                throw Usage.error(spec, "unknown command '" + String.join(" ", names) + "' (run '"
-                        + spec.root().name() + " help' for the list)");
+                throw Usage.error(
+                        spec,
+                        "unknown command '" + String.join(" ", names) + "' (run '"
+                                + spec.root().name() + " help' for the list)");
             }
             command = subcommand;
         }

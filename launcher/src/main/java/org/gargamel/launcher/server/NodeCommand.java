@@ -20,10 +20,14 @@ import picocli.CommandLine.Spec;
  * its parent process is gone (exit 143), see {@link ServerLifetime}; {@code gargamel node uninstall-capture --jdbc-url
  * URL} removes write-set capture from a database.
  */
-@Command(name = "node", description = "run a node in front of one PostgreSQL replica (docs/node.md)",
+@Command(
+        name = "node",
+        description = "run a node in front of one PostgreSQL replica (docs/node.md)",
         subcommands = NodeCommand.UninstallCapture.class,
-        customSynopsis = {"scripts/gargamel node --config FILE            (format: docs/node.md)",
-            "       scripts/gargamel node uninstall-capture --jdbc-url URL"})
+        customSynopsis = {
+            "scripts/gargamel node --config FILE            (format: docs/node.md)",
+            "       scripts/gargamel node uninstall-capture --jdbc-url URL"
+        })
 public final class NodeCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
@@ -60,13 +64,18 @@ public final class NodeCommand implements Callable<Integer> {
     }
 
     /** {@code node uninstall-capture --jdbc-url URL}: removes the capture triggers and functions from a database. */
-    @Command(name = "uninstall-capture", description = "remove write-set capture from a database",
+    @Command(
+            name = "uninstall-capture",
+            description = "remove write-set capture from a database",
             customSynopsis = "scripts/gargamel node uninstall-capture --jdbc-url URL")
     static final class UninstallCapture implements Callable<Integer> {
         @Spec
         private CommandSpec spec;
 
-        @Option(names = "--jdbc-url", paramLabel = "URL", required = true,
+        @Option(
+                names = "--jdbc-url",
+                paramLabel = "URL",
+                required = true,
                 description = "the database (jdbc:postgresql://host:port/database?user=...)")
         private String jdbcUrl;
 
@@ -80,16 +89,20 @@ public final class NodeCommand implements Callable<Integer> {
         public Integer call() {
             String masked = Secrets.maskUrl(jdbcUrl);
             if (!jdbcUrl.startsWith("jdbc:postgresql:")) {
-                throw Usage.error(spec, "option --jdbc-url of 'node uninstall-capture': malformed JDBC URL '" + masked
-                        + "': expected jdbc:postgresql://host:port/database[?user=...&password=...]");
+                throw Usage.error(
+                        spec,
+                        "option --jdbc-url of 'node uninstall-capture': malformed JDBC URL '" + masked
+                                + "': expected jdbc:postgresql://host:port/database[?user=...&password=...]");
             }
             try (Connection connection = JdbcConnections.connect(jdbcUrl)) {
                 connection.setAutoCommit(false);
                 WriteSetCapture.uninstall(connection);
                 connection.commit();
             } catch (SQLException e) {
-                throw new CommandFailedException("cannot remove write-set capture from " + masked + ": "
-                        + e.getMessage() + (e.getSQLState() == null ? "" : " (SQLSTATE " + e.getSQLState() + ")"), e);
+                throw new CommandFailedException(
+                        "cannot remove write-set capture from " + masked + ": " + e.getMessage()
+                                + (e.getSQLState() == null ? "" : " (SQLSTATE " + e.getSQLState() + ")"),
+                        e);
             }
             context.out().println("write-set capture removed from " + masked);
             return ExitCodes.OK;

@@ -20,8 +20,7 @@ public final class ParentWatchdog implements AutoCloseable {
     private final CompletableFuture<Long> parentGone = new CompletableFuture<>();
     private Thread watcher;
 
-    private ParentWatchdog() {
-    }
+    private ParentWatchdog() {}
 
     /**
      * Watches the process named by {@value #ENVIRONMENT_VARIABLE}; watches nothing if the variable is not set.
@@ -65,7 +64,7 @@ public final class ParentWatchdog implements AutoCloseable {
                 Thread.sleep(POLL_INTERVAL.toMillis());
             }
         } catch (InterruptedException e) {
-            return;  // closed
+            return; // closed
         }
         gone(parent.pid());
     }

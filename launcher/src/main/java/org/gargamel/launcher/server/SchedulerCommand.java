@@ -15,7 +15,9 @@ import picocli.CommandLine.Spec;
  * {@code gargamel scheduler --config FILE}: runs the scheduler until it is stopped (SIGTERM, Ctrl-C: exit 0), fails
  * (exit 3) or its parent process is gone (exit 143); see {@link ServerLifetime}.
  */
-@Command(name = "scheduler", description = "run the scheduler (docs/scheduler.md)",
+@Command(
+        name = "scheduler",
+        description = "run the scheduler (docs/scheduler.md)",
         customSynopsis = "scripts/gargamel scheduler --config FILE   (format: docs/scheduler.md)")
 public final class SchedulerCommand implements Callable<Integer> {
     /** Printed once the scheduler has joined its group; the demo waits for it. */

@@ -24,25 +24,32 @@ final class ServerLifetime {
 
     /** On shutdown (SIGTERM, Ctrl-C, or the exit that follows {@link #await()}): runs {@code stop}, then exit 0. */
     void stopOnShutdown(Runnable stop) {
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            try {
-                stop.run();
-            } finally {
-                exitCode.complete(ExitCodes.OK);
-            }
-        }, name + "-shutdown"));
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            try {
+                                stop.run();
+                            } finally {
+                                exitCode.complete(ExitCodes.OK);
+                            }
+                        },
+                        name + "-shutdown"));
     }
 
     /** When {@code failure} completes (with the reason, or exceptionally), the server has failed: exit 3. */
     void failWhen(CompletableFuture<? extends Throwable> failure) {
         failure.handle((reason, error) -> {
-            Throwable cause = reason != null ? reason : error;
-            if (exitCode.complete(ExitCodes.FATAL)) {
-                LOG.error("{} failed and stops: {}", name, cause == null ? "no reason given" : cause.getMessage(),
-                        cause);
-            }
-            return null;
-        }).exceptionally(this::undecided);
+                    Throwable cause = reason != null ? reason : error;
+                    if (exitCode.complete(ExitCodes.FATAL)) {
+                        LOG.error(
+                                "{} failed and stops: {}",
+                                name,
+                                cause == null ? "no reason given" : cause.getMessage(),
+                                cause);
+                    }
+                    return null;
+                })
+                .exceptionally(this::undecided);
     }
 
     /**

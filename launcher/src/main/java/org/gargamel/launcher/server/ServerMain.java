@@ -11,7 +11,9 @@ import picocli.CommandLine.Spec;
  * Docker image's servers): {@code scheduler --config FILE} or {@code node --config FILE}. No TPC-C kit, embedded
  * PostgreSQL or Testcontainers is on its class path, and it uses nothing of the launcher outside this package.
  */
-@Command(name = "gargamel", customSynopsis = "java -jar gargamel-server.jar scheduler|node --config FILE",
+@Command(
+        name = "gargamel",
+        customSynopsis = "java -jar gargamel-server.jar scheduler|node --config FILE",
         subcommands = {SchedulerCommand.class, NodeCommand.class, HelpCommand.class})
 public final class ServerMain implements Callable<Integer> {
     // UnusedVariable is wrong here: picocli reads this field by reflection to add the standard options.
@@ -22,8 +24,7 @@ public final class ServerMain implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
 
-    private ServerMain() {
-    }
+    private ServerMain() {}
 
     public static void main(String[] args) {
         useServerLogging();

@@ -8,10 +8,13 @@ import picocli.CommandLine.ScopeType;
 // and CommandExecution reads --debug from the parse result, wherever on the command line it was given).
 @SuppressWarnings("UnusedVariable")
 public final class StandardOptions {
-    @Option(names = {"-h", "--help"}, usageHelp = true, scope = ScopeType.INHERIT, description = "this text")
+    @Option(
+            names = {"-h", "--help"},
+            usageHelp = true,
+            scope = ScopeType.INHERIT,
+            description = "this text")
     private boolean help;
 
-    @Option(names = "--debug", scope = ScopeType.INHERIT,
-            description = "on an error, also print its stack trace")
+    @Option(names = "--debug", scope = ScopeType.INHERIT, description = "on an error, also print its stack trace")
     private boolean debug;
 }

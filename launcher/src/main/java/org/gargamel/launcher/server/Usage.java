@@ -11,8 +11,7 @@ import picocli.CommandLine.ParameterException;
  * with exit code 2, before the command has started anything.
  */
 public final class Usage {
-    private Usage() {
-    }
+    private Usage() {}
 
     /** An error in the use of {@code spec}'s command; the message names the option and what is wrong. */
     public static ParameterException error(CommandSpec spec, String message) {
@@ -22,8 +21,10 @@ public final class Usage {
     /** {@code value} of {@code option}, or an error naming the option, the command, the bounds and the value. */
     public static int range(CommandSpec spec, String option, int value, int min, int max) {
         if (value < min || value > max) {
-            throw error(spec, "option " + option + " of '" + commandName(spec) + "' must be between " + min + " and "
-                    + max + ", got " + value);
+            throw error(
+                    spec,
+                    "option " + option + " of '" + commandName(spec) + "' must be between " + min + " and " + max
+                            + ", got " + value);
         }
         return value;
     }
@@ -31,8 +32,10 @@ public final class Usage {
     /** {@code value} of {@code option}, or an error naming the option, the command, the bounds and the value. */
     public static double range(CommandSpec spec, String option, double value, double min, double max) {
         if (!(value >= min && value <= max)) {
-            throw error(spec, "option " + option + " of '" + commandName(spec) + "' must be between " + min + " and "
-                    + max + ", got " + value);
+            throw error(
+                    spec,
+                    "option " + option + " of '" + commandName(spec) + "' must be between " + min + " and " + max
+                            + ", got " + value);
         }
         return value;
     }

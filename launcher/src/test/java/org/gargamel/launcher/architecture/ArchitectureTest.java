@@ -88,8 +88,11 @@ class ArchitectureTest {
         classifier.put(CLASSIFIER + ".validate", "the check of the rules against the live schema a node runs at start");
         EXPORTS.put(CLASSIFIER, classifier);
         EXPORTS.put(SCHEDULER, Map.of());
-        EXPORTS.put(NODE, Map.of(NODE + ".capture",
-                "the node command removes the write-set capture triggers (WriteSetCapture.uninstall)"));
+        EXPORTS.put(
+                NODE,
+                Map.of(
+                        NODE + ".capture",
+                        "the node command removes the write-set capture triggers (WriteSetCapture.uninstall)"));
         Map<String, String> tpcc = new LinkedHashMap<>();
         tpcc.put(TPCC + ".check", "the consistency check the commands run after a TPC-C run");
         tpcc.put(TPCC + ".loader", "loading the TPC-C database (the load and run commands, local clusters)");
@@ -108,7 +111,7 @@ class ArchitectureTest {
     static void importMainClasses() {
         main = new ClassFileImporter()
                 .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-                .withImportOption(location -> !location.contains("-tests.jar"))  // common's test jar outside a reactor
+                .withImportOption(location -> !location.contains("-tests.jar")) // common's test jar outside a reactor
                 .importPackages("org.gargamel");
         assertFalse(main.isEmpty(), "no class of org.gargamel on the class path");
     }
@@ -119,23 +122,38 @@ class ArchitectureTest {
         layeredArchitecture()
                 .consideringOnlyDependenciesInLayers()
                 .ensureAllClassesAreContainedInArchitecture()
-                .layer("common").definedBy(COMMON + "..")
-                .layer("provisioning").definedBy(PROVISIONING + "..")
-                .layer("classifier").definedBy(CLASSIFIER + "..")
-                .layer("scheduler").definedBy(SCHEDULER + "..")
-                .layer("node").definedBy(NODE + "..")
-                .layer("tpcc").definedBy(TPCC + "..")
-                .layer("launcher.server").definedBy(LAUNCHER_SERVER + "..")
-                .layer("launcher").definedBy(resideInAPackage(LAUNCHER + "..")
+                .layer("common")
+                .definedBy(COMMON + "..")
+                .layer("provisioning")
+                .definedBy(PROVISIONING + "..")
+                .layer("classifier")
+                .definedBy(CLASSIFIER + "..")
+                .layer("scheduler")
+                .definedBy(SCHEDULER + "..")
+                .layer("node")
+                .definedBy(NODE + "..")
+                .layer("tpcc")
+                .definedBy(TPCC + "..")
+                .layer("launcher.server")
+                .definedBy(LAUNCHER_SERVER + "..")
+                .layer("launcher")
+                .definedBy(resideInAPackage(LAUNCHER + "..")
                         .and(resideOutsideOfPackage(LAUNCHER_SERVER + ".."))
                         .as("the rest of " + LAUNCHER))
-                .whereLayer("common").mayNotAccessAnyLayer()
-                .whereLayer("provisioning").mayOnlyAccessLayers("common")
-                .whereLayer("classifier").mayOnlyAccessLayers("common")
-                .whereLayer("scheduler").mayOnlyAccessLayers("common", "classifier")
-                .whereLayer("node").mayOnlyAccessLayers("common", "classifier")
-                .whereLayer("tpcc").mayOnlyAccessLayers("common")
-                .whereLayer("launcher.server").mayOnlyAccessLayers("common", "classifier", "scheduler", "node")
+                .whereLayer("common")
+                .mayNotAccessAnyLayer()
+                .whereLayer("provisioning")
+                .mayOnlyAccessLayers("common")
+                .whereLayer("classifier")
+                .mayOnlyAccessLayers("common")
+                .whereLayer("scheduler")
+                .mayOnlyAccessLayers("common", "classifier")
+                .whereLayer("node")
+                .mayOnlyAccessLayers("common", "classifier")
+                .whereLayer("tpcc")
+                .mayOnlyAccessLayers("common")
+                .whereLayer("launcher.server")
+                .mayOnlyAccessLayers("common", "classifier", "scheduler", "node")
                 .check(main);
     }
 
@@ -145,12 +163,15 @@ class ArchitectureTest {
         List<ArchRule> rules = new ArrayList<>();
         EXPORTS.forEach((module, exported) -> {
             List<String> visible = new ArrayList<>(exported.keySet());
-            visible.add(0, module);  // exactly the root package, none below it unless listed
+            visible.add(0, module); // exactly the root package, none below it unless listed
             DescribedPredicate<JavaClass> internal = resideInAPackage(module + "..")
                     .and(resideOutsideOfPackages(visible.toArray(String[]::new)))
                     .as("are in " + module + ".. but not in its root or exported packages " + visible);
-            rules.add(noClasses().that().resideOutsideOfPackage(module + "..")
-                    .should().dependOnClassesThat(internal));
+            rules.add(noClasses()
+                    .that()
+                    .resideOutsideOfPackage(module + "..")
+                    .should()
+                    .dependOnClassesThat(internal));
         });
         CompositeArchRule.of(rules).check(main);
     }
@@ -170,29 +191,36 @@ class ArchitectureTest {
                                 && access.getOrigin().getName().equals("main")));
         DescribedPredicate<JavaMethodCall> printStackTrace = DescribedPredicate.describe(
                 "printStackTrace() of any Throwable (it prints to System.err)",
-                call -> call.getName().equals("printStackTrace") && call.getTarget().getRawParameterTypes().isEmpty()
+                call -> call.getName().equals("printStackTrace")
+                        && call.getTarget().getRawParameterTypes().isEmpty()
                         && call.getTargetOwner().isAssignableTo(Throwable.class));
-        noClasses().that().resideInAnyPackage(SERVER_CODE)
-                .should().accessFieldWhere(standardStream)
-                .orShould().callMethodWhere(printStackTrace)
+        noClasses()
+                .that()
+                .resideInAnyPackage(SERVER_CODE)
+                .should()
+                .accessFieldWhere(standardStream)
+                .orShould()
+                .callMethodWhere(printStackTrace)
                 .check(main);
     }
 
     /** (c) Only a {@code main} ends the process; anything else reports its failure to the one that does. */
     @Test
     void onlyAMainMethodCallsSystemExit() {
-        classes().should(new ArchCondition<JavaClass>("call System.exit only from a method named main") {
-            @Override
-            public void check(JavaClass javaClass, ConditionEvents events) {
-                for (JavaMethodCall call : javaClass.getMethodCallsFromSelf()) {
-                    boolean exit = call.getTargetOwner().isEquivalentTo(System.class)
-                            && call.getName().equals("exit");
-                    if (exit && !call.getOrigin().getName().equals("main")) {
-                        events.add(SimpleConditionEvent.violated(call, call.getDescription()));
+        classes()
+                .should(new ArchCondition<JavaClass>("call System.exit only from a method named main") {
+                    @Override
+                    public void check(JavaClass javaClass, ConditionEvents events) {
+                        for (JavaMethodCall call : javaClass.getMethodCallsFromSelf()) {
+                            boolean exit = call.getTargetOwner().isEquivalentTo(System.class)
+                                    && call.getName().equals("exit");
+                            if (exit && !call.getOrigin().getName().equals("main")) {
+                                events.add(SimpleConditionEvent.violated(call, call.getDescription()));
+                            }
+                        }
                     }
-                }
-            }
-        }).check(main);
+                })
+                .check(main);
     }
 
     /** (d) Every test class of every module carries a tier tag (unit, cluster, integration, e2e). */
@@ -203,8 +231,9 @@ class ArchitectureTest {
     }
 
     private static DescribedPredicate<JavaClass> runTests() {
-        return DescribedPredicate.describe("are concrete and have test methods", javaClass ->
-                !javaClass.getModifiers().contains(JavaModifier.ABSTRACT)
+        return DescribedPredicate.describe(
+                "are concrete and have test methods",
+                javaClass -> !javaClass.getModifiers().contains(JavaModifier.ABSTRACT)
                         && javaClass.getAllMethods().stream().anyMatch(ArchitectureTest::isTestMethod));
     }
 
@@ -219,8 +248,13 @@ class ArchitectureTest {
             @Override
             public void check(JavaClass javaClass, ConditionEvents events) {
                 if (!tagged(javaClass)) {
-                    events.add(SimpleConditionEvent.violated(javaClass, javaClass.getName() + " has test methods"
-                            + " and no @Tag (" + javaClass.getSource().map(Object::toString).orElse("?") + ")"));
+                    events.add(SimpleConditionEvent.violated(
+                            javaClass,
+                            javaClass.getName() + " has test methods" + " and no @Tag ("
+                                    + javaClass
+                                            .getSource()
+                                            .map(Object::toString)
+                                            .orElse("?") + ")"));
                 }
             }
         };
@@ -238,7 +272,9 @@ class ArchitectureTest {
 
     /** target/test-classes of every module of the reactor that has tests; each must have been compiled. */
     private static List<Path> testClassDirectories() {
-        Path root = Path.of(System.getProperty(ROOT_PROPERTY, "..")).toAbsolutePath().normalize();
+        Path root = Path.of(System.getProperty(ROOT_PROPERTY, ".."))
+                .toAbsolutePath()
+                .normalize();
         List<Path> directories = new ArrayList<>();
         try (Stream<Path> children = Files.list(root)) {
             for (Path module : children.sorted().toList()) {

@@ -22,7 +22,8 @@ class BadInputTest {
     private static void assertRejected(CommandRunner result, String expectedInMessage) {
         assertNotEquals(0, result.exitCode(), result.toString());
         assertTrue(result.errorLine().startsWith("gargamel: error: "), result.toString());
-        assertTrue(result.errorLine().contains(expectedInMessage),
+        assertTrue(
+                result.errorLine().contains(expectedInMessage),
                 "expected '" + expectedInMessage + "' in: " + result.errorLine());
         assertEquals("", result.out(), "nothing is printed on standard output for rejected input");
     }
@@ -30,22 +31,36 @@ class BadInputTest {
     @Test
     void unknownOptionAndZeroWarehousesAreRejectedBeforeAnythingRuns(@TempDir Path directory) {
         Path out = directory.resolve("never");
-        assertRejected(CommandRunner.run("tpcc", "run", "--warehouse", "1", "--out", out.toString()),
+        assertRejected(
+                CommandRunner.run("tpcc", "run", "--warehouse", "1", "--out", out.toString()),
                 "unknown option '--warehouse'");
-        assertRejected(CommandRunner.run("tpcc", "run", "--warehouses", "0", "--out", out.toString()),
+        assertRejected(CommandRunner.run("tpcc", "run", "--warehouses", "0", "--out", out.toString()), "--warehouses");
+        assertRejected(
+                CommandRunner.run("tpcc", "load", "--jdbc-url", "jdbc:postgresql://127.0.0.1:1/x", "--warehouses", "0"),
                 "--warehouses");
-        assertRejected(CommandRunner.run("tpcc", "load", "--jdbc-url", "jdbc:postgresql://127.0.0.1:1/x",
-                "--warehouses", "0"), "--warehouses");
-        assertRejected(CommandRunner.run("tpcc", "run", "--mode", "turbo", "--out", out.toString()), "unknown mode 'turbo'");
+        assertRejected(
+                CommandRunner.run("tpcc", "run", "--mode", "turbo", "--out", out.toString()), "unknown mode 'turbo'");
         assertRejected(CommandRunner.run("tpcc", "frobnicate"), "unknown subcommand 'tpcc frobnicate'");
-        assertRejected(CommandRunner.run("tpcc", "run", "--postgres", "oracle", "--out", out.toString()),
+        assertRejected(
+                CommandRunner.run("tpcc", "run", "--postgres", "oracle", "--out", out.toString()),
                 "unknown PostgreSQL backend 'oracle'");
-        assertRejected(CommandRunner.run("tpcc", "run", "--postgres", "embedded", "--jdbc-url",
-                "jdbc:postgresql://127.0.0.1:1/x", "--out", out.toString()), "contradicts --jdbc-url");
+        assertRejected(
+                CommandRunner.run(
+                        "tpcc",
+                        "run",
+                        "--postgres",
+                        "embedded",
+                        "--jdbc-url",
+                        "jdbc:postgresql://127.0.0.1:1/x",
+                        "--out",
+                        out.toString()),
+                "contradicts --jdbc-url");
         assertRejected(CommandRunner.run("launch"), "unknown command 'launch'");
-        assertRejected(CommandRunner.run("tpcc", "run", "--warmup", "soon", "--out", out.toString()),
+        assertRejected(
+                CommandRunner.run("tpcc", "run", "--warmup", "soon", "--out", out.toString()),
                 "option --warmup of 'tpcc run': expected a duration such as 30s");
-        assertRejected(CommandRunner.run("demo", "--warmup", "0s", "--out", out.toString()), "duration must be positive");
+        assertRejected(
+                CommandRunner.run("demo", "--warmup", "0s", "--out", out.toString()), "duration must be positive");
         assertRejected(CommandRunner.run("compare", "--warmup", "-5s", "--out", out.toString()), "--warmup");
         assertFalse(Files.exists(out), "a rejected run must not create its output directory");
     }
@@ -53,12 +68,16 @@ class BadInputTest {
     @Test
     void malformedAndUnreachableUrlsAreNamed(@TempDir Path directory) {
         Path out = directory.resolve("never");
-        assertRejected(CommandRunner.run("tpcc", "load", "--jdbc-url", "postgres://localhost/x", "--warehouses", "1"),
+        assertRejected(
+                CommandRunner.run("tpcc", "load", "--jdbc-url", "postgres://localhost/x", "--warehouses", "1"),
                 "malformed JDBC URL 'postgres://localhost/x'");
         String unreachable = "jdbc:postgresql://127.0.0.1:1/nowhere?user=postgres";
-        assertRejected(CommandRunner.run("tpcc", "check", "--jdbc-url", unreachable), "cannot connect to " + unreachable);
-        assertRejected(CommandRunner.run("tpcc", "run", "--jdbc-url", unreachable, "--duration", "5s", "--out",
-                out.toString()), "cannot connect to " + unreachable);
+        assertRejected(
+                CommandRunner.run("tpcc", "check", "--jdbc-url", unreachable), "cannot connect to " + unreachable);
+        assertRejected(
+                CommandRunner.run(
+                        "tpcc", "run", "--jdbc-url", unreachable, "--duration", "5s", "--out", out.toString()),
+                "cannot connect to " + unreachable);
         assertFalse(Files.exists(out), "a rejected run must not create its output directory");
     }
 
@@ -67,25 +86,31 @@ class BadInputTest {
         try (PostgresCluster cluster = PostgresCluster.embedded(2)) {
             String foreign = cluster.jdbcUrl(0);
             String empty = cluster.jdbcUrl(1);
-            try (Connection connection = cluster.connect(0); Statement statement = connection.createStatement()) {
+            try (Connection connection = cluster.connect(0);
+                    Statement statement = connection.createStatement()) {
                 statement.execute("CREATE TABLE accounts (id int PRIMARY KEY, balance numeric)");
                 statement.execute("INSERT INTO accounts VALUES (1, 10.00)");
             }
             // Two targets, one of them foreign: the load is refused before the empty one is touched.
-            assertRejected(CommandRunner.run("tpcc", "load", "--jdbc-url", empty, "--jdbc-url", foreign,
-                    "--warehouses", "1"), "accounts");
+            assertRejected(
+                    CommandRunner.run("tpcc", "load", "--jdbc-url", empty, "--jdbc-url", foreign, "--warehouses", "1"),
+                    "accounts");
             Path out = directory.resolve("never");
-            assertRejected(CommandRunner.run("tpcc", "run", "--jdbc-url", foreign, "--duration", "5s", "--out",
-                    out.toString()), "accounts");
+            assertRejected(
+                    CommandRunner.run(
+                            "tpcc", "run", "--jdbc-url", foreign, "--duration", "5s", "--out", out.toString()),
+                    "accounts");
             assertRejected(CommandRunner.run("tpcc", "check", "--jdbc-url", foreign), "accounts");
             assertFalse(Files.exists(out));
             assertEquals(1, countTables(cluster, 0), "the foreign database must keep only its own table");
-            assertEquals(0, countTables(cluster, 1), "the empty database must not be loaded when another target is refused");
+            assertEquals(
+                    0, countTables(cluster, 1), "the empty database must not be loaded when another target is refused");
         }
     }
 
     private static int countTables(PostgresCluster cluster, int index) throws Exception {
-        try (Connection connection = cluster.connect(index); Statement statement = connection.createStatement();
+        try (Connection connection = cluster.connect(index);
+                Statement statement = connection.createStatement();
                 ResultSet rows = statement.executeQuery("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'")) {
             rows.next();
             return rows.getInt(1);

@@ -35,17 +35,35 @@ class CommandLineParsingTest {
 
     /** The request {@code tpcc run ARGS} (or {@code demo ARGS}) asks for, parsed as the command line parses it. */
     private RunRequest request(boolean demo, String... arguments) {
-        CommandLine line = new CommandExecution(context).commandLine(demo ? new DemoCommand(context)
-                : new TpccRunCommand(context));
+        CommandLine line = new CommandExecution(context)
+                .commandLine(demo ? new DemoCommand(context) : new TpccRunCommand(context));
         line.parseArgs(arguments);
         return demo ? ((DemoCommand) line.getCommand()).request() : ((TpccRunCommand) line.getCommand()).request();
     }
 
     @Test
     void valuesRepeatsInlineValuesAndFlagsBecomeATypedRequest() {
-        RunRequest request = request(false, "--mode", "round-robin", "--jdbc-url", "jdbc:postgresql://a/x",
-                "--jdbc-url=jdbc:postgresql://b/x", "--warehouses", "4", "--keying", "--duration", "2m",
-                "--warmup=10s", "--isolation", "si", "--workers", "3", "--rate", "150.5", "--seed", "-7");
+        RunRequest request = request(
+                false,
+                "--mode",
+                "round-robin",
+                "--jdbc-url",
+                "jdbc:postgresql://a/x",
+                "--jdbc-url=jdbc:postgresql://b/x",
+                "--warehouses",
+                "4",
+                "--keying",
+                "--duration",
+                "2m",
+                "--warmup=10s",
+                "--isolation",
+                "si",
+                "--workers",
+                "3",
+                "--rate",
+                "150.5",
+                "--seed",
+                "-7");
         assertEquals(new RunTarget.Gargamel(Mode.ROUND_ROBIN, Isolation.SI, 3, null, "127.0.0.1"), request.target());
         assertEquals(List.of("jdbc:postgresql://a/x", "jdbc:postgresql://b/x"), request.jdbcUrls());
         assertEquals(2, request.replicas(), "one replica per --jdbc-url");
@@ -69,9 +87,12 @@ class CommandLineParsingTest {
         assertEquals(PostgresBackend.EMBEDDED, plain.backend());
         assertEquals("direct", plain.target().modeName());
         assertEquals("read-committed", plain.target().isolationName());
-        assertEquals(new RunTarget.Direct(DirectIsolation.REPEATABLE_READ, 3),
-                request(false, "--mode", "direct", "--isolation", "si", "--max-retries", "3").target());
-        assertEquals(new RunTarget.Direct(DirectIsolation.SERIALIZABLE, 10),
+        assertEquals(
+                new RunTarget.Direct(DirectIsolation.REPEATABLE_READ, 3),
+                request(false, "--mode", "direct", "--isolation", "si", "--max-retries", "3")
+                        .target());
+        assertEquals(
+                new RunTarget.Direct(DirectIsolation.SERIALIZABLE, 10),
                 request(false, "--mode=direct", "--isolation=serializable").target());
     }
 
@@ -94,11 +115,13 @@ class CommandLineParsingTest {
     void unknownOptionNamesTheOptionAndTheCommandAndStartsNothing() {
         CommandRunner typo = CommandRunner.run("tpcc", "run", "--warehouse", "1");
         assertEquals(2, typo.exitCode(), typo.toString());
-        assertTrue(typo.errorLine().startsWith("gargamel: error: unknown option '--warehouse' for 'tpcc run'"),
+        assertTrue(
+                typo.errorLine().startsWith("gargamel: error: unknown option '--warehouse' for 'tpcc run'"),
                 typo.errorLine());
         assertEquals("", typo.out());
         CommandRunner inline = CommandRunner.run("demo", "--duraton=30s");
-        assertTrue(inline.errorLine().startsWith("gargamel: error: unknown option '--duraton' for 'demo'"),
+        assertTrue(
+                inline.errorLine().startsWith("gargamel: error: unknown option '--duraton' for 'demo'"),
                 inline.errorLine());
         CommandRunner classify = CommandRunner.run("classify", "--bogus", "a()", "b()");
         assertEquals(2, classify.exitCode(), classify.toString());
@@ -107,28 +130,37 @@ class CommandLineParsingTest {
 
     @Test
     void outOfRangeMissingMalformedAndRepeatedValuesAreRejected() {
-        assertUsageError(CommandRunner.run("tpcc", "run", "--warehouses", "0"),
+        assertUsageError(
+                CommandRunner.run("tpcc", "run", "--warehouses", "0"),
                 "option --warehouses of 'tpcc run' must be between 1 and 10000, got 0");
-        assertUsageError(CommandRunner.run("tpcc", "run", "--warehouses", "four"),
+        assertUsageError(
+                CommandRunner.run("tpcc", "run", "--warehouses", "four"),
                 "option --warehouses of 'tpcc run': expected an integer, got 'four'");
-        assertUsageError(CommandRunner.run("tpcc", "run", "--warehouses"),
-                "option --warehouses of 'tpcc run' needs a value");
-        assertUsageError(CommandRunner.run("tpcc", "run", "--warehouses", "1", "--warehouses", "2"),
+        assertUsageError(
+                CommandRunner.run("tpcc", "run", "--warehouses"), "option --warehouses of 'tpcc run' needs a value");
+        assertUsageError(
+                CommandRunner.run("tpcc", "run", "--warehouses", "1", "--warehouses", "2"),
                 "option --warehouses of 'tpcc run' given twice");
-        assertUsageError(CommandRunner.run("tpcc", "run", "--mode", "direct", "--isolation", "psi2"),
+        assertUsageError(
+                CommandRunner.run("tpcc", "run", "--mode", "direct", "--isolation", "psi2"),
                 "unknown isolation 'psi2' for direct mode");
-        assertUsageError(CommandRunner.run("tpcc", "run", "--isolation", "serializable"),
+        assertUsageError(
+                CommandRunner.run("tpcc", "run", "--isolation", "serializable"),
                 "option --isolation of 'tpcc run' (mode gargamel): unknown isolation 'serializable'");
-        assertUsageError(CommandRunner.run("tpcc", "run", "--mode", "direct", "--workers", "2"),
+        assertUsageError(
+                CommandRunner.run("tpcc", "run", "--mode", "direct", "--workers", "2"),
                 "--workers is for the Gargamel nodes");
-        assertUsageError(CommandRunner.run("tpcc", "run", "--replicas", "2", "--jdbc-url", "jdbc:postgresql://a/x"),
+        assertUsageError(
+                CommandRunner.run("tpcc", "run", "--replicas", "2", "--jdbc-url", "jdbc:postgresql://a/x"),
                 "--replicas 2 contradicts the 1 --jdbc-url given");
         assertUsageError(CommandRunner.run("tpcc", "run", "stray"), "unexpected argument 'stray' for 'tpcc run'");
-        assertUsageError(CommandRunner.run("tpcc", "load", "--jdbc-url", "jdbc:postgresql://a/x"),
+        assertUsageError(
+                CommandRunner.run("tpcc", "load", "--jdbc-url", "jdbc:postgresql://a/x"),
                 "'tpcc load' needs option --warehouses");
         assertUsageError(CommandRunner.run("tpcc"), "'tpcc' needs a subcommand: load, run or check");
         assertUsageError(CommandRunner.run("classify", "a()"), "'classify' needs exactly two calls, got 1");
-        assertUsageError(CommandRunner.run("classify", "--isolation", "ser", "a()", "b()"),
+        assertUsageError(
+                CommandRunner.run("classify", "--isolation", "ser", "a()", "b()"),
                 "option --isolation of 'classify': unknown isolation 'ser' (expected psi or si)");
     }
 
@@ -146,9 +178,18 @@ class CommandLineParsingTest {
 
     @Test
     void everyCommandHasHelpAndHelpListsEveryCommand() {
-        List<List<String>> commands = List.of(List.of("demo"), List.of("tpcc"), List.of("tpcc", "load"),
-                List.of("tpcc", "run"), List.of("tpcc", "check"), List.of("compare"), List.of("classify"),
-                List.of("scheduler"), List.of("node"), List.of("node", "uninstall-capture"), List.of("bench"),
+        List<List<String>> commands = List.of(
+                List.of("demo"),
+                List.of("tpcc"),
+                List.of("tpcc", "load"),
+                List.of("tpcc", "run"),
+                List.of("tpcc", "check"),
+                List.of("compare"),
+                List.of("classify"),
+                List.of("scheduler"),
+                List.of("node"),
+                List.of("node", "uninstall-capture"),
+                List.of("bench"),
                 List.of("help"));
         for (List<String> command : commands) {
             String[] arguments = java.util.stream.Stream.concat(command.stream(), java.util.stream.Stream.of("--help"))
@@ -160,10 +201,20 @@ class CommandLineParsingTest {
         }
         CommandRunner list = CommandRunner.run("help");
         assertEquals(0, list.exitCode(), list.toString());
-        for (String command : List.of("demo", "tpcc load", "tpcc run", "tpcc check", "compare", "classify",
-                "scheduler", "node", "node uninstall-capture", "bench", "help")) {
-            assertTrue(list.out().contains("\n  " + command + " "),
-                    "help does not list " + command + ":\n" + list.out());
+        for (String command : List.of(
+                "demo",
+                "tpcc load",
+                "tpcc run",
+                "tpcc check",
+                "compare",
+                "classify",
+                "scheduler",
+                "node",
+                "node uninstall-capture",
+                "bench",
+                "help")) {
+            assertTrue(
+                    list.out().contains("\n  " + command + " "), "help does not list " + command + ":\n" + list.out());
         }
         assertEquals(list.out(), CommandRunner.run("--help").out());
         CommandRunner none = CommandRunner.run();

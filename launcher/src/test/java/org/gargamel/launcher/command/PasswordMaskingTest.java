@@ -47,8 +47,9 @@ class PasswordMaskingTest {
         CommandRunner result = runCapturingLogs(logs, arguments);
         String everything = result.out() + result.err() + logs.toString(StandardCharsets.UTF_8);
         assertEquals(expectedExit, result.exitCode(), result.toString());
-        assertTrue(result.errorLine().contains(expectedMessage), "expected '" + expectedMessage + "' in: "
-                + result.errorLine());
+        assertTrue(
+                result.errorLine().contains(expectedMessage),
+                "expected '" + expectedMessage + "' in: " + result.errorLine());
         assertTrue(result.errorLine().contains("***"), "the URL is named, masked: " + result.errorLine());
         assertFalse(everything.contains("Secret1"), "the lower-case password leaked:\n" + everything);
         assertFalse(everything.contains("Secret2"), "the upper-case password leaked:\n" + everything);
@@ -64,12 +65,29 @@ class PasswordMaskingTest {
         assertMasked(1, "cannot connect to", "tpcc", "load", "--jdbc-url", upper, "--warehouses", "1");
         assertMasked(1, "cannot connect to", "tpcc", "run", "--mode", "direct", "--jdbc-url", lower, "--out", out);
         assertMasked(1, "cannot connect to", "tpcc", "run", "--jdbc-url", lower, "--jdbc-url", upper, "--out", out);
-        assertMasked(1, "cannot connect to", "compare", "--jdbc-url", lower, "--jdbc-url", upper, "--jdbc-url",
-                unreachable + "Password=Secret1", "--out", out);
+        assertMasked(
+                1,
+                "cannot connect to",
+                "compare",
+                "--jdbc-url",
+                lower,
+                "--jdbc-url",
+                upper,
+                "--jdbc-url",
+                unreachable + "Password=Secret1",
+                "--out",
+                out);
         assertMasked(1, "cannot remove write-set capture from", "node", "uninstall-capture", "--jdbc-url", upper);
         assertMasked(1, "malformed JDBC URL", "tpcc", "check", "--jdbc-url", "postgres://localhost/x?" + LOWER);
-        assertMasked(1, "malformed JDBC URL", "tpcc", "load", "--jdbc-url", "jdbc:mysql://localhost/x?" + UPPER,
-                "--warehouses", "1");
+        assertMasked(
+                1,
+                "malformed JDBC URL",
+                "tpcc",
+                "load",
+                "--jdbc-url",
+                "jdbc:mysql://localhost/x?" + UPPER,
+                "--warehouses",
+                "1");
         assertMasked(2, "given twice", "tpcc", "run", "--jdbc-url", lower, "--jdbc-url", lower, "--out", out);
         assertMasked(2, "given twice", "tpcc", "check", "--jdbc-url", upper, "--jdbc-url", upper);
     }
@@ -77,15 +95,24 @@ class PasswordMaskingTest {
     @Test
     void databasesHoldingSomethingElse(@TempDir Path directory) throws Exception {
         try (PostgresCluster cluster = PostgresCluster.embedded(2)) {
-            try (Connection connection = cluster.connect(0); Statement statement = connection.createStatement()) {
+            try (Connection connection = cluster.connect(0);
+                    Statement statement = connection.createStatement()) {
                 statement.execute("CREATE TABLE accounts (id int PRIMARY KEY, balance numeric)");
             }
             String foreign = cluster.jdbcUrl(0) + "&";
             String out = directory.resolve("never").toString();
-            assertMasked(1, "refusing to load", "tpcc", "load", "--jdbc-url", foreign + LOWER, "--warehouses",
-                    "1");
-            assertMasked(1, "refusing to run on", "tpcc", "run", "--mode", "direct", "--jdbc-url",
-                    foreign + UPPER, "--out", out);
+            assertMasked(1, "refusing to load", "tpcc", "load", "--jdbc-url", foreign + LOWER, "--warehouses", "1");
+            assertMasked(
+                    1,
+                    "refusing to run on",
+                    "tpcc",
+                    "run",
+                    "--mode",
+                    "direct",
+                    "--jdbc-url",
+                    foreign + UPPER,
+                    "--out",
+                    out);
             assertMasked(1, "cannot check", "tpcc", "check", "--jdbc-url", foreign + LOWER);
 
             String loaded = cluster.jdbcUrl(1) + "&" + UPPER;
@@ -93,8 +120,19 @@ class PasswordMaskingTest {
             CommandRunner load = runCapturingLogs(logs, "tpcc", "load", "--jdbc-url", loaded, "--warehouses", "1");
             assertEquals(0, load.exitCode(), load.toString());
             assertFalse((load.out() + load.err() + logs).contains("Secret2"), load.toString());
-            assertMasked(2, "holds 1 warehouse(s) but --warehouses is 2", "tpcc", "run", "--mode", "direct",
-                    "--jdbc-url", loaded, "--warehouses", "2", "--out", out);
+            assertMasked(
+                    2,
+                    "holds 1 warehouse(s) but --warehouses is 2",
+                    "tpcc",
+                    "run",
+                    "--mode",
+                    "direct",
+                    "--jdbc-url",
+                    loaded,
+                    "--warehouses",
+                    "2",
+                    "--out",
+                    out);
         }
     }
 }

@@ -23,8 +23,19 @@ class DemoIT {
     @Test
     void shortDemoConvergesWithoutConflictAbortsAndLeavesNothingBehind(@TempDir Path directory) throws Exception {
         Path out = directory.resolve("result");
-        GargamelProcess demo = GargamelProcess.start(directory, "demo", "--warehouses", "1", "--terminals", "8",
-                "--duration", "20s", "--seed", "5", "--out", out.toString());
+        GargamelProcess demo = GargamelProcess.start(
+                directory,
+                "demo",
+                "--warehouses",
+                "1",
+                "--terminals",
+                "8",
+                "--duration",
+                "20s",
+                "--seed",
+                "5",
+                "--out",
+                out.toString());
         List<ProcessHandle> children = Orphans.watchDescendants(demo.process);
         int exit = demo.waitFor(5, TimeUnit.MINUTES);
         String output = demo.output();

@@ -26,16 +26,22 @@ final class GargamelProcess {
     static GargamelProcess start(Path workDirectory, String... arguments) throws IOException {
         String jar = System.getProperty("gargamel.jar");
         if (jar == null || !Files.exists(Path.of(jar))) {
-            throw new IllegalStateException("the all-in-one jar is missing (" + jar + "): these tests run in `verify`, "
-                    + "after `package`");
+            throw new IllegalStateException(
+                    "the all-in-one jar is missing (" + jar + "): these tests run in `verify`, " + "after `package`");
         }
         Path temporary = Files.createDirectories(workDirectory.resolve("tmp"));
         Path output = workDirectory.resolve("output.log");
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Djava.io.tmpdir=" + temporary, "-jar", jar));
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Djava.io.tmpdir=" + temporary,
+                "-jar",
+                jar));
         command.addAll(List.of(arguments));
-        Process process = new ProcessBuilder(command).directory(workDirectory.toFile()).redirectErrorStream(true)
-                .redirectOutput(output.toFile()).start();
+        Process process = new ProcessBuilder(command)
+                .directory(workDirectory.toFile())
+                .redirectErrorStream(true)
+                .redirectOutput(output.toFile())
+                .start();
         return new GargamelProcess(process, output, temporary);
     }
 
@@ -43,7 +49,8 @@ final class GargamelProcess {
         if (!process.waitFor(timeout, unit)) {
             process.descendants().forEach(ProcessHandle::destroyForcibly);
             process.destroyForcibly();
-            throw new AssertionError("gargamel did not finish within " + timeout + " " + unit + "; output:\n" + output());
+            throw new AssertionError(
+                    "gargamel did not finish within " + timeout + " " + unit + "; output:\n" + output());
         }
         return process.exitValue();
     }
@@ -71,7 +78,9 @@ final class GargamelProcess {
     }
 
     void signal(String signal) throws IOException, InterruptedException {
-        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start();
+        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
+                .inheritIO()
+                .start();
         if (kill.waitFor() != 0) {
             throw new AssertionError("kill -" + signal + " " + process.pid() + " failed");
         }
@@ -80,7 +89,8 @@ final class GargamelProcess {
     /** What is left in the temporary directory (embedded PostgreSQL data, extracted binaries). */
     List<Path> leftovers() throws IOException {
         try (var files = Files.list(temporary)) {
-            return files.filter(path -> !path.getFileName().toString().startsWith("hsperfdata")).toList();
+            return files.filter(path -> !path.getFileName().toString().startsWith("hsperfdata"))
+                    .toList();
         }
     }
 }

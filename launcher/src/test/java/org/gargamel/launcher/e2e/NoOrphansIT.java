@@ -22,11 +22,20 @@ class NoOrphansIT {
 
     @Test
     void ctrlCStopsEverything(@TempDir Path directory) throws Exception {
-        GargamelProcess demo = GargamelProcess.start(directory, "demo", "--warehouses", "1", "--terminals", "4",
-                "--duration", "5m", "--out", directory.resolve("result").toString());
+        GargamelProcess demo = GargamelProcess.start(
+                directory,
+                "demo",
+                "--warehouses",
+                "1",
+                "--terminals",
+                "4",
+                "--duration",
+                "5m",
+                "--out",
+                directory.resolve("result").toString());
         List<ProcessHandle> children = Orphans.watchDescendants(demo.process);
         demo.awaitOutput(RUNNING, 180);
-        Orphans.awaitAtLeast(children, 4, 30);  // scheduler, 3 nodes and PostgreSQL (the watcher polls)
+        Orphans.awaitAtLeast(children, 4, 30); // scheduler, 3 nodes and PostgreSQL (the watcher polls)
         demo.signal("INT");
         int exit = demo.waitFor(90, TimeUnit.SECONDS);
         assertEquals(130, exit, demo.output());
@@ -36,13 +45,24 @@ class NoOrphansIT {
 
     @Test
     void aDemoWhoseNodeDiesFailsClearlyAndCleansUp(@TempDir Path directory) throws Exception {
-        GargamelProcess demo = GargamelProcess.start(directory, "demo", "--warehouses", "1", "--terminals", "4",
-                "--duration", "5m", "--out", directory.resolve("result").toString());
+        GargamelProcess demo = GargamelProcess.start(
+                directory,
+                "demo",
+                "--warehouses",
+                "1",
+                "--terminals",
+                "4",
+                "--duration",
+                "5m",
+                "--out",
+                directory.resolve("result").toString());
         List<ProcessHandle> children = Orphans.watchDescendants(demo.process);
         demo.awaitOutput(RUNNING, 180);
         Orphans.awaitAtLeast(children, 4, 30);
-        Optional<ProcessHandle> node = demo.process.descendants()
-                .filter(handle -> handle.info().commandLine().orElse("").contains(" node --config")).findFirst();
+        Optional<ProcessHandle> node = demo.process
+                .descendants()
+                .filter(handle -> handle.info().commandLine().orElse("").contains(" node --config"))
+                .findFirst();
         assertTrue(node.isPresent(), "no node process found among " + children.size() + " descendants");
         node.get().destroyForcibly();
         int exit = demo.waitFor(3, TimeUnit.MINUTES);

@@ -39,7 +39,8 @@ final class FakeScheduler implements AutoCloseable {
                 if (decoded instanceof NodeHello hello) {
                     nodes.put(hello.nodeName(), message.getSrc());
                 } else if (decoded instanceof Progress progress) {
-                    Set<Long> seen = visible.computeIfAbsent(progress.nodeName(), name -> ConcurrentHashMap.newKeySet());
+                    Set<Long> seen =
+                            visible.computeIfAbsent(progress.nodeName(), name -> ConcurrentHashMap.newKeySet());
                     for (long txn : progress.visible()) {
                         seen.add(txn);
                     }
@@ -62,17 +63,20 @@ final class FakeScheduler implements AutoCloseable {
 
     /** Waits until every node reported every transaction in [first, last]. */
     void awaitVisibleEverywhere(long first, long last) throws InterruptedException {
-        awaitCondition(() -> {
-            for (String node : nodes.keySet()) {
-                Set<Long> seen = visible.getOrDefault(node, Set.of());
-                for (long txn = first; txn <= last; txn++) {
-                    if (!seen.contains(txn)) {
-                        return false;
+        awaitCondition(
+                () -> {
+                    for (String node : nodes.keySet()) {
+                        Set<Long> seen = visible.getOrDefault(node, Set.of());
+                        for (long txn = first; txn <= last; txn++) {
+                            if (!seen.contains(txn)) {
+                                return false;
+                            }
+                        }
                     }
-                }
-            }
-            return true;
-        }, "transactions " + first + ".." + last + " to be visible at every node; outcomes so far: " + outcomes.size());
+                    return true;
+                },
+                "transactions " + first + ".." + last + " to be visible at every node; outcomes so far: "
+                        + outcomes.size());
     }
 
     Map<CallOutcome.Status, Integer> statusCounts() {
@@ -81,7 +85,8 @@ final class FakeScheduler implements AutoCloseable {
         return counts;
     }
 
-    private static void awaitCondition(java.util.function.BooleanSupplier condition, String what) throws InterruptedException {
+    private static void awaitCondition(java.util.function.BooleanSupplier condition, String what)
+            throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {

@@ -3,17 +3,17 @@ package org.gargamel.launcher.replication;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.gargamel.common.config.Isolation;
-import org.gargamel.common.config.Mode;
-import org.gargamel.tpcc.TpccRules;
 import org.gargamel.common.client.ClientOptions;
 import org.gargamel.common.client.GargamelClient;
 import org.gargamel.common.config.GroupSettings;
+import org.gargamel.common.config.Isolation;
+import org.gargamel.common.config.Mode;
 import org.gargamel.common.group.GroupConfig;
 import org.gargamel.node.NodeConfig;
 import org.gargamel.node.NodeServer;
 import org.gargamel.scheduler.SchedulerConfig;
 import org.gargamel.scheduler.SchedulerServer;
+import org.gargamel.tpcc.TpccRules;
 
 /**
  * The scheduler, one node per database and a client in this JVM, over JGroups' in-memory transport: the real
@@ -25,13 +25,25 @@ final class InProcessGargamel implements AutoCloseable {
     final GargamelClient client;
 
     InProcessGargamel(String mode, String isolation, List<String> jdbcUrls, int workers) throws Exception {
-        scheduler = new SchedulerServer(new SchedulerConfig(GroupSettings.inMemory(), Mode.parse(mode),
-                Isolation.parse(isolation), TpccRules.temporaryFile(), 100_000));
+        scheduler = new SchedulerServer(new SchedulerConfig(
+                GroupSettings.inMemory(),
+                Mode.parse(mode),
+                Isolation.parse(isolation),
+                TpccRules.temporaryFile(),
+                100_000));
         scheduler.start();
         try {
             for (int i = 0; i < jdbcUrls.size(); i++) {
-                NodeServer node = new NodeServer(new NodeConfig("node-" + (i + 1), jdbcUrls.get(i), workers,
-                        Mode.parse(mode), Isolation.parse(isolation), TpccRules.temporaryFile(), GroupSettings.inMemory(), GroupSettings.inMemory(), null));
+                NodeServer node = new NodeServer(new NodeConfig(
+                        "node-" + (i + 1),
+                        jdbcUrls.get(i),
+                        workers,
+                        Mode.parse(mode),
+                        Isolation.parse(isolation),
+                        TpccRules.temporaryFile(),
+                        GroupSettings.inMemory(),
+                        GroupSettings.inMemory(),
+                        null));
                 nodes.add(node);
                 node.start();
             }
@@ -44,7 +56,9 @@ final class InProcessGargamel implements AutoCloseable {
     }
 
     long sum(java.util.function.ToLongFunction<org.gargamel.node.NodeStatistics> counter) {
-        return nodes.stream().mapToLong(node -> counter.applyAsLong(node.statistics())).sum();
+        return nodes.stream()
+                .mapToLong(node -> counter.applyAsLong(node.statistics()))
+                .sum();
     }
 
     @Override

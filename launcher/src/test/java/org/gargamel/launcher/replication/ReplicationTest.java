@@ -8,24 +8,22 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.LocalDateTime;
+import java.util.List;
 import java.util.Map;
-import org.gargamel.common.config.Isolation;
-import org.gargamel.common.config.Mode;
-import org.gargamel.tpcc.TpccRules;
+import java.util.SplittableRandom;
 import org.gargamel.common.call.ProcedureCall;
 import org.gargamel.common.config.GroupSettings;
+import org.gargamel.common.config.Isolation;
+import org.gargamel.common.config.Mode;
 import org.gargamel.common.wire.CallOutcome;
 import org.gargamel.node.NodeConfig;
 import org.gargamel.node.NodeServer;
-import org.gargamel.tpcc.workload.NewOrder;
-import java.time.Duration;
-import java.util.List;
-import java.util.SplittableRandom;
 import org.gargamel.provisioning.PostgresCluster;
+import org.gargamel.tpcc.TpccRules;
 import org.gargamel.tpcc.check.CheckReport;
 import org.gargamel.tpcc.check.CheckRunner;
-import org.gargamel.tpcc.workload.GargamelExecutor;
 import org.gargamel.tpcc.loader.LoadOptions;
 import org.gargamel.tpcc.loader.LoadProgress;
 import org.gargamel.tpcc.loader.TpccLoader;
@@ -34,6 +32,8 @@ import org.gargamel.tpcc.result.RunStatistics;
 import org.gargamel.tpcc.schema.LoadInfo;
 import org.gargamel.tpcc.terminal.RunSettings;
 import org.gargamel.tpcc.terminal.TerminalEmulator;
+import org.gargamel.tpcc.workload.GargamelExecutor;
+import org.gargamel.tpcc.workload.NewOrder;
 import org.gargamel.tpcc.workload.TransactionType;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -70,8 +70,7 @@ class ReplicationTest {
     }
 
     /** What one run did: the terminals' statistics and the nodes' counters. */
-    record Outcome(RunStatistics statistics, long conflictAborts, long retries, List<Long> committedPerNode) {
-    }
+    record Outcome(RunStatistics statistics, long conflictAborts, long retries, List<Long> committedPerNode) {}
 
     private Outcome run(String mode, String isolation, long seed) throws Exception {
         RunStatistics statistics;
@@ -79,20 +78,31 @@ class ReplicationTest {
         long retries;
         List<Long> committed;
         try (InProcessGargamel gargamel = new InProcessGargamel(mode, isolation, replicas.jdbcUrls(), 3)) {
-            RunSettings settings = new RunSettings(1, 6, Duration.ZERO, RUN, null, false, seed,
-                    NURandConstants.forRun(load.loadConstants(), new SplittableRandom(seed)), Clock.systemUTC());
+            RunSettings settings = new RunSettings(
+                    1,
+                    6,
+                    Duration.ZERO,
+                    RUN,
+                    null,
+                    false,
+                    seed,
+                    NURandConstants.forRun(load.loadConstants(), new SplittableRandom(seed)),
+                    Clock.systemUTC());
             statistics = new TerminalEmulator(settings, terminal -> new GargamelExecutor(gargamel.client)).run();
             gargamel.client.awaitQuiescence(Duration.ofSeconds(60));
             conflictAborts = gargamel.sum(org.gargamel.node.NodeStatistics::conflictAborts);
             retries = gargamel.sum(org.gargamel.node.NodeStatistics::retries);
-            committed = gargamel.nodes.stream().map(node -> node.statistics().committed()).toList();
+            committed = gargamel.nodes.stream()
+                    .map(node -> node.statistics().committed())
+                    .toList();
         }
         CheckReport check = new CheckRunner().run(replicas.jdbcUrls());
         assertTrue(check.passed(), mode + "/" + isolation + ":\n" + check.render());
         assertTrue(check.convergence().identical(), check.render());
         assertEquals(0, statistics.errors(), "first error: " + statistics.firstError());
-        assertTrue(statistics.committed(TransactionType.NEW_ORDER) > 20, "too few New-Orders committed: "
-                + statistics.committed(TransactionType.NEW_ORDER));
+        assertTrue(
+                statistics.committed(TransactionType.NEW_ORDER) > 20,
+                "too few New-Orders committed: " + statistics.committed(TransactionType.NEW_ORDER));
         return new Outcome(statistics, conflictAborts, retries, committed);
     }
 
@@ -102,7 +112,8 @@ class ReplicationTest {
         Outcome outcome = run("gargamel", "psi", 1);
         assertEquals(0, outcome.conflictAborts());
         assertEquals(0, outcome.retries(), "no serialization failure or deadlock may happen in Gargamel mode");
-        assertTrue(outcome.committedPerNode().stream().filter(count -> count > 0).count() >= 2,
+        assertTrue(
+                outcome.committedPerNode().stream().filter(count -> count > 0).count() >= 2,
                 "non-conflicting calls should spread over the replicas: " + outcome.committedPerNode());
     }
 
@@ -120,7 +131,8 @@ class ReplicationTest {
         Outcome outcome = run("round-robin", "psi", 3);
         // One warehouse, six terminals, three replicas: Payments of that warehouse collide all the time.
         assertTrue(outcome.conflictAborts() > 0, "round-robin should meet certification aborts at one warehouse");
-        assertTrue(outcome.committedPerNode().stream().allMatch(count -> count > 0),
+        assertTrue(
+                outcome.committedPerNode().stream().allMatch(count -> count > 0),
                 "round-robin uses every replica: " + outcome.committedPerNode());
     }
 
@@ -129,7 +141,9 @@ class ReplicationTest {
     void centralizedRunsEveryUpdateOnOneReplica() throws Exception {
         Outcome outcome = run("centralized", "psi", 4);
         assertEquals(0, outcome.conflictAborts());
-        assertEquals(1, outcome.committedPerNode().stream().filter(count -> count > 0).count(),
+        assertEquals(
+                1,
+                outcome.committedPerNode().stream().filter(count -> count > 0).count(),
                 "centralized: every update call at one worker: " + outcome.committedPerNode());
     }
 
@@ -155,24 +169,40 @@ class ReplicationTest {
                 long previousPayment = 0;
                 for (int i = 0; i < pairs; i++) {
                     long newOrder = ++txn;
-                    scheduler.execute(placement[0], Integer.parseInt(placement[1]), newOrder,
-                            previousNewOrder == 0 ? new long[0] : new long[] {previousNewOrder}, newOrderCall(i));
+                    scheduler.execute(
+                            placement[0],
+                            Integer.parseInt(placement[1]),
+                            newOrder,
+                            previousNewOrder == 0 ? new long[0] : new long[] {previousNewOrder},
+                            newOrderCall(i));
                     long payment = ++txn;
-                    scheduler.execute(placement[2], Integer.parseInt(placement[3]), payment,
-                            previousPayment == 0 ? new long[0] : new long[] {previousPayment}, paymentCall(i));
+                    scheduler.execute(
+                            placement[2],
+                            Integer.parseInt(placement[3]),
+                            payment,
+                            previousPayment == 0 ? new long[0] : new long[] {previousPayment},
+                            paymentCall(i));
                     previousNewOrder = newOrder;
                     previousPayment = payment;
                 }
                 scheduler.awaitVisibleEverywhere(first, txn);
             }
-            assertEquals(Map.of(CallOutcome.Status.COMMITTED, 4 * pairs), scheduler.statusCounts(), scheduler.outcomes.toString());
+            assertEquals(
+                    Map.of(CallOutcome.Status.COMMITTED, 4 * pairs),
+                    scheduler.statusCounts(),
+                    scheduler.outcomes.toString());
             assertEquals(0, cluster.sum(org.gargamel.node.NodeStatistics::conflictAborts));
-            assertEquals(0, cluster.sum(org.gargamel.node.NodeStatistics::retries), "no serialization failure or deadlock");
+            assertEquals(
+                    0, cluster.sum(org.gargamel.node.NodeStatistics::retries), "no serialization failure or deadlock");
         }
         for (int replica = 0; replica < 3; replica++) {
             assertEquals(nextOrderBefore + 2 * pairs, districtNextOrder(replica), "d_next_o_id on replica " + replica);
-            assertEquals(0, ytdBefore.add(new BigDecimal("1.00").multiply(BigDecimal.valueOf(2L * pairs)))
-                    .compareTo(districtYtd(replica)), "d_ytd on replica " + replica);
+            assertEquals(
+                    0,
+                    ytdBefore
+                            .add(new BigDecimal("1.00").multiply(BigDecimal.valueOf(2L * pairs)))
+                            .compareTo(districtYtd(replica)),
+                    "d_ytd on replica " + replica);
         }
         CheckReport check = new CheckRunner().run(replicas.jdbcUrls());
         assertTrue(check.passed(), check.render());
@@ -186,16 +216,27 @@ class ReplicationTest {
             FakeScheduler scheduler = cluster.scheduler;
             long base = 10_000;
             scheduler.execute("node-1", 0, base + 1, new long[0], newOrderCall(1));
-            ProcedureCall invalid = ProcedureCall.of("new_order", 1, 1, 7, List.of(1, NewOrder.UNUSED_ITEM_ID),
-                    List.of(1, 1), List.of(1, 1), LocalDateTime.of(2026, 1, 1, 0, 0));
+            ProcedureCall invalid = ProcedureCall.of(
+                    "new_order",
+                    1,
+                    1,
+                    7,
+                    List.of(1, NewOrder.UNUSED_ITEM_ID),
+                    List.of(1, 1),
+                    List.of(1, 1),
+                    LocalDateTime.of(2026, 1, 1, 0, 0));
             scheduler.execute("node-2", 1, base + 2, new long[] {base + 1}, invalid);
             scheduler.execute("node-3", 2, base + 3, new long[] {base + 2}, newOrderCall(2));
             scheduler.awaitVisibleEverywhere(base + 1, base + 3);
-            assertEquals(CallOutcome.Status.COMMITTED, scheduler.outcomes.get(base + 1).status());
+            assertEquals(
+                    CallOutcome.Status.COMMITTED,
+                    scheduler.outcomes.get(base + 1).status());
             CallOutcome aborted = scheduler.outcomes.get(base + 2);
             assertEquals(CallOutcome.Status.USER_ABORTED, aborted.status());
             assertEquals("GA001", aborted.sqlState(), aborted.toString());
-            assertEquals(CallOutcome.Status.COMMITTED, scheduler.outcomes.get(base + 3).status(),
+            assertEquals(
+                    CallOutcome.Status.COMMITTED,
+                    scheduler.outcomes.get(base + 3).status(),
                     "the call after the error ran: " + scheduler.outcomes.get(base + 3));
         }
         CheckReport check = new CheckRunner().run(replicas.jdbcUrls());
@@ -208,17 +249,33 @@ class ReplicationTest {
         for (int line = 0; line < lines; line++) {
             items.add(1 + (i * 37 + line * 101) % 100_000);
         }
-        return ProcedureCall.of("new_order", 1, 1, 1 + i % 3000, items, java.util.Collections.nCopies(lines, 1),
-                java.util.Collections.nCopies(lines, 2), LocalDateTime.of(2026, 1, 1, 10, 0, i % 60));
+        return ProcedureCall.of(
+                "new_order",
+                1,
+                1,
+                1 + i % 3000,
+                items,
+                java.util.Collections.nCopies(lines, 1),
+                java.util.Collections.nCopies(lines, 2),
+                LocalDateTime.of(2026, 1, 1, 10, 0, i % 60));
     }
 
     private static ProcedureCall paymentCall(int i) {
-        return ProcedureCall.of("payment", 1, 1, 1, 1, 1 + i % 3000, null, new BigDecimal("1.00"),
+        return ProcedureCall.of(
+                "payment",
+                1,
+                1,
+                1,
+                1,
+                1 + i % 3000,
+                null,
+                new BigDecimal("1.00"),
                 LocalDateTime.of(2026, 1, 1, 10, 0, i % 60));
     }
 
     private static BigDecimal districtYtd(int replica) throws Exception {
-        try (Connection connection = replicas.connect(replica); Statement statement = connection.createStatement();
+        try (Connection connection = replicas.connect(replica);
+                Statement statement = connection.createStatement();
                 ResultSet row = statement.executeQuery("SELECT d_ytd FROM district WHERE d_w_id = 1 AND d_id = 1")) {
             row.next();
             return row.getBigDecimal(1);
@@ -226,8 +283,10 @@ class ReplicationTest {
     }
 
     private static int districtNextOrder(int replica) throws Exception {
-        try (Connection connection = replicas.connect(replica); Statement statement = connection.createStatement();
-                ResultSet row = statement.executeQuery("SELECT d_next_o_id FROM district WHERE d_w_id = 1 AND d_id = 1")) {
+        try (Connection connection = replicas.connect(replica);
+                Statement statement = connection.createStatement();
+                ResultSet row =
+                        statement.executeQuery("SELECT d_next_o_id FROM district WHERE d_w_id = 1 AND d_id = 1")) {
             row.next();
             return row.getInt(1);
         }
@@ -241,8 +300,16 @@ class ReplicationTest {
         NodeCluster(String isolation) throws Exception {
             scheduler = new FakeScheduler();
             for (int i = 0; i < 3; i++) {
-                NodeServer node = new NodeServer(new NodeConfig("node-" + (i + 1), replicas.jdbcUrl(i), 3, Mode.GARGAMEL,
-                        Isolation.parse(isolation), TpccRules.temporaryFile(), GroupSettings.inMemory(), GroupSettings.inMemory(), null));
+                NodeServer node = new NodeServer(new NodeConfig(
+                        "node-" + (i + 1),
+                        replicas.jdbcUrl(i),
+                        3,
+                        Mode.GARGAMEL,
+                        Isolation.parse(isolation),
+                        TpccRules.temporaryFile(),
+                        GroupSettings.inMemory(),
+                        GroupSettings.inMemory(),
+                        null));
                 nodes.add(node);
                 node.start();
             }
@@ -250,7 +317,9 @@ class ReplicationTest {
         }
 
         long sum(java.util.function.ToLongFunction<org.gargamel.node.NodeStatistics> counter) {
-            return nodes.stream().mapToLong(node -> counter.applyAsLong(node.statistics())).sum();
+            return nodes.stream()
+                    .mapToLong(node -> counter.applyAsLong(node.statistics()))
+                    .sum();
         }
 
         @Override

@@ -65,8 +65,7 @@ class TpccFuzzTest {
      * One kind of call: how to make it for a district, and the SQLSTATE it must fail with (null: it commits;
      * {@link #REJECTED}: the scheduler refuses it).
      */
-    private record Kind(String name, String sqlState, Function<Integer, ProcedureCall> make) {
-    }
+    private record Kind(String name, String sqlState, Function<Integer, ProcedureCall> make) {}
 
     private static ProcedureCall newOrder(int d, List<Integer> items, List<Integer> supply, List<Integer> quantities) {
         return ProcedureCall.of("new_order", 1, d, 1 + d, items, supply, quantities, NOW);
@@ -83,25 +82,46 @@ class TpccFuzzTest {
                 new Kind("valid new_order", null, d -> newOrder(d, items, ones, List.of(5, 5, 5))),
                 new Kind("valid payment", null, d -> payment(d, 7, null, "10.00")),
                 new Kind("valid delivery", null, d -> ProcedureCall.of("delivery", 1, 1 + d % 10, NOW)),
-                new Kind("new_order with NULL quantities", "22023",
+                new Kind(
+                        "new_order with NULL quantities",
+                        "22023",
                         d -> newOrder(d, items, ones, Arrays.asList(null, null, null))),
-                new Kind("new_order with one NULL quantity", "22023",
+                new Kind(
+                        "new_order with one NULL quantity",
+                        "22023",
                         d -> newOrder(d, items, ones, Arrays.asList(5, null, 5))),
-                new Kind("new_order with a NULL supply warehouse (part of a write key)", REJECTED,
+                new Kind(
+                        "new_order with a NULL supply warehouse (part of a write key)",
+                        REJECTED,
                         d -> newOrder(d, items, Arrays.asList(1, null, 1), List.of(5, 5, 5))),
-                new Kind("new_order with a negative quantity", "22023", d -> newOrder(d, items, ones, List.of(5, -1, 5))),
-                new Kind("new_order with arrays of different lengths (zipped by the rules)", REJECTED,
+                new Kind(
+                        "new_order with a negative quantity",
+                        "22023",
+                        d -> newOrder(d, items, ones, List.of(5, -1, 5))),
+                new Kind(
+                        "new_order with arrays of different lengths (zipped by the rules)",
+                        REJECTED,
                         d -> newOrder(d, items, List.of(1, 1), List.of(5, 5, 5))),
                 new Kind("new_order with no lines", "22023", d -> newOrder(d, List.of(), List.of(), List.of())),
-                new Kind("new_order with an unused item (clause 2.4.2.3)", "GA001",
+                new Kind(
+                        "new_order with an unused item (clause 2.4.2.3)",
+                        "GA001",
                         d -> newOrder(d, List.of(11, NewOrder.UNUSED_ITEM_ID), List.of(1, 1), List.of(5, 5))),
-                new Kind("new_order of a warehouse that does not exist", "P0002",
+                new Kind(
+                        "new_order of a warehouse that does not exist",
+                        "P0002",
                         d -> ProcedureCall.of("new_order", 99, d, 1, items, ones, ones, NOW)),
-                new Kind("new_order of a district that does not exist", "P0002",
+                new Kind(
+                        "new_order of a district that does not exist",
+                        "P0002",
                         d -> ProcedureCall.of("new_order", 1, 11, 1, items, ones, ones, NOW)),
-                new Kind("new_order from a stock warehouse that does not exist", "P0002",
+                new Kind(
+                        "new_order from a stock warehouse that does not exist",
+                        "P0002",
                         d -> newOrder(d, items, List.of(1, 42, 1), List.of(5, 5, 5))),
-                new Kind("new_order with an integer overflow in the quantity", "22003",
+                new Kind(
+                        "new_order with an integer overflow in the quantity",
+                        "22003",
                         d -> newOrder(d, items, ones, List.of(5, Integer.MAX_VALUE, 5))),
                 new Kind("payment of a customer that does not exist", "P0002", d -> payment(d, 99_999, null, "1.00")),
                 new Kind("payment by a last name nobody has", "P0002", d -> payment(d, null, "NOBODYHERE", "1.00")),
@@ -109,10 +129,17 @@ class TpccFuzzTest {
                 new Kind("payment with both c_id and c_last", "22023", d -> payment(d, 7, "BARBARBAR", "1.00")),
                 new Kind("payment of a negative amount", "22023", d -> payment(d, 7, null, "-5.00")),
                 new Kind("payment beyond numeric(12,2)", "22003", d -> payment(d, 7, null, "99999999999.00")),
-                new Kind("delivery with a NULL carrier (not nullable in the rules)", REJECTED, d -> ProcedureCall.of("delivery", 1, null, NOW)),
-                new Kind("order_status (read-only) of a customer that does not exist", "P0002",
+                new Kind(
+                        "delivery with a NULL carrier (not nullable in the rules)",
+                        REJECTED,
+                        d -> ProcedureCall.of("delivery", 1, null, NOW)),
+                new Kind(
+                        "order_status (read-only) of a customer that does not exist",
+                        "P0002",
                         d -> ProcedureCall.of("order_status", 1, d, 99_999, null)),
-                new Kind("stock_level (read-only) of a district that does not exist", "P0002",
+                new Kind(
+                        "stock_level (read-only) of a district that does not exist",
+                        "P0002",
                         d -> ProcedureCall.of("stock_level", 1, 11, 15)));
     }
 
@@ -126,13 +153,13 @@ class TpccFuzzTest {
         try (InProcessGargamel gargamel = new InProcessGargamel(mode, isolation, replicas.jdbcUrls(), 3)) {
             List<Kind> plan = new ArrayList<>();
             for (int round = 0; round < 4; round++) {
-                plan.addAll(kinds);  // every kind several times, each valid kind more often
+                plan.addAll(kinds); // every kind several times, each valid kind more often
                 plan.addAll(kinds.subList(0, 3));
                 plan.addAll(kinds.subList(0, 3));
             }
             Collections.shuffle(plan, random);
             for (Kind kind : plan) {
-                int district = 1 + random.nextInt(3);  // three districts: the calls fall into a few long chains
+                int district = 1 + random.nextInt(3); // three districts: the calls fall into a few long chains
                 sent.add(kind);
                 outcomes.add(gargamel.client.submit(kind.make().apply(district)));
             }
@@ -148,14 +175,18 @@ class TpccFuzzTest {
                 } else {
                     assertEquals(CallOutcome.Status.USER_ABORTED, outcome.status(), kind.name() + ": " + outcome);
                     assertEquals(kind.sqlState(), outcome.sqlState(), kind.name() + ": " + outcome);
-                    assertTrue(outcome.message() != null && outcome.message().length() > 10,
+                    assertTrue(
+                            outcome.message() != null && outcome.message().length() > 10,
                             kind.name() + " says why: " + outcome);
                 }
             }
             gargamel.client.awaitQuiescence(Duration.ofSeconds(60));
             for (NodeServer node : gargamel.nodes) {
-                assertFalse(node.failure().isDone(), node.name() + " stopped: " + node.failure().getNow(null));
-                assertEquals(0, node.statistics().failedCalls(), node.name() + ": every failure was the procedure's own");
+                assertFalse(
+                        node.failure().isDone(),
+                        node.name() + " stopped: " + node.failure().getNow(null));
+                assertEquals(
+                        0, node.statistics().failedCalls(), node.name() + ": every failure was the procedure's own");
             }
         }
         CheckReport check = new CheckRunner().run(replicas.jdbcUrls());

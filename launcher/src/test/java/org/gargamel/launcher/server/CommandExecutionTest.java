@@ -46,8 +46,9 @@ class CommandExecutionTest {
             switch (kind) {
                 case "config" -> throw new ConfigException("key 'mode': unknown mode 'nope'");
                 case "argument" -> throw new IllegalArgumentException("the database holds 2 warehouse(s)");
-                case "explained" -> throw new CommandFailedException("refusing to load the database",
-                        new IllegalStateException("cause"));
+                case "explained" ->
+                    throw new CommandFailedException(
+                            "refusing to load the database", new IllegalStateException("cause"));
                 case "unexpected" -> throw new IllegalStateException("the cluster did not come together");
                 case "checked" -> throw new java.io.IOException("disk full");
                 case "interrupted" -> throw new InterruptedException();
@@ -58,8 +59,7 @@ class CommandExecutionTest {
         }
     }
 
-    private record Outcome(int code, String out, String err) {
-    }
+    private record Outcome(int code, String out, String err) {}
 
     private static Outcome run(String... arguments) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -89,8 +89,10 @@ class CommandExecutionTest {
         assertEquals("gargamel: error: disk full\n", checked.err());
         Outcome unexpected = run("fail", "--with", "unexpected");
         assertEquals(ExitCodes.FAILED, unexpected.code());
-        assertEquals("gargamel: error: java.lang.IllegalStateException: the cluster did not come together "
-                + "(run with --debug for the stack trace)\n", unexpected.err());
+        assertEquals(
+                "gargamel: error: java.lang.IllegalStateException: the cluster did not come together "
+                        + "(run with --debug for the stack trace)\n",
+                unexpected.err());
         Outcome interrupted = run("fail", "--with", "interrupted");
         assertEquals(ExitCodes.INTERRUPTED, interrupted.code());
         assertTrue(Thread.interrupted(), "the interrupt is kept");
@@ -99,12 +101,16 @@ class CommandExecutionTest {
 
     @Test
     void stackTracesOnlyWithDebugGivenToTheProgramOrTheCommand() {
-        for (String[] arguments : new String[][] {{"--debug", "fail", "--with", "unexpected"},
-            {"fail", "--with", "unexpected", "--debug"}}) {
+        for (String[] arguments :
+                new String[][] {{"--debug", "fail", "--with", "unexpected"}, {"fail", "--with", "unexpected", "--debug"}
+                }) {
             Outcome debug = run(arguments);
             assertEquals(ExitCodes.FAILED, debug.code());
-            assertTrue(debug.err().startsWith("gargamel: error: java.lang.IllegalStateException: the cluster did not "
-                    + "come together\n"), debug.err());
+            assertTrue(
+                    debug.err()
+                            .startsWith("gargamel: error: java.lang.IllegalStateException: the cluster did not "
+                                    + "come together\n"),
+                    debug.err());
             assertTrue(debug.err().contains("\tat " + Failing.class.getName()), debug.err());
         }
         Outcome explained = run("fail", "--with", "explained", "--debug");
@@ -116,7 +122,8 @@ class CommandExecutionTest {
     void usageErrorsAreOneLineAndExitTwo() {
         Outcome unknown = run("fail", "--wiht", "x");
         assertEquals(ExitCodes.USAGE, unknown.code());
-        assertEquals("gargamel: error: unknown option '--wiht' for 'fail' (known: --with, --help, --debug)\n",
+        assertEquals(
+                "gargamel: error: unknown option '--wiht' for 'fail' (known: --with, --help, --debug)\n",
                 unknown.err());
         Outcome command = run("frobnicate");
         assertEquals(ExitCodes.USAGE, command.code());

@@ -11,9 +11,9 @@ import java.nio.file.Path;
 import java.util.function.BiFunction;
 import org.gargamel.tpcc.TpccRules;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The scheduler and node commands refuse bad usage and bad configuration with exit 2 and one line naming the problem,
@@ -34,7 +34,8 @@ class ServerCommandsTest {
     private static Outcome run(boolean serverJar, String... arguments) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        BiFunction<String[], CommandContext, Integer> program = serverJar ? ServerMain::run
+        BiFunction<String[], CommandContext, Integer> program = serverJar
+                ? ServerMain::run
                 : (args, context) -> org.gargamel.launcher.GargamelMain.run(args, context.out(), context.err());
         int code;
         try (PrintStream outStream = new PrintStream(out, true, StandardCharsets.UTF_8);
@@ -58,11 +59,18 @@ class ServerCommandsTest {
     void schedulerRefusesMissingOrBadConfigAndUnknownOptions(boolean serverJar) throws Exception {
         assertRefused(run(serverJar, "scheduler"), "scheduler needs --config FILE");
         Path bad = directory.resolve("scheduler.yaml");
-        Files.writeString(bad, "control: {transport: in-memory}\nmode: nope\nrules: " + TpccRules.temporaryFile() + "\n");
+        Files.writeString(
+                bad, "control: {transport: in-memory}\nmode: nope\nrules: " + TpccRules.temporaryFile() + "\n");
         assertRefused(run(serverJar, "scheduler", "--config", bad.toString()), "key 'mode'");
         assertRefused(run(serverJar, "scheduler", "--verbose"), "unknown option '--verbose'", "'scheduler'");
-        assertRefused(run(serverJar, "scheduler", "--config", directory.resolve("missing.yaml").toString()),
-                "missing.yaml", "does not exist");
+        assertRefused(
+                run(
+                        serverJar,
+                        "scheduler",
+                        "--config",
+                        directory.resolve("missing.yaml").toString()),
+                "missing.yaml",
+                "does not exist");
     }
 
     @ParameterizedTest(name = "server jar: {0}")
@@ -71,10 +79,18 @@ class ServerCommandsTest {
         assertRefused(run(serverJar, "node"), "node needs --config FILE");
         assertRefused(run(serverJar, "node", "--bogus"), "unknown option '--bogus'", "'node'");
         assertRefused(run(serverJar, "node", "uninstall-capture"), "'node uninstall-capture' needs option --jdbc-url");
-        assertRefused(run(serverJar, "node", "uninstall-capture", "--jdbc-url", "postgres://h/db?password=Secret1"),
-                "malformed JDBC URL", "password=***");
-        assertRefused(run(serverJar, "node", "--config", directory.resolve("missing.yaml").toString()),
-                "missing.yaml", "does not exist");
+        assertRefused(
+                run(serverJar, "node", "uninstall-capture", "--jdbc-url", "postgres://h/db?password=Secret1"),
+                "malformed JDBC URL",
+                "password=***");
+        assertRefused(
+                run(
+                        serverJar,
+                        "node",
+                        "--config",
+                        directory.resolve("missing.yaml").toString()),
+                "missing.yaml",
+                "does not exist");
         Outcome help = run(serverJar, "node", "--help");
         assertEquals(ExitCodes.OK, help.code(), help.toString());
         assertTrue(help.out().startsWith("Usage: scripts/gargamel node --config FILE"), help.out());
@@ -87,11 +103,12 @@ class ServerCommandsTest {
         assertRefused(run(serverJar, "demo"), "unknown command 'demo'");
         Outcome none = run(serverJar);
         assertEquals(ExitCodes.USAGE, none.code());
-        assertTrue(none.err().startsWith("Usage: java -jar gargamel-server.jar scheduler|node --config FILE"),
-                none.err());
+        assertTrue(
+                none.err().startsWith("Usage: java -jar gargamel-server.jar scheduler|node --config FILE"), none.err());
         Outcome help = run(serverJar, "help");
         assertEquals(ExitCodes.OK, help.code());
-        assertTrue(help.out().contains("\n  scheduler ") && help.out().contains("\n  node uninstall-capture "),
+        assertTrue(
+                help.out().contains("\n  scheduler ") && help.out().contains("\n  node uninstall-capture "),
                 help.out());
     }
 }

@@ -78,7 +78,9 @@ class ServerLifetimeTest {
         try (ParentWatchdog watchdog = ParentWatchdog.watching(parent.pid())) {
             assertFalse(watchdog.parentGone().isDone(), "the parent runs");
             parent.destroyForcibly();
-            Await.until("the watchdog to see the parent gone", Duration.ofSeconds(10),
+            Await.until(
+                    "the watchdog to see the parent gone",
+                    Duration.ofSeconds(10),
                     () -> watchdog.parentGone().isDone());
             assertEquals(parent.pid(), watchdog.parentGone().get());
         } finally {

@@ -34,6 +34,7 @@ public final class ApplyLoop {
     private final OwnTransactions own;
     /** Round-robin only, else null. */
     private final Certification certification;
+
     private final ProgressReporter progress;
     private final NodeStatistics statistics;
     private final LinkedBlockingQueue<Message> delivered = new LinkedBlockingQueue<>();
@@ -43,8 +44,15 @@ public final class ApplyLoop {
      */
     private final Set<Long> abandoned = new HashSet<>();
 
-    public ApplyLoop(String node, Connection connection, Visibility visibility, OwnTransactions own,
-            Certification certification, ProgressReporter progress, NodeStatistics statistics) throws SQLException {
+    public ApplyLoop(
+            String node,
+            Connection connection,
+            Visibility visibility,
+            OwnTransactions own,
+            Certification certification,
+            ProgressReporter progress,
+            NodeStatistics statistics)
+            throws SQLException {
         this.node = node;
         this.connection = connection;
         this.applier = new WriteSetApplier(connection);
@@ -70,8 +78,11 @@ public final class ApplyLoop {
             }
             WriteSet writeSet = (WriteSet) next;
             if (abandoned.remove(writeSet.txnId())) {
-                LOG.warn("{}: discarded the write-set of transaction {} from {}, delivered after it was abandoned",
-                        node, writeSet.txnId(), writeSet.origin());
+                LOG.warn(
+                        "{}: discarded the write-set of transaction {} from {}, delivered after it was abandoned",
+                        node,
+                        writeSet.txnId(),
+                        writeSet.origin());
                 continue;
             }
             try {
@@ -81,9 +92,12 @@ public final class ApplyLoop {
                     applyScheduled(writeSet);
                 }
             } catch (SQLException | RuntimeException e) {
-                throw new FatalException(node + " cannot apply the write-set of transaction " + writeSet.txnId()
-                        + " (" + writeSet.procedure() + ") from " + writeSet.origin() + " (the replica would diverge): "
-                        + e.getMessage(), e);
+                throw new FatalException(
+                        node + " cannot apply the write-set of transaction " + writeSet.txnId()
+                                + " (" + writeSet.procedure() + ") from " + writeSet.origin()
+                                + " (the replica would diverge): "
+                                + e.getMessage(),
+                        e);
             }
         }
     }
@@ -102,15 +116,19 @@ public final class ApplyLoop {
                 settled++;
             }
         }
-        if (settled > 0) {  // copies of the decision (one per survivor) find nothing left to settle
-            LOG.info("{}: {} left; {} of its {} unreported transaction(s) settled as done with no effect", node,
-                    decision.origin(), settled, decision.transactions().length);
+        if (settled > 0) { // copies of the decision (one per survivor) find nothing left to settle
+            LOG.info(
+                    "{}: {} left; {} of its {} unreported transaction(s) settled as done with no effect",
+                    node,
+                    decision.origin(),
+                    settled,
+                    decision.transactions().length);
         }
     }
 
     private void applyScheduled(WriteSet writeSet) throws SQLException, InterruptedException {
         if (writeSet.origin().equals(node)) {
-            own.deliver(writeSet.txnId(), true);  // SI: its worker commits now; the next write-set waits for that
+            own.deliver(writeSet.txnId(), true); // SI: its worker commits now; the next write-set waits for that
             return;
         }
         visibility.awaitAll(writeSet.backDependencies());
@@ -127,7 +145,7 @@ public final class ApplyLoop {
         boolean ownTransaction = writeSet.origin().equals(node);
         long start = System.nanoTime();
         boolean won = certification.deliver(writeSet, ownTransaction, applier, connection);
-        if (!ownTransaction && won) {  // a loser's origin executes it again; nothing to apply
+        if (!ownTransaction && won) { // a loser's origin executes it again; nothing to apply
             if (!writeSet.changes().isEmpty()) {
                 statistics.applied(writeSet.procedure(), System.nanoTime() - start);
             }

@@ -94,9 +94,11 @@ public final class WriteSetApplier {
             for (Batch batch : batches) {
                 int count = isResultSet ? -1 : statement.getUpdateCount();
                 if (count != batch.rows.size()) {
-                    throw new SQLException(batch.operation + " of " + batch.rows.size() + " row(s) of table "
-                            + batch.table + " touched " + count + ": the replicas have diverged (first row: "
-                            + batch.rows.get(0) + ")", "GA901");
+                    throw new SQLException(
+                            batch.operation + " of " + batch.rows.size() + " row(s) of table "
+                                    + batch.table + " touched " + count + ": the replicas have diverged (first row: "
+                                    + batch.rows.get(0) + ")",
+                            "GA901");
                 }
                 touched += count;
                 isResultSet = statement.getMoreResults();
@@ -154,8 +156,10 @@ public final class WriteSetApplier {
                 continue;
             }
             String key = change.operation() == WriteSet.Operation.INSERT ? null : rowKeys.get(i);
-            boolean fits = current != null && current.table.equals(change.table())
-                    && current.operation == change.operation() && current.columns.equals(columns)
+            boolean fits = current != null
+                    && current.table.equals(change.table())
+                    && current.operation == change.operation()
+                    && current.columns.equals(columns)
                     && (key == null || !keysInBatch.contains(key));
             if (!fits) {
                 current = new Batch(change.table(), change.operation(), columns);
@@ -176,9 +180,17 @@ public final class WriteSetApplier {
         StringBuilder sql = new StringBuilder();
         switch (batch.operation) {
             case INSERT -> {
-                String columns = String.join(", ", batch.columns.stream().map(WriteSetApplier::quote).toList());
-                sql.append("INSERT INTO ").append(table).append(" (").append(columns).append(") SELECT ").append(columns)
-                        .append(" FROM jsonb_populate_recordset(null::").append(table).append(", ?::jsonb)");
+                String columns = String.join(
+                        ", ", batch.columns.stream().map(WriteSetApplier::quote).toList());
+                sql.append("INSERT INTO ")
+                        .append(table)
+                        .append(" (")
+                        .append(columns)
+                        .append(") SELECT ")
+                        .append(columns)
+                        .append(" FROM jsonb_populate_recordset(null::")
+                        .append(table)
+                        .append(", ?::jsonb)");
             }
             case UPDATE -> {
                 requireKey(batch, key);
@@ -186,7 +198,10 @@ public final class WriteSetApplier {
                 boolean first = true;
                 for (String column : batch.columns) {
                     if (!key.contains(column)) {
-                        sql.append(first ? "" : ", ").append(quote(column)).append(" = r.").append(quote(column));
+                        sql.append(first ? "" : ", ")
+                                .append(quote(column))
+                                .append(" = r.")
+                                .append(quote(column));
                         first = false;
                     }
                 }
@@ -194,13 +209,19 @@ public final class WriteSetApplier {
                     throw new SQLException("an update of table " + batch.table + " carries no column besides its key: "
                             + batch.rows.get(0));
                 }
-                sql.append(" FROM jsonb_populate_recordset(null::").append(table).append(", ?::jsonb) AS r WHERE ")
+                sql.append(" FROM jsonb_populate_recordset(null::")
+                        .append(table)
+                        .append(", ?::jsonb) AS r WHERE ")
                         .append(keyMatch(key));
             }
             case DELETE -> {
                 requireKey(batch, key);
-                sql.append("DELETE FROM ").append(table).append(" AS x USING jsonb_populate_recordset(null::")
-                        .append(table).append(", ?::jsonb) AS r WHERE ").append(keyMatch(key));
+                sql.append("DELETE FROM ")
+                        .append(table)
+                        .append(" AS x USING jsonb_populate_recordset(null::")
+                        .append(table)
+                        .append(", ?::jsonb) AS r WHERE ")
+                        .append(keyMatch(key));
             }
         }
         return sql.toString();
@@ -209,7 +230,10 @@ public final class WriteSetApplier {
     private static String keyMatch(List<String> key) {
         StringBuilder match = new StringBuilder();
         for (String column : key) {
-            match.append(match.length() == 0 ? "" : " AND ").append("x.").append(quote(column)).append(" = r.")
+            match.append(match.length() == 0 ? "" : " AND ")
+                    .append("x.")
+                    .append(quote(column))
+                    .append(" = r.")
                     .append(quote(column));
         }
         return match.toString();
@@ -258,7 +282,8 @@ public final class WriteSetApplier {
         try {
             JsonNode row = JSON.readTree(change.row());
             if (row == null || !row.isObject()) {
-                throw new SQLException("a change of table " + change.table() + " is not a JSON object: " + change.row());
+                throw new SQLException(
+                        "a change of table " + change.table() + " is not a JSON object: " + change.row());
             }
             return row;
         } catch (IOException e) {

@@ -55,11 +55,24 @@ public final class WriteSetCapture {
     private static final String SPILL_TABLE = "pg_temp.gargamel_spilled_changes";
 
     /** Types whose equality is identity of the stored value; other columns are compared as text. */
-    private static final Set<String> EXACT_EQUALITY = Set.of("int2", "int4", "int8", "bool", "text", "varchar", "bpchar",
-            "date", "timestamp", "timestamptz", "uuid", "bytea", "oid", "char", "name");
+    private static final Set<String> EXACT_EQUALITY = Set.of(
+            "int2",
+            "int4",
+            "int8",
+            "bool",
+            "text",
+            "varchar",
+            "bpchar",
+            "date",
+            "timestamp",
+            "timestamptz",
+            "uuid",
+            "bytea",
+            "oid",
+            "char",
+            "name");
 
-    private WriteSetCapture() {
-    }
+    private WriteSetCapture() {}
 
     /**
      * Installs capture on every table of {@code schema}; idempotent (re-running regenerates the functions and the
@@ -109,7 +122,8 @@ public final class WriteSetCapture {
             $spill$""".formatted(SPILL_TABLE);
 
     /** The chunks spilled by the current transaction, concatenated in order. */
-    private static final String SPILLED_CHANGES_FUNCTION = "CREATE OR REPLACE FUNCTION " + SCHEMA + """
+    private static final String SPILLED_CHANGES_FUNCTION =
+            "CREATE OR REPLACE FUNCTION " + SCHEMA + """
             .spilled_changes() RETURNS text LANGUAGE plpgsql AS $spilled$
             BEGIN
                 RETURN (SELECT coalesce(string_agg(chunk, '' ORDER BY seq), '') FROM %s);
@@ -117,30 +131,50 @@ public final class WriteSetCapture {
             $spilled$""".formatted(SPILL_TABLE);
 
     /** A column of a captured table, with the name of its type. */
-    record Column(String name, String type) {
-    }
+    record Column(String name, String type) {}
 
     /** The PL/pgSQL trigger function capturing {@code table}'s changes (see the class comment). */
     static String triggerFunction(String function, String table, List<Column> columns, List<String> key) {
         String name = literal(table);
         StringBuilder body = new StringBuilder();
         body.append("DECLARE\n    entry text;\n    changes text;\nBEGIN\n")
-                .append("    IF coalesce(current_setting('gargamel.capture', true), '') <> 'on' THEN\n        RETURN NULL;\n    END IF;\n")
+                .append(
+                        "    IF coalesce(current_setting('gargamel.capture', true), '') <> 'on' THEN\n        RETURN NULL;\n    END IF;\n")
                 .append("    IF TG_OP = 'INSERT' THEN\n")
-                .append("        entry := ").append(name).append(" || chr(31) || 'I' || chr(31) || row_to_json(NEW)::text;\n");
+                .append("        entry := ")
+                .append(name)
+                .append(" || chr(31) || 'I' || chr(31) || row_to_json(NEW)::text;\n");
         if (key.isEmpty()) {
-            body.append("    ELSE\n        RAISE EXCEPTION 'gargamel: % of a row of table % cannot be replicated: the table has no primary key "
-                    + "(only inserts are replicated)', TG_OP, TG_TABLE_NAME USING ERRCODE = '0A000';\n");
+            body.append(
+                    "    ELSE\n        RAISE EXCEPTION 'gargamel: % of a row of table % cannot be replicated: the table has no primary key "
+                            + "(only inserts are replicated)', TG_OP, TG_TABLE_NAME USING ERRCODE = '0A000';\n");
         } else {
-            String oldKey = "json_build_object(" + String.join(", ", key.stream()
-                    .map(column -> literal(column) + ", OLD." + quote(column)).toList()) + ")::text";
+            String oldKey = "json_build_object("
+                    + String.join(
+                            ", ",
+                            key.stream()
+                                    .map(column -> literal(column) + ", OLD." + quote(column))
+                                    .toList()) + ")::text";
             body.append("    ELSIF TG_OP = 'DELETE' THEN\n")
-                    .append("        entry := ").append(name).append(" || chr(31) || 'D' || chr(31) || ").append(oldKey).append(";\n")
-                    .append("    ELSIF ").append(String.join(" OR ", key.stream()
-                            .map(column -> "NEW." + quote(column) + " IS DISTINCT FROM OLD." + quote(column)).toList()))
+                    .append("        entry := ")
+                    .append(name)
+                    .append(" || chr(31) || 'D' || chr(31) || ")
+                    .append(oldKey)
+                    .append(";\n")
+                    .append("    ELSIF ")
+                    .append(String.join(
+                            " OR ",
+                            key.stream()
+                                    .map(column -> "NEW." + quote(column) + " IS DISTINCT FROM OLD." + quote(column))
+                                    .toList()))
                     .append(" THEN\n")
-                    .append("        entry := ").append(name).append(" || chr(31) || 'D' || chr(31) || ").append(oldKey)
-                    .append(" || chr(30) || ").append(name).append(" || chr(31) || 'I' || chr(31) || row_to_json(NEW)::text;\n")
+                    .append("        entry := ")
+                    .append(name)
+                    .append(" || chr(31) || 'D' || chr(31) || ")
+                    .append(oldKey)
+                    .append(" || chr(30) || ")
+                    .append(name)
+                    .append(" || chr(31) || 'I' || chr(31) || row_to_json(NEW)::text;\n")
                     .append("    ELSE\n        entry := '';\n");
             for (Column column : columns) {
                 if (key.contains(column.name())) {
@@ -148,22 +182,38 @@ public final class WriteSetCapture {
                 }
                 String newValue = "NEW." + quote(column.name());
                 String oldValue = "OLD." + quote(column.name());
-                String changed = EXACT_EQUALITY.contains(column.type()) ? newValue + " IS DISTINCT FROM " + oldValue
+                String changed = EXACT_EQUALITY.contains(column.type())
+                        ? newValue + " IS DISTINCT FROM " + oldValue
                         : newValue + "::text IS DISTINCT FROM " + oldValue + "::text";
-                body.append("        IF ").append(changed).append(" THEN\n            entry := entry || ")
-                        .append(literal(", " + jsonString(column.name()) + ": ")).append(" || coalesce(to_json(")
-                        .append(newValue).append(")::text, 'null');\n        END IF;\n");
+                body.append("        IF ")
+                        .append(changed)
+                        .append(" THEN\n            entry := entry || ")
+                        .append(literal(", " + jsonString(column.name()) + ": "))
+                        .append(" || coalesce(to_json(")
+                        .append(newValue)
+                        .append(")::text, 'null');\n        END IF;\n");
             }
-            String newKey = String.join(" || ', ' || ", key.stream()
-                    .map(column -> literal(jsonString(column) + ": ") + " || to_json(NEW." + quote(column) + ")::text").toList());
+            String newKey = String.join(
+                    " || ', ' || ",
+                    key.stream()
+                            .map(column ->
+                                    literal(jsonString(column) + ": ") + " || to_json(NEW." + quote(column) + ")::text")
+                            .toList());
             body.append("        IF entry = '' THEN\n            RETURN NULL;\n        END IF;\n")
-                    .append("        entry := ").append(name).append(" || chr(31) || 'U' || chr(31) || '{' || ").append(newKey)
+                    .append("        entry := ")
+                    .append(name)
+                    .append(" || chr(31) || 'U' || chr(31) || '{' || ")
+                    .append(newKey)
                     .append(" || entry || '}';\n");
         }
         body.append("    END IF;\n")
                 .append("    changes := coalesce(current_setting('gargamel.changes', true), '');\n")
-                .append("    IF octet_length(changes) >= ").append(SPILL_BYTES).append(" THEN\n")
-                .append("        changes := ").append(SCHEMA).append(".spill(changes);\n")
+                .append("    IF octet_length(changes) >= ")
+                .append(SPILL_BYTES)
+                .append(" THEN\n")
+                .append("        changes := ")
+                .append(SCHEMA)
+                .append(".spill(changes);\n")
                 .append("    END IF;\n")
                 .append("    entry := set_config('gargamel.changes', changes || entry || chr(30), true);\n")
                 .append("    RETURN NULL;\nEND\n");
@@ -171,7 +221,8 @@ public final class WriteSetCapture {
         for (int i = 0; body.indexOf(tag) >= 0; i++) {
             tag = "$capture" + i + "$";
         }
-        return "CREATE OR REPLACE FUNCTION " + function + "() RETURNS trigger LANGUAGE plpgsql AS " + tag + "\n" + body + tag;
+        return "CREATE OR REPLACE FUNCTION " + function + "() RETURNS trigger LANGUAGE plpgsql AS " + tag + "\n" + body
+                + tag;
     }
 
     private static long tableOid(Connection connection, String qualified) throws SQLException {
@@ -292,7 +343,8 @@ public final class WriteSetCapture {
                 case "D" -> WriteSet.Operation.DELETE;
                 default -> throw new SQLException("unknown captured operation '" + operation + "'");
             };
-            changes.add(new WriteSet.RowChange(recorded.substring(start, first), kind, recorded.substring(second + 1, end)));
+            changes.add(new WriteSet.RowChange(
+                    recorded.substring(start, first), kind, recorded.substring(second + 1, end)));
             start = end + 1;
         }
         return changes;

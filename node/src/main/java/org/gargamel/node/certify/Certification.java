@@ -23,6 +23,7 @@ import org.gargamel.node.writeset.OwnTransactions;
 public final class Certification {
     /** How long an apply waits for a row lock before it makes room. */
     private static final String LOCK_TIMEOUT = "100ms";
+
     private static final String LOCK_NOT_AVAILABLE = "55P03";
 
     private final Certifier certifier;
@@ -97,7 +98,7 @@ public final class Certification {
                     makingRoom = true;
                     own.doomHoldersOf(rows);
                     cancelExecutions.run();
-                    Thread.sleep(5);  // let the cancelled and doomed transactions roll back
+                    Thread.sleep(5); // let the cancelled and doomed transactions roll back
                 }
             }
         } finally {

@@ -17,8 +17,7 @@ import org.gargamel.common.wire.WriteSet;
 public final class Certifier {
     static final int WINDOW = 100_000;
 
-    private record Winner(long number, Set<String> rows) {
-    }
+    private record Winner(long number, Set<String> rows) {}
 
     private final PrimaryKeys keys;
     private final ArrayDeque<Winner> recent = new ArrayDeque<>();

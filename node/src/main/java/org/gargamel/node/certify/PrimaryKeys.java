@@ -25,7 +25,8 @@ public final class PrimaryKeys {
 
     public static PrimaryKeys read(Connection connection, String schema) throws SQLException {
         Map<String, List<String>> keys = new HashMap<>();
-        for (Map.Entry<String, List<String>> table : WriteSetCapture.tables(connection, schema).entrySet()) {
+        for (Map.Entry<String, List<String>> table :
+                WriteSetCapture.tables(connection, schema).entrySet()) {
             if (!table.getValue().isEmpty()) {
                 keys.put(table.getKey(), table.getValue());
             }
@@ -48,7 +49,8 @@ public final class PrimaryKeys {
             }
             return key.toString();
         } catch (java.io.IOException e) {
-            throw new IllegalArgumentException("write-set row of " + change.table() + " is not JSON: " + change.row(), e);
+            throw new IllegalArgumentException(
+                    "write-set row of " + change.table() + " is not JSON: " + change.row(), e);
         }
     }
 }

@@ -26,7 +26,10 @@ public final class ArgumentTypes {
         for (Map.Entry<String, ProcedureRule> procedure : rules.procedures().entrySet()) {
             List<String> elements = new ArrayList<>();
             for (Parameter parameter : procedure.getValue().parameters()) {
-                elements.add(parameter.type().isArray() ? parameter.type().elementType().sqlName() : null);
+                elements.add(
+                        parameter.type().isArray()
+                                ? parameter.type().elementType().sqlName()
+                                : null);
             }
             types.put(procedure.getKey(), Collections.unmodifiableList(elements));
         }

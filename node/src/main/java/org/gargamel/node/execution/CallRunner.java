@@ -25,8 +25,7 @@ import org.gargamel.node.capture.WriteSetCapture;
 final class CallRunner {
 
     /** An update call that ran: its result (first row as text) and the changes it made. */
-    record Ran(String result, List<WriteSet.RowChange> changes) {
-    }
+    record Ran(String result, List<WriteSet.RowChange> changes) {}
 
     /** A call's statement, bound and not yet sent. */
     static final class Pipeline implements AutoCloseable {
@@ -61,8 +60,10 @@ final class CallRunner {
                 isResultSet = statement.getMoreResults();
             }
             if (resultSets != expectedResultSets) {
-                throw new SQLException("the call of " + call.procedure() + " returned " + resultSets
-                        + " result sets where " + expectedResultSets + " were expected", "XX000");
+                throw new SQLException(
+                        "the call of " + call.procedure() + " returned " + resultSets + " result sets where "
+                                + expectedResultSets + " were expected",
+                        "XX000");
             }
             return new Ran(result, expectedResultSets > 1 ? WriteSetCapture.parse(recorded) : List.of());
         }
@@ -73,8 +74,7 @@ final class CallRunner {
         }
     }
 
-    private CallRunner() {
-    }
+    private CallRunner() {}
 
     /** Dedicates {@code connection} to a worker: auto-commit, transactions opened by the pipelines. */
     static void prepareConnection(Connection connection) throws SQLException {
@@ -88,11 +88,13 @@ final class CallRunner {
      * Binds an update call: a new transaction at {@code isolation}, the call, the read of what it changed, and COMMIT
      * in the same round trip if {@code commit} (otherwise the transaction stays open for {@link #commit}).
      */
-    static Pipeline update(Connection connection, ProcedureCall call, ArgumentTypes types, Isolation isolation,
-            boolean commit) throws SQLException {
+    static Pipeline update(
+            Connection connection, ProcedureCall call, ArgumentTypes types, Isolation isolation, boolean commit)
+            throws SQLException {
         // Without the commit in the pipeline (SI, round-robin), the write-set is broadcast before the commit, so a
         // deferred constraint must fail now, not at a COMMIT that every other replica expects to succeed.
-        String sql = isolation.begin + "; " + ProcedureCallBinder.sql(call.procedure(), call.arguments().size()) + "; "
+        String sql = isolation.begin + "; "
+                + ProcedureCallBinder.sql(call.procedure(), call.arguments().size()) + "; "
                 + (commit ? "" : "SET CONSTRAINTS ALL IMMEDIATE; ") + WriteSetCapture.READ_CHANGES
                 + (commit ? "; COMMIT" : "");
         return bind(connection, call, types, sql, 2);
@@ -111,8 +113,9 @@ final class CallRunner {
         return bind(connection, call, types, sql, 1);
     }
 
-    private static Pipeline bind(Connection connection, ProcedureCall call, ArgumentTypes types, String sql,
-            int expectedResultSets) throws SQLException {
+    private static Pipeline bind(
+            Connection connection, ProcedureCall call, ArgumentTypes types, String sql, int expectedResultSets)
+            throws SQLException {
         PreparedStatement statement = connection.prepareStatement(sql);
         try {
             ProcedureCallBinder.bind(connection, statement, call, types.arrayElementTypes(call.procedure()));
@@ -143,7 +146,9 @@ final class CallRunner {
         while (rows.next()) {
             more++;
         }
-        return text.append(columns > 1 ? ")" : "").append(more > 0 ? " (+" + more + " rows)" : "").toString();
+        return text.append(columns > 1 ? ")" : "")
+                .append(more > 0 ? " (+" + more + " rows)" : "")
+                .toString();
     }
 
     /** How an update call's transaction begins. */

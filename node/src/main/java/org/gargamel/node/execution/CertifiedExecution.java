@@ -34,8 +34,8 @@ final class CertifiedExecution implements UpdateExecution {
             long snapshot = certification.snapshot();
             CallRunner.Ran ran;
             boolean cancelled;
-            try (CallRunner.Pipeline pipeline = CallRunner.update(connection.jdbc(), call.call(), context.types(),
-                    CallRunner.Isolation.REPEATABLE_READ, false)) {
+            try (CallRunner.Pipeline pipeline = CallRunner.update(
+                    connection.jdbc(), call.call(), context.types(), CallRunner.Isolation.REPEATABLE_READ, false)) {
                 connection.openCancellationWindow();
                 try {
                     ran = pipeline.execute();
@@ -48,12 +48,15 @@ final class CertifiedExecution implements UpdateExecution {
                     conflictAbort();
                     continue;
                 }
-                WriteSet empty = new WriteSet(call.txnId(), context.node(), procedure, new long[0], snapshot, List.of());
+                WriteSet empty =
+                        new WriteSet(call.txnId(), context.node(), procedure, new long[0], snapshot, List.of());
                 attempt.irrevocable();
                 context.group().broadcast(empty);
                 context.statistics().executed(procedure, false, System.nanoTime() - start);
-                context.completion().finish(call, CallOutcome.userAborted(call.callId(), call.txnId(), e.getSQLState(),
-                        e.getMessage()));
+                context.completion()
+                        .finish(
+                                call,
+                                CallOutcome.userAborted(call.callId(), call.txnId(), e.getSQLState(), e.getMessage()));
                 return;
             }
             if (cancelled) {
@@ -63,7 +66,8 @@ final class CertifiedExecution implements UpdateExecution {
                 conflictAbort();
                 continue;
             }
-            WriteSet writeSet = new WriteSet(call.txnId(), context.node(), procedure, new long[0], snapshot, ran.changes());
+            WriteSet writeSet =
+                    new WriteSet(call.txnId(), context.node(), procedure, new long[0], snapshot, ran.changes());
             OwnTransaction transaction = context.own().register(call.txnId(), certification.rows(ran.changes()));
             boolean won;
             try {
@@ -76,8 +80,10 @@ final class CertifiedExecution implements UpdateExecution {
                     connection.endTransaction();
                 }
             } catch (SQLException e) {
-                throw new FatalException(context.node() + ": the connection broke while transaction " + call.txnId() + " ("
-                        + procedure + ") awaited its certification: " + e.getMessage(), e);
+                throw new FatalException(
+                        context.node() + ": the connection broke while transaction " + call.txnId() + " (" + procedure
+                                + ") awaited its certification: " + e.getMessage(),
+                        e);
             } finally {
                 transaction.finished();
             }
@@ -86,7 +92,7 @@ final class CertifiedExecution implements UpdateExecution {
                 context.completion().finish(call, CallOutcome.committed(call.callId(), call.txnId(), ran.result()));
                 return;
             }
-            attempt.revocable();  // lost everywhere alike: nothing of it exists anywhere
+            attempt.revocable(); // lost everywhere alike: nothing of it exists anywhere
             conflictAbort();
         }
     }
@@ -96,8 +102,10 @@ final class CertifiedExecution implements UpdateExecution {
             CallRunner.commit(connection.jdbc());
         } catch (SQLException e) {
             // Every other replica applies this winner: a replica that cannot commit it has diverged.
-            throw new FatalException(context.node() + " cannot commit certified transaction " + writeSet.txnId() + " ("
-                    + writeSet.procedure() + "): " + e.getMessage() + " (SQLSTATE " + e.getSQLState() + ")", e);
+            throw new FatalException(
+                    context.node() + " cannot commit certified transaction " + writeSet.txnId() + " ("
+                            + writeSet.procedure() + "): " + e.getMessage() + " (SQLSTATE " + e.getSQLState() + ")",
+                    e);
         }
     }
 
@@ -109,5 +117,4 @@ final class CertifiedExecution implements UpdateExecution {
         context.statistics().conflictAbort();
         context.statistics().retry();
     }
-
 }

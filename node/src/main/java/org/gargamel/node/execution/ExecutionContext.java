@@ -11,8 +11,15 @@ import org.gargamel.node.writeset.WriteSetGroup;
  * argument types, the write-set group and the own transactions awaiting delivery, visibility, statistics, and how a
  * call ends ({@link CallCompletion}).
  */
-public record ExecutionContext(String node, Isolation isolation, ArgumentTypes types, Visibility visibility,
-        WriteSetGroup group, OwnTransactions own, NodeStatistics statistics, CallCompletion completion) {
+public record ExecutionContext(
+        String node,
+        Isolation isolation,
+        ArgumentTypes types,
+        Visibility visibility,
+        WriteSetGroup group,
+        OwnTransactions own,
+        NodeStatistics statistics,
+        CallCompletion completion) {
 
     boolean si() {
         return isolation == Isolation.SI;

@@ -35,12 +35,16 @@ final class ScheduledExecution implements UpdateExecution {
         String procedure = call.call().procedure();
         for (int retry = 0; ; retry++) {
             CallRunner.Ran ran;
-            try (CallRunner.Pipeline pipeline = CallRunner.update(connection.jdbc(), call.call(), context.types(),
-                    context.si() ? CallRunner.Isolation.REPEATABLE_READ : CallRunner.Isolation.READ_COMMITTED, !context.si())) {
-                attempt.irrevocable();  // PSI: the pipeline commits; until it answers, its fate is unknown
+            try (CallRunner.Pipeline pipeline = CallRunner.update(
+                    connection.jdbc(),
+                    call.call(),
+                    context.types(),
+                    context.si() ? CallRunner.Isolation.REPEATABLE_READ : CallRunner.Isolation.READ_COMMITTED,
+                    !context.si())) {
+                attempt.irrevocable(); // PSI: the pipeline commits; until it answers, its fate is unknown
                 ran = pipeline.execute();
             } catch (SQLException e) {
-                connection.endTransactionOrStop(call, e);  // healthy connection: the failed pipeline committed nothing
+                connection.endTransactionOrStop(call, e); // healthy connection: the failed pipeline committed nothing
                 attempt.revocable();
                 if (SqlErrorKind.classify(e) == SqlErrorKind.RETRYABLE && retry < MAX_LOCAL_RETRIES) {
                     context.statistics().retry();
@@ -49,7 +53,8 @@ final class ScheduledExecution implements UpdateExecution {
                 abort(call, connection, attempt, e, start);
                 return;
             }
-            WriteSet writeSet = new WriteSet(call.txnId(), context.node(), procedure, call.backDependencies(), -1, ran.changes());
+            WriteSet writeSet =
+                    new WriteSet(call.txnId(), context.node(), procedure, call.backDependencies(), -1, ran.changes());
             if (context.si()) {
                 commitInTotalOrder(writeSet, connection, attempt, true);
             } else {
@@ -64,7 +69,8 @@ final class ScheduledExecution implements UpdateExecution {
     /** The procedure failed: rolled back; an empty write-set still tells every replica that it is done. */
     private void abort(Execute call, WorkerConnection connection, CallAttempt attempt, SQLException error, long start)
             throws InterruptedException {
-        WriteSet empty = new WriteSet(call.txnId(), context.node(), call.call().procedure(), call.backDependencies(), -1, List.of());
+        WriteSet empty = new WriteSet(
+                call.txnId(), context.node(), call.call().procedure(), call.backDependencies(), -1, List.of());
         if (context.si()) {
             commitInTotalOrder(empty, connection, attempt, false);
         } else {
@@ -72,8 +78,10 @@ final class ScheduledExecution implements UpdateExecution {
             context.group().broadcast(empty);
         }
         context.statistics().executed(call.call().procedure(), false, System.nanoTime() - start);
-        context.completion().finish(call, CallOutcome.userAborted(call.callId(), call.txnId(), error.getSQLState(),
-                error.getMessage()));
+        context.completion()
+                .finish(
+                        call,
+                        CallOutcome.userAborted(call.callId(), call.txnId(), error.getSQLState(), error.getMessage()));
     }
 
     /**
@@ -92,9 +100,11 @@ final class ScheduledExecution implements UpdateExecution {
                     CallRunner.commit(connection.jdbc());
                 } catch (SQLException e) {
                     // Every other replica applies this write-set: a replica that cannot commit it has diverged.
-                    throw new FatalException(context.node() + " cannot commit transaction " + writeSet.txnId() + " ("
-                            + writeSet.procedure() + ") after its write-set was delivered: " + e.getMessage()
-                            + " (SQLSTATE " + e.getSQLState() + ")", e);
+                    throw new FatalException(
+                            context.node() + " cannot commit transaction " + writeSet.txnId() + " ("
+                                    + writeSet.procedure() + ") after its write-set was delivered: " + e.getMessage()
+                                    + " (SQLSTATE " + e.getSQLState() + ")",
+                            e);
                 }
             }
         } finally {

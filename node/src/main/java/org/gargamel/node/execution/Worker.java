@@ -45,8 +45,8 @@ public final class Worker {
     }
 
     /** Round-robin mode: concurrent executions, certified. */
-    public static Worker certified(int index, WorkerConnection connection, ExecutionContext context,
-            Certification certification) {
+    public static Worker certified(
+            int index, WorkerConnection connection, ExecutionContext context, Certification certification) {
         return new Worker(index, connection, context, new CertifiedExecution(context, certification));
     }
 
@@ -88,13 +88,16 @@ public final class Worker {
     private void executeReadOnly(Execute call) {
         long start = System.nanoTime();
         CallOutcome outcome;
-        try (CallRunner.Pipeline pipeline = CallRunner.readOnly(connection.jdbc(), call.call(), context.types(),
+        try (CallRunner.Pipeline pipeline = CallRunner.readOnly(
+                connection.jdbc(),
+                call.call(),
+                context.types(),
                 context.si() ? CallRunner.Isolation.REPEATABLE_READ : CallRunner.Isolation.READ_COMMITTED)) {
             String result = pipeline.execute().result();
             context.statistics().readOnly(call.call().procedure(), System.nanoTime() - start);
             outcome = CallOutcome.committed(call.callId(), call.txnId(), result);
         } catch (SQLException e) {
-            connection.endTransactionOrStop(call, e);  // a failed SI read-only call leaves its transaction block open
+            connection.endTransactionOrStop(call, e); // a failed SI read-only call leaves its transaction block open
             outcome = CallOutcome.userAborted(call.callId(), call.txnId(), e.getSQLState(), e.getMessage());
         }
         context.completion().finish(call, outcome);
@@ -104,13 +107,21 @@ public final class Worker {
     private void settleFailed(Execute call, CallAttempt attempt, Throwable failure) {
         String what = "transaction " + call.txnId() + " (" + call.call().procedure() + ", call " + call.callId() + ")";
         if (attempt.isIrrevocable()) {
-            throw new FatalException(connection.name() + ": " + what + " failed after it may have committed or been "
-                    + "broadcast, so this replica may differ from the others: " + failure, failure);
+            throw new FatalException(
+                    connection.name() + ": " + what + " failed after it may have committed or been "
+                            + "broadcast, so this replica may differ from the others: " + failure,
+                    failure);
         }
         connection.endTransactionOrStop(call, null);
         if (!call.readOnly()) {
-            context.group().broadcast(new WriteSet(call.txnId(), context.node(), call.call().procedure(),
-                    call.backDependencies(), -1, List.of()));
+            context.group()
+                    .broadcast(new WriteSet(
+                            call.txnId(),
+                            context.node(),
+                            call.call().procedure(),
+                            call.backDependencies(),
+                            -1,
+                            List.of()));
         }
         context.statistics().failedCall();
         String reason = context.node() + " could not run " + what + ": " + failure + "; it changed nothing"

@@ -28,6 +28,7 @@ public final class WorkerConnection implements AutoCloseable {
     static final String QUERY_CANCELED = "57014";
     /** More than one stray cancel per window cannot happen (one per window); a few retries cover it with margin. */
     private static final int ROLLBACK_ATTEMPTS = 5;
+
     private static final int CLOSED = 0;
     private static final int OPEN = 1;
     private static final int CANCELLING = 2;
@@ -69,7 +70,7 @@ public final class WorkerConnection implements AutoCloseable {
                 statement.execute("ROLLBACK");
             } catch (SQLException e) {
                 if (QUERY_CANCELED.equals(e.getSQLState()) && attempt < ROLLBACK_ATTEMPTS) {
-                    continue;  // a cancel meant for an earlier statement hit the ROLLBACK: the transaction is still open
+                    continue; // a cancel meant for an earlier statement hit the ROLLBACK: the transaction is still open
                 }
                 throw e;
             }
@@ -88,9 +89,10 @@ public final class WorkerConnection implements AutoCloseable {
         try {
             endTransaction();
         } catch (SQLException e) {
-            throw new FatalException(name + ": the connection broke while running transaction " + call.txnId() + " ("
-                    + call.call().procedure() + "), whose outcome is therefore unknown"
-                    + (failure == null ? "" : ": " + failure.getMessage()) + "; ROLLBACK: " + e.getMessage(),
+            throw new FatalException(
+                    name + ": the connection broke while running transaction " + call.txnId() + " ("
+                            + call.call().procedure() + "), whose outcome is therefore unknown"
+                            + (failure == null ? "" : ": " + failure.getMessage()) + "; ROLLBACK: " + e.getMessage(),
                     failure != null ? failure : e);
         }
     }
@@ -98,7 +100,7 @@ public final class WorkerConnection implements AutoCloseable {
     /** Whether the server reported the session idle (outside any transaction) after the last statement. */
     boolean idle() throws SQLException {
         if (!connection.isWrapperFor(BaseConnection.class)) {
-            return true;  // not pgjdbc (unit tests): trust a successful ROLLBACK
+            return true; // not pgjdbc (unit tests): trust a successful ROLLBACK
         }
         return connection.unwrap(BaseConnection.class).getTransactionState() == TransactionState.IDLE;
     }
@@ -124,7 +126,7 @@ public final class WorkerConnection implements AutoCloseable {
             if (state == CLOSED) {
                 return false;
             }
-            Thread.onSpinWait();  // CANCELLING: the cancel request is on its way; it takes one short connection
+            Thread.onSpinWait(); // CANCELLING: the cancel request is on its way; it takes one short connection
         }
     }
 

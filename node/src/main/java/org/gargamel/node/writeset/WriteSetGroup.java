@@ -32,8 +32,9 @@ public final class WriteSetGroup {
 
     /** Broadcasts the decision to settle a departed node's transactions, on the scheduler's behalf. */
     public void broadcast(Abandon decision) {
-        send(decision, "the decision to settle " + decision.transactions().length + " transaction(s) of "
-                + decision.origin());
+        send(
+                decision,
+                "the decision to settle " + decision.transactions().length + " transaction(s) of " + decision.origin());
     }
 
     private void send(Message message, String what) {
@@ -41,8 +42,10 @@ public final class WriteSetGroup {
         try {
             channel.send(new BytesMessage(null, encoded));
         } catch (Exception e) {
-            throw new FatalException(node + " cannot broadcast " + what + " (it may or may not have reached the other "
-                    + "replicas): " + e, e);
+            throw new FatalException(
+                    node + " cannot broadcast " + what + " (it may or may not have reached the other " + "replicas): "
+                            + e,
+                    e);
         }
     }
 }

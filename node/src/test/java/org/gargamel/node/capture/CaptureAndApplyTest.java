@@ -10,10 +10,10 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import org.gargamel.provisioning.PostgresCluster;
 import org.gargamel.common.wire.WriteSet;
 import org.gargamel.common.wire.WriteSet.Operation;
 import org.gargamel.node.apply.WriteSetApplier;
+import org.gargamel.provisioning.PostgresCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -58,7 +58,8 @@ class CaptureAndApplyTest {
     @BeforeEach
     void schema() throws SQLException {
         for (int i = 0; i < 2; i++) {
-            try (Connection connection = servers.connect(i); Statement statement = connection.createStatement()) {
+            try (Connection connection = servers.connect(i);
+                    Statement statement = connection.createStatement()) {
                 statement.execute(SCHEMA);
                 statement.execute("INSERT INTO account VALUES (1, 1, 10, 20), (1, 2, 30, 40)");
                 connection.setAutoCommit(false);
@@ -109,22 +110,30 @@ class CaptureAndApplyTest {
 
     @Test
     void trickyValuesSurviveInsertUpdateAndDeleteExactly() throws SQLException {
-        apply(replica, capture(origin,
-                "INSERT INTO tricky VALUES (1, 10.5000, '2026-01-01 10:00:00.123456', 'it''s \"quoted\" \\\\ naïve ☃', "
-                        + "ARRAY['a,b', NULL, '{x}'], ARRAY[1, NULL, -3], true, 9223372036854775807, NULL)",
-                "INSERT INTO tricky VALUES (2, -0.0001, '1999-12-31 23:59:59', '', '{}', NULL, false, -1, 'x')"));
+        apply(
+                replica,
+                capture(
+                        origin,
+                        "INSERT INTO tricky VALUES (1, 10.5000, '2026-01-01 10:00:00.123456', 'it''s \"quoted\" \\\\ naïve ☃', "
+                                + "ARRAY['a,b', NULL, '{x}'], ARRAY[1, NULL, -3], true, 9223372036854775807, NULL)",
+                        "INSERT INTO tricky VALUES (2, -0.0001, '1999-12-31 23:59:59', '', '{}', NULL, false, -1, 'x')"));
         assertEquals(rows(origin, "tricky"), rows(replica, "tricky"));
-        assertTrue(rows(replica, "tricky").get(0).contains("10.5000"), "numeric scale kept: " + rows(replica, "tricky"));
+        assertTrue(
+                rows(replica, "tricky").get(0).contains("10.5000"), "numeric scale kept: " + rows(replica, "tricky"));
 
-        apply(replica, capture(origin, "UPDATE tricky SET amount = amount * 2, label = label || E'\\n', nothing = 'now' WHERE id = 1",
-                "DELETE FROM tricky WHERE id = 2"));
+        apply(
+                replica,
+                capture(
+                        origin,
+                        "UPDATE tricky SET amount = amount * 2, label = label || E'\\n', nothing = 'now' WHERE id = 1",
+                        "DELETE FROM tricky WHERE id = 2"));
         assertEquals(rows(origin, "tricky"), rows(replica, "tricky"));
         assertEquals(1, rows(replica, "tricky").size());
     }
 
     @Test
     void aBulkTransactionSpillsItsChangesAndKeepsEveryOneInOrder() throws SQLException {
-        int rows = 3_000;  // some 150 kB of changes: several chunks of WriteSetCapture.SPILL_BYTES
+        int rows = 3_000; // some 150 kB of changes: several chunks of WriteSetCapture.SPILL_BYTES
         try (Statement statement = origin.createStatement()) {
             statement.execute("INSERT INTO unique_code SELECT g, 'code ' || g FROM generate_series(1, " + rows + ") g");
             statement.execute("UPDATE unique_code SET code = code || '!' WHERE id % 2 = 0");
@@ -141,7 +150,8 @@ class CaptureAndApplyTest {
         assertEquals("{\"id\":" + rows + "}", last.row().replace(" ", ""), "the last change last");
         for (int i = 1; i < rows; i++) {
             assertEquals(Operation.INSERT, changes.get(i).operation(), "change " + i);
-            assertTrue(changes.get(i).row().startsWith("{\"id\":" + (i + 1) + ","), "change " + i + ": " + changes.get(i));
+            assertTrue(
+                    changes.get(i).row().startsWith("{\"id\":" + (i + 1) + ","), "change " + i + ": " + changes.get(i));
         }
         apply(replica, changes);
         assertEquals(rows(origin, "unique_code"), rows(replica, "unique_code"));
@@ -175,13 +185,18 @@ class CaptureAndApplyTest {
     void oddNamesAChangeOfScaleOnlyAndColumnsWithoutEqualityAreCapturedExactly() throws SQLException {
         String table = "\"Odd \"\"Name\"\"\"";
         apply(replica, capture(origin, "INSERT INTO " + table + " VALUES (1, 1.0, '{\"k\": [1, 2]}')"));
-        List<WriteSet.RowChange> changes = capture(origin, "UPDATE " + table + " SET \"a\\b \"\"c\"\"\" = 1.00, j = '{\"k\": [1, 3]}'");
+        List<WriteSet.RowChange> changes =
+                capture(origin, "UPDATE " + table + " SET \"a\\b \"\"c\"\"\" = 1.00, j = '{\"k\": [1, 3]}'");
         assertEquals(1, changes.size(), changes.toString());
-        assertEquals("{\"Key's\": 1, \"a\\\\b \\\"c\\\"\": 1.00, \"j\": {\"k\": [1, 3]}}", changes.get(0).row(),
+        assertEquals(
+                "{\"Key's\": 1, \"a\\\\b \\\"c\\\"\": 1.00, \"j\": {\"k\": [1, 3]}}",
+                changes.get(0).row(),
                 "1.0 -> 1.00 is a change (numeric equality would hide it); json, which has no equality, is compared as text");
         apply(replica, changes);
         assertEquals(rows(origin, table), rows(replica, table));
-        assertTrue(rows(replica, table).get(0).contains("1.00"), rows(replica, table).toString());
+        assertTrue(
+                rows(replica, table).get(0).contains("1.00"),
+                rows(replica, table).toString());
     }
 
     @Test
@@ -189,9 +204,13 @@ class CaptureAndApplyTest {
         apply(replica, capture(origin, "INSERT INTO unique_code VALUES (1, 'a')"));
         // Insert id 2, free code 'a' (delete id 1), give 'a' to id 3, with account updates in between: grouping the two
         // inserts ahead of the delete would violate the unique key on the replica.
-        List<WriteSet.RowChange> changes = capture(origin, "INSERT INTO unique_code VALUES (2, 'b')",
-                "UPDATE account SET x = x + 1 WHERE id = 1", "DELETE FROM unique_code WHERE id = 1",
-                "UPDATE account SET x = x + 1 WHERE id = 2", "INSERT INTO unique_code VALUES (3, 'a')");
+        List<WriteSet.RowChange> changes = capture(
+                origin,
+                "INSERT INTO unique_code VALUES (2, 'b')",
+                "UPDATE account SET x = x + 1 WHERE id = 1",
+                "DELETE FROM unique_code WHERE id = 1",
+                "UPDATE account SET x = x + 1 WHERE id = 2",
+                "INSERT INTO unique_code VALUES (3, 'a')");
         apply(replica, changes);
         assertEquals(rows(origin, "unique_code"), rows(replica, "unique_code"));
         assertEquals(List.of("(2,b)", "(3,a)"), rows(replica, "unique_code"));
@@ -201,7 +220,8 @@ class CaptureAndApplyTest {
     @Test
     void aColumnAddedLaterIsCapturedOnceCaptureIsInstalledAgain() throws SQLException {
         for (int i = 0; i < 2; i++) {
-            try (Connection connection = servers.connect(i); Statement statement = connection.createStatement()) {
+            try (Connection connection = servers.connect(i);
+                    Statement statement = connection.createStatement()) {
                 statement.execute("ALTER TABLE account ADD COLUMN z text");
                 connection.setAutoCommit(false);
                 WriteSetCapture.install(connection, "public");
@@ -210,18 +230,29 @@ class CaptureAndApplyTest {
         }
         apply(replica, capture(origin, "UPDATE account SET z = 'new' WHERE id = 2"));
         assertEquals(rows(origin, "account"), rows(replica, "account"));
-        assertTrue(rows(replica, "account").contains("(1,2,30,40,new)"), rows(replica, "account").toString());
+        assertTrue(
+                rows(replica, "account").contains("(1,2,30,40,new)"),
+                rows(replica, "account").toString());
     }
 
     @Test
     void anUpdateCarriesTheKeyAndOnlyTheChangedColumns() throws SQLException {
-        List<WriteSet.RowChange> changes = capture(origin, "UPDATE account SET x = 11, y = y WHERE region = 1 AND id = 1")
-                .stream().filter(change -> change.table().equals("account")).toList();  // the audit trigger adds a row
+        List<WriteSet.RowChange> changes =
+                capture(origin, "UPDATE account SET x = 11, y = y WHERE region = 1 AND id = 1").stream()
+                        .filter(change -> change.table().equals("account"))
+                        .toList(); // the audit trigger adds a row
         assertEquals(1, changes.size(), changes.toString());
         assertEquals(Operation.UPDATE, changes.get(0).operation());
-        assertEquals("{\"region\": 1, \"id\": 1, \"x\": 11}", changes.get(0).row(), "the key in key order, then what changed");
-        assertEquals(List.of(), capture(origin, "UPDATE account SET y = y").stream()
-                .filter(change -> change.table().equals("account")).toList(), "an update that changes nothing carries nothing");
+        assertEquals(
+                "{\"region\": 1, \"id\": 1, \"x\": 11}",
+                changes.get(0).row(),
+                "the key in key order, then what changed");
+        assertEquals(
+                List.of(),
+                capture(origin, "UPDATE account SET y = y").stream()
+                        .filter(change -> change.table().equals("account"))
+                        .toList(),
+                "an update that changes nothing carries nothing");
     }
 
     @Test
@@ -229,8 +260,10 @@ class CaptureAndApplyTest {
         Connection second = servers.connect(1);
         second.setAutoCommit(false);
         WriteSetCapture.enableForSession(second);
-        List<WriteSet.RowChange> fromOrigin = capture(origin, "UPDATE account SET x = x + 1 WHERE region = 1 AND id = 1");
-        List<WriteSet.RowChange> fromReplica = capture(second, "UPDATE account SET y = y + 5 WHERE region = 1 AND id = 1");
+        List<WriteSet.RowChange> fromOrigin =
+                capture(origin, "UPDATE account SET x = x + 1 WHERE region = 1 AND id = 1");
+        List<WriteSet.RowChange> fromReplica =
+                capture(second, "UPDATE account SET y = y + 5 WHERE region = 1 AND id = 1");
         second.close();
         apply(replica, fromOrigin);
         apply(origin, fromReplica);
@@ -242,7 +275,8 @@ class CaptureAndApplyTest {
     void userTriggersDoNotFireWhileApplying() throws SQLException {
         List<WriteSet.RowChange> changes = capture(origin, "UPDATE account SET x = 0 WHERE id = 2");
         // The audit row written by the origin's trigger is part of the write-set; the replica's trigger stays quiet.
-        assertEquals(java.util.Set.of("account", "audit"),
+        assertEquals(
+                java.util.Set.of("account", "audit"),
                 changes.stream().map(WriteSet.RowChange::table).collect(java.util.stream.Collectors.toSet()));
         apply(replica, changes);
         assertEquals(rows(origin, "audit"), rows(replica, "audit"));
@@ -256,23 +290,30 @@ class CaptureAndApplyTest {
         SQLException refused = assertThrows(SQLException.class, () -> capture(origin, "UPDATE journal SET note = 'x'"));
         origin.rollback();
         assertEquals("0A000", refused.getSQLState());
-        assertTrue(refused.getMessage().contains("table journal") && refused.getMessage().contains("no primary key"),
+        assertTrue(
+                refused.getMessage().contains("table journal")
+                        && refused.getMessage().contains("no primary key"),
                 refused.getMessage());
     }
 
     @Test
     void changingAPrimaryKeyIsADeleteAndAnInsert() throws SQLException {
         List<WriteSet.RowChange> changes = capture(origin, "UPDATE account SET id = 3 WHERE region = 1 AND id = 2");
-        assertEquals(List.of(Operation.DELETE, Operation.INSERT),
-                changes.stream().filter(change -> change.table().equals("account")).map(WriteSet.RowChange::operation).toList());
+        assertEquals(
+                List.of(Operation.DELETE, Operation.INSERT),
+                changes.stream()
+                        .filter(change -> change.table().equals("account"))
+                        .map(WriteSet.RowChange::operation)
+                        .toList());
         apply(replica, changes);
         assertEquals(rows(origin, "account"), rows(replica, "account"));
     }
 
     @Test
     void sessionsWithoutCaptureAreUnaffected() throws SQLException {
-        try (Connection plain = servers.connect(0); Statement statement = plain.createStatement()) {
-            statement.execute("UPDATE account SET x = 99 WHERE id = 1");  // no temp table, no error
+        try (Connection plain = servers.connect(0);
+                Statement statement = plain.createStatement()) {
+            statement.execute("UPDATE account SET x = 99 WHERE id = 1"); // no temp table, no error
         }
         assertEquals(List.of(), WriteSetCapture.read(origin), "another session's writes are not ours");
         origin.commit();
@@ -287,7 +328,9 @@ class CaptureAndApplyTest {
         replica.commit();
         SQLException diverged = assertThrows(SQLException.class, () -> new WriteSetApplier(replica).apply(changes));
         replica.rollback();
-        assertTrue(diverged.getMessage().contains("table account") && diverged.getMessage().contains("diverged"),
+        assertTrue(
+                diverged.getMessage().contains("table account")
+                        && diverged.getMessage().contains("diverged"),
                 diverged.getMessage());
     }
 
@@ -295,8 +338,11 @@ class CaptureAndApplyTest {
     void installIsIdempotentAndUninstallRemovesEverything() throws SQLException {
         CaptureInstallation again = WriteSetCapture.install(origin, "public");
         origin.commit();
-        assertEquals(List.of("Odd \"Name\"", "account", "audit", "journal", "tricky", "unique_code"),
-                java.util.stream.Stream.concat(again.keyedTables().stream(), again.insertOnlyTables().stream()).sorted().toList());
+        assertEquals(
+                List.of("Odd \"Name\"", "account", "audit", "journal", "tricky", "unique_code"),
+                java.util.stream.Stream.concat(again.keyedTables().stream(), again.insertOnlyTables().stream())
+                        .sorted()
+                        .toList());
         assertEquals(List.of("Odd \"Name\"", "account", "tricky", "unique_code"), again.keyedTables());
         assertEquals(1, triggers(origin, "account"));
         WriteSetCapture.uninstall(origin);
@@ -305,7 +351,8 @@ class CaptureAndApplyTest {
         origin.commit();
         assertEquals(0, triggers(origin, "account"));
         try (Statement statement = origin.createStatement();
-                ResultSet schema = statement.executeQuery("SELECT count(*) FROM pg_namespace WHERE nspname = 'gargamel'")) {
+                ResultSet schema =
+                        statement.executeQuery("SELECT count(*) FROM pg_namespace WHERE nspname = 'gargamel'")) {
             schema.next();
             assertEquals(0, schema.getInt(1));
         }
@@ -313,8 +360,10 @@ class CaptureAndApplyTest {
     }
 
     private static int triggers(Connection connection, String table) throws SQLException {
-        try (Statement statement = connection.createStatement(); ResultSet count = statement.executeQuery(
-                "SELECT count(*) FROM pg_trigger WHERE tgname = 'gargamel_capture' AND tgrelid = '" + table + "'::regclass")) {
+        try (Statement statement = connection.createStatement();
+                ResultSet count = statement.executeQuery(
+                        "SELECT count(*) FROM pg_trigger WHERE tgname = 'gargamel_capture' AND tgrelid = '" + table
+                                + "'::regclass")) {
             count.next();
             return count.getInt(1);
         } finally {

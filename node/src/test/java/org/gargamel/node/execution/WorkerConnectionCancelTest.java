@@ -44,7 +44,8 @@ class WorkerConnectionCancelTest {
 
     @Test
     void aCancelMidStatementEndsInAnIdleSessionThatRunsTheNextCall() throws Exception {
-        try (WorkerConnection worker = worker(); Connection observer = JdbcConnections.connect(server.jdbcUrl(0))) {
+        try (WorkerConnection worker = worker();
+                Connection observer = JdbcConnections.connect(server.jdbcUrl(0))) {
             int pid = pid(worker.jdbc());
             worker.openCancellationWindow();
             CompletableFuture<SQLException> statement = CompletableFuture.supplyAsync(() -> {
@@ -55,8 +56,7 @@ class WorkerConnectionCancelTest {
                     return e;
                 }
             });
-            Await.until("the worker's statement running", Duration.ofSeconds(10),
-                    () -> active(observer, pid));
+            Await.until("the worker's statement running", Duration.ofSeconds(10), () -> active(observer, pid));
             worker.cancelIfExecuting();
             SQLException cancelled = statement.get();
             assertEquals(WorkerConnection.QUERY_CANCELED, cancelled == null ? null : cancelled.getSQLState());
@@ -75,7 +75,7 @@ class WorkerConnectionCancelTest {
             try (Statement sql = worker.jdbc().createStatement()) {
                 sql.execute("BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT 1");
             }
-            worker.cancelIfExecuting();  // the apply loop's cancel, just too late for the statement it was meant for
+            worker.cancelIfExecuting(); // the apply loop's cancel, just too late for the statement it was meant for
             assertTrue(worker.closeCancellationWindow(), "the execution must count as cancelled");
             worker.endTransaction();
             assertEquals(TransactionState.IDLE, state(worker));
@@ -100,15 +100,17 @@ class WorkerConnectionCancelTest {
     }
 
     private static int pid(Connection connection) throws SQLException {
-        try (Statement sql = connection.createStatement(); ResultSet rows = sql.executeQuery("SELECT pg_backend_pid()")) {
+        try (Statement sql = connection.createStatement();
+                ResultSet rows = sql.executeQuery("SELECT pg_backend_pid()")) {
             rows.next();
             return rows.getInt(1);
         }
     }
 
     private static boolean active(Connection observer, int pid) {
-        try (Statement sql = observer.createStatement(); ResultSet rows = sql.executeQuery(
-                "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND pid = " + pid)) {
+        try (Statement sql = observer.createStatement();
+                ResultSet rows = sql.executeQuery(
+                        "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND pid = " + pid)) {
             rows.next();
             return rows.getInt(1) == 1;
         } catch (SQLException e) {

@@ -24,8 +24,8 @@ class WorkerConnectionTest {
     /** A connection whose ROLLBACKs fail with the given SQLSTATEs in turn (null: succeeds), recording each statement. */
     private static Connection failingRollbacks(List<String> executed, String... states) {
         int[] next = {0};
-        Statement statement = (Statement) Proxy.newProxyInstance(Statement.class.getClassLoader(),
-                new Class<?>[] {Statement.class}, (proxy, method, args) -> {
+        Statement statement = (Statement) Proxy.newProxyInstance(
+                Statement.class.getClassLoader(), new Class<?>[] {Statement.class}, (proxy, method, args) -> {
                     if (method.getName().equals("execute")) {
                         executed.add((String) args[0]);
                         String state = next[0] < states.length ? states[next[0]++] : null;
@@ -34,9 +34,11 @@ class WorkerConnectionTest {
                         }
                         return false;
                     }
-                    return null;  // close()
+                    return null; // close()
                 });
-        return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
+        return (Connection) Proxy.newProxyInstance(
+                Connection.class.getClassLoader(),
+                new Class<?>[] {Connection.class},
                 (proxy, method, args) -> switch (method.getName()) {
                     case "createStatement" -> statement;
                     case "isWrapperFor" -> false;
@@ -48,10 +50,14 @@ class WorkerConnectionTest {
     @Test
     void aRollbackHitByAStrayCancelIsRetriedUntilTheTransactionEnds() throws Exception {
         List<String> executed = new ArrayList<>();
-        WorkerConnection connection = new WorkerConnection("node-1 worker 0",
+        WorkerConnection connection = new WorkerConnection(
+                "node-1 worker 0",
                 failingRollbacks(executed, WorkerConnection.QUERY_CANCELED, WorkerConnection.QUERY_CANCELED));
         connection.endTransaction();
-        assertEquals(List.of("ROLLBACK", "ROLLBACK", "ROLLBACK"), executed, "two cancelled ROLLBACKs, then one that ends it");
+        assertEquals(
+                List.of("ROLLBACK", "ROLLBACK", "ROLLBACK"),
+                executed,
+                "two cancelled ROLLBACKs, then one that ends it");
     }
 
     @Test
@@ -76,12 +82,12 @@ class WorkerConnectionTest {
     @Test
     void theWindowSaysWhetherACancelWasSent() {
         WorkerConnection connection = new WorkerConnection("node-1 worker 0", failingRollbacks(new ArrayList<>()));
-        connection.cancelIfExecuting();  // outside a window: nothing is sent
+        connection.cancelIfExecuting(); // outside a window: nothing is sent
         connection.openCancellationWindow();
         assertFalse(connection.closeCancellationWindow(), "no cancel during this window");
         connection.openCancellationWindow();
-        connection.cancelIfExecuting();  // the fake cannot unwrap to PGConnection: the attempt still counts
-        connection.cancelIfExecuting();  // at most one per window
+        connection.cancelIfExecuting(); // the fake cannot unwrap to PGConnection: the attempt still counts
+        connection.cancelIfExecuting(); // at most one per window
         assertTrue(connection.closeCancellationWindow(), "a cancel was sent during this window");
         assertFalse(connection.closeCancellationWindow(), "closing twice reports nothing new");
         connection.cancelIfExecuting();

@@ -39,12 +39,12 @@ class VisibilityTest {
         assertFalse(visibility.isVisible(2));
         visibility.markVisible(127);
         assertFalse(visibility.isVisible(2), "still inside the window");
-        visibility.markVisible(200);  // window now covers words 2..3 (ids 128..255)
+        visibility.markVisible(200); // window now covers words 2..3 (ids 128..255)
         assertTrue(visibility.isVisible(2), "below the window: applied everywhere long ago");
         assertTrue(visibility.isVisible(200));
         assertFalse(visibility.isVisible(199));
         assertFalse(visibility.isVisible(130), "a reused slot starts empty");
-        visibility.markVisible(10_000);  // jump far: every slot cleared
+        visibility.markVisible(10_000); // jump far: every slot cleared
         assertFalse(visibility.isVisible(9_999));
         assertFalse(visibility.isVisible(9_990));
         assertTrue(visibility.isVisible(10_000));

@@ -8,11 +8,17 @@ import java.util.Arrays;
  */
 // ArrayRecordComponent is wrong here: equals, hashCode and toString below compare the ids, and the long[] (made by the
 // conflict index on Scheduler.place's hot path, sent as is in Execute) is never written once the placement is made.
-public record Placement(long txn, WorkerRef worker, @SuppressWarnings("ArrayRecordComponent") long[] backDependencies,
+public record Placement(
+        long txn,
+        WorkerRef worker,
+        @SuppressWarnings("ArrayRecordComponent") long[] backDependencies,
         boolean readOnly) {
     @Override
     public boolean equals(Object other) {
-        return other instanceof Placement p && txn == p.txn && readOnly == p.readOnly && worker.equals(p.worker)
+        return other instanceof Placement p
+                && txn == p.txn
+                && readOnly == p.readOnly
+                && worker.equals(p.worker)
                 && Arrays.equals(backDependencies, p.backDependencies);
     }
 
@@ -23,7 +29,7 @@ public record Placement(long txn, WorkerRef worker, @SuppressWarnings("ArrayReco
 
     @Override
     public String toString() {
-        return "Placement[txn=" + txn + ", worker=" + worker + ", backDependencies="
-                + Arrays.toString(backDependencies) + ", readOnly=" + readOnly + "]";
+        return "Placement[txn=" + txn + ", worker=" + worker + ", backDependencies=" + Arrays.toString(backDependencies)
+                + ", readOnly=" + readOnly + "]";
     }
 }

@@ -1,6 +1,5 @@
 package org.gargamel.scheduler.core;
 
-import org.gargamel.common.config.Mode;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -10,12 +9,13 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
 import org.gargamel.classifier.ClassifierRules;
-import org.gargamel.common.config.Isolation;
 import org.gargamel.classifier.ProcedureRule;
 import org.gargamel.classifier.RulesException;
 import org.gargamel.classifier.WriteKeyBuffer;
 import org.gargamel.classifier.index.ConflictIndex;
 import org.gargamel.common.call.ProcedureCall;
+import org.gargamel.common.config.Isolation;
+import org.gargamel.common.config.Mode;
 
 /**
  * The scheduler's core (DESIGN.md §4, thesis §3.3 Algorithm 1): gives every call a transaction id, its
@@ -98,6 +98,7 @@ public final class Scheduler {
     private final Map<WorkerRef, WorkerState> workersByRef = new HashMap<>();
     /** Live workers ordered by node name, then index: the tie-break order of the least-loaded choice. */
     private WorkerState[] liveWorkers = new WorkerState[0];
+
     private WorkerState centralWorker;
     private long liveMask;
     private long joinSequence;
@@ -110,6 +111,7 @@ public final class Scheduler {
     private Txn[] scratch = new Txn[16];
     /** Scratch for {@link #collect}: no allocation per collected transaction. */
     private final ArrayDeque<Txn> collectWork = new ArrayDeque<>();
+
     private long nextTxn = 1;
     private long lastUpdate;
     private long inFlight;
@@ -140,13 +142,14 @@ public final class Scheduler {
             throw new IllegalArgumentException("a node needs a non-empty name");
         }
         if (workers < 1) {
-            throw new IllegalArgumentException("node " + node + " announced " + workers + " workers; at least 1 needed");
+            throw new IllegalArgumentException(
+                    "node " + node + " announced " + workers + " workers; at least 1 needed");
         }
         NodeState existing = nodes.get(node);
         if (existing != null) {
             if (existing.workers.length != workers) {
-                throw new IllegalArgumentException("node " + node + " already announced " + existing.workers.length
-                        + " workers, now " + workers);
+                throw new IllegalArgumentException(
+                        "node " + node + " already announced " + existing.workers.length + " workers, now " + workers);
             }
             return;
         }
@@ -227,8 +230,8 @@ public final class Scheduler {
             throw new RejectedCallException(e.getMessage(), e);
         }
         if (liveWorkers.length == 0) {
-            throw new RejectedCallException("no node has joined the cluster (or every node has left): no worker to run "
-                    + call.procedure());
+            throw new RejectedCallException(
+                    "no node has joined the cluster (or every node has left): no worker to run " + call.procedure());
         }
         long id = nextTxn++;
         WorkerState worker;
@@ -246,7 +249,9 @@ public final class Scheduler {
                     for (int i = 0; i < dependencies.length; i++) {
                         Txn before = scratch[i];
                         scratch[i] = null;
-                        if (!before.hasSuccessor && before.worker.node.live && (open == null || before.id() > open.id())) {
+                        if (!before.hasSuccessor
+                                && before.worker.node.live
+                                && (open == null || before.id() > open.id())) {
                             open = before;
                         }
                         before.hasSuccessor = true;
@@ -374,7 +379,7 @@ public final class Scheduler {
      * index only after its back-dependencies (the index requires it); if one is still there, it waits for it.
      */
     private void collect(Txn first) {
-        ArrayDeque<Txn> work = collectWork;  // reused: collect never re-enters itself
+        ArrayDeque<Txn> work = collectWork; // reused: collect never re-enters itself
         work.add(first);
         while (!work.isEmpty()) {
             Txn txn = work.poll();

@@ -1,8 +1,5 @@
 package org.gargamel.scheduler.bench;
 
-import org.gargamel.common.config.Isolation;
-import org.gargamel.common.config.Mode;
-import org.gargamel.tpcc.TpccRules;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,12 +11,15 @@ import org.gargamel.common.call.ProcedureCall;
 import org.gargamel.common.client.ClientOptions;
 import org.gargamel.common.client.GargamelClient;
 import org.gargamel.common.config.GroupSettings;
+import org.gargamel.common.config.Isolation;
+import org.gargamel.common.config.Mode;
 import org.gargamel.common.group.GroupConfig;
 import org.gargamel.common.group.LoopbackPorts;
 import org.gargamel.common.wire.CallOutcome;
 import org.gargamel.scheduler.SchedulerConfig;
 import org.gargamel.scheduler.SchedulerServer;
 import org.gargamel.scheduler.cluster.FakeNode;
+import org.gargamel.tpcc.TpccRules;
 
 /**
  * The end-to-end dispatch rate: a client submits the TPC-C mix (10 warehouses) through JGroups over TCP on
@@ -32,8 +32,7 @@ public final class EndToEndRate {
     private static final int WORKERS = 4;
     private static final int WINDOW = 4_000;
 
-    private EndToEndRate() {
-    }
+    private EndToEndRate() {}
 
     public static double measure(Duration warmup, Duration measured) throws Exception {
         List<String> hosts = new ArrayList<>();
@@ -46,15 +45,23 @@ public final class EndToEndRate {
         }
         FakeNode.Bus bus = new FakeNode.Bus();
         List<FakeNode> nodes = new ArrayList<>();
-        try (SchedulerServer scheduler = new SchedulerServer(new SchedulerConfig(GroupSettings.tcp(hosts.get(0), hosts),
-                Mode.GARGAMEL, Isolation.PSI, TpccRules.temporaryFile(), 1_000_000))) {
+        try (SchedulerServer scheduler = new SchedulerServer(new SchedulerConfig(
+                GroupSettings.tcp(hosts.get(0), hosts),
+                Mode.GARGAMEL,
+                Isolation.PSI,
+                TpccRules.temporaryFile(),
+                1_000_000))) {
             scheduler.start();
             try {
                 for (int i = 1; i <= NODES; i++) {
-                    nodes.add(new FakeNode("node-" + i, WORKERS,
-                            GroupConfig.tcp("127.0.0.1", initial.get(i).getPort(), initial), bus));
+                    nodes.add(new FakeNode(
+                            "node-" + i,
+                            WORKERS,
+                            GroupConfig.tcp("127.0.0.1", initial.get(i).getPort(), initial),
+                            bus));
                 }
-                try (GargamelClient client = GargamelClient.connect(GroupConfig.tcp("127.0.0.1", 0, initial),
+                try (GargamelClient client = GargamelClient.connect(
+                        GroupConfig.tcp("127.0.0.1", 0, initial),
                         new ClientOptions(WINDOW, Duration.ofSeconds(60), Duration.ofSeconds(30)))) {
                     client.awaitNodes(NODES, Duration.ofSeconds(30));
                     List<ProcedureCall> calls = SchedulerBenchmark.tpccMix(new SplittableRandom(7), 1 << 16);
@@ -78,23 +85,26 @@ public final class EndToEndRate {
                             continue;
                         }
                         // handle() sees the call's failure; exceptionally() only a failure of the handler itself.
-                        client.submit(calls.get(next++ & ((1 << 16) - 1))).handle((outcome, failure) -> {
-                            try {
-                                if (failure != null || outcome.status() == CallOutcome.Status.REJECTED) {
-                                    if (failed.incrementAndGet() == 1) {
-                                        System.err.println("end-to-end: first failure: "
-                                                + (failure != null ? failure : outcome.message()));
+                        client.submit(calls.get(next++ & ((1 << 16) - 1)))
+                                .handle((outcome, failure) -> {
+                                    try {
+                                        if (failure != null || outcome.status() == CallOutcome.Status.REJECTED) {
+                                            if (failed.incrementAndGet() == 1) {
+                                                System.err.println("end-to-end: first failure: "
+                                                        + (failure != null ? failure : outcome.message()));
+                                            }
+                                        }
+                                        done.incrementAndGet();
+                                    } finally {
+                                        window.release();
                                     }
-                                }
-                                done.incrementAndGet();
-                            } finally {
-                                window.release();
-                            }
-                            return null;
-                        }).exceptionally(handlerFailure -> {
-                            System.err.println("end-to-end: counting a call's outcome failed: " + handlerFailure);
-                            return null;
-                        });
+                                    return null;
+                                })
+                                .exceptionally(handlerFailure -> {
+                                    System.err.println(
+                                            "end-to-end: counting a call's outcome failed: " + handlerFailure);
+                                    return null;
+                                });
                     }
                     double rate = (done.get() - doneAtMeasureStart) / (measured.toNanos() / 1e9);
                     window.acquire(WINDOW);
@@ -102,8 +112,8 @@ public final class EndToEndRate {
                         System.err.println("end-to-end: " + failed.get() + " call(s) failed or were rejected");
                     }
                     if (!bus.violations.isEmpty()) {
-                        System.err.println("end-to-end: dependency violations: " + bus.violations.subList(0,
-                                Math.min(5, bus.violations.size())));
+                        System.err.println("end-to-end: dependency violations: "
+                                + bus.violations.subList(0, Math.min(5, bus.violations.size())));
                     }
                     return rate;
                 }
@@ -114,7 +124,6 @@ public final class EndToEndRate {
             }
         }
     }
-
 
     public static void main(String[] args) throws Exception {
         double rate = measure(Duration.ofSeconds(5), Duration.ofSeconds(10));

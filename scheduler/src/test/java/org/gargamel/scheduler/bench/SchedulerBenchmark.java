@@ -1,6 +1,5 @@
 package org.gargamel.scheduler.bench;
 
-import org.gargamel.tpcc.TpccRules;
 import java.math.BigDecimal;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
@@ -9,12 +8,13 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.gargamel.classifier.ClassifierRules;
-import org.gargamel.common.config.Isolation;
 import org.gargamel.common.call.ProcedureCall;
+import org.gargamel.common.config.Isolation;
 import org.gargamel.common.wire.SubmitCall;
 import org.gargamel.common.wire.WireCodec;
 import org.gargamel.scheduler.core.Placement;
 import org.gargamel.scheduler.core.Scheduler;
+import org.gargamel.tpcc.TpccRules;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -51,7 +51,9 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
 @Measurement(iterations = 3, time = 3)
 // A fixed, pre-touched heap, as a long-running scheduler's is (see ConflictIndexBenchmark and docs/classifier.md:
 // first touches of a growing heap otherwise land in the p99).
-@Fork(value = 1, jvmArgs = {"-Xms2g", "-Xmx2g", "-XX:+AlwaysPreTouch", "-XX:+UseParallelGC"})
+@Fork(
+        value = 1,
+        jvmArgs = {"-Xms2g", "-Xmx2g", "-XX:+AlwaysPreTouch", "-XX:+UseParallelGC"})
 public class SchedulerBenchmark {
     private static final int WAREHOUSES = 10;
     private static final int DISTINCT_CALLS = 1 << 16;
@@ -66,6 +68,7 @@ public class SchedulerBenchmark {
 
         /** The calls as they arrive: encoded SubmitCall messages. */
         private List<byte[]> messages;
+
         private ProcedureCall nextCall;
         private Scheduler scheduler;
         private Placement[] ring;
@@ -79,7 +82,10 @@ public class SchedulerBenchmark {
             for (ProcedureCall call : tpccMix(new SplittableRandom(42), DISTINCT_CALLS)) {
                 messages.add(WireCodec.encode(new SubmitCall(messages.size(), call)));
             }
-            scheduler = new Scheduler(ClassifierRules.loadResource(TpccRules.class, TpccRules.RESOURCE), org.gargamel.common.config.Mode.GARGAMEL, Isolation.PSI);
+            scheduler = new Scheduler(
+                    ClassifierRules.loadResource(TpccRules.class, TpccRules.RESOURCE),
+                    org.gargamel.common.config.Mode.GARGAMEL,
+                    Isolation.PSI);
             for (String node : NODES) {
                 scheduler.addNode(node, WORKERS);
             }
@@ -163,13 +169,21 @@ public class SchedulerBenchmark {
                     supply.add(random.nextInt(100) == 0 ? random.nextInt(1, WAREHOUSES + 1) : w);
                     quantities.add(5);
                 }
-                result.add(ProcedureCall.of("new_order", w, d, random.nextInt(1, 3001), items, supply, quantities, now));
+                result.add(
+                        ProcedureCall.of("new_order", w, d, random.nextInt(1, 3001), items, supply, quantities, now));
             } else if (kind < 88) {
                 int cw = random.nextInt(100) < 15 ? random.nextInt(1, WAREHOUSES + 1) : w;
                 boolean byName = random.nextInt(100) < 60;
-                result.add(ProcedureCall.of("payment", w, d, cw, random.nextInt(1, 11),
-                        byName ? null : random.nextInt(1, 3001), byName ? "BARBARABLE" : null,
-                        new BigDecimal("10.00"), now));
+                result.add(ProcedureCall.of(
+                        "payment",
+                        w,
+                        d,
+                        cw,
+                        random.nextInt(1, 11),
+                        byName ? null : random.nextInt(1, 3001),
+                        byName ? "BARBARABLE" : null,
+                        new BigDecimal("10.00"),
+                        now));
             } else if (kind < 92) {
                 result.add(ProcedureCall.of("order_status", w, d, random.nextInt(1, 3001), null));
             } else if (kind < 96) {
@@ -191,8 +205,10 @@ public class SchedulerBenchmark {
         }
         if (endToEnd) {
             double rate = EndToEndRate.measure(java.time.Duration.ofSeconds(5), java.time.Duration.ofSeconds(10));
-            System.out.printf("end_to_end_calls_per_s=%.0f (TPC-C mix, 1 client, JGroups TCP on 127.0.0.1, "
-                    + "3 no-op fake nodes x 4 workers, %s=%s)%n", rate,
+            System.out.printf(
+                    "end_to_end_calls_per_s=%.0f (TPC-C mix, 1 client, JGroups TCP on 127.0.0.1, "
+                            + "3 no-op fake nodes x 4 workers, %s=%s)%n",
+                    rate,
                     org.gargamel.common.group.Channels.BUNDLER_VARIABLE,
                     System.getenv().getOrDefault(org.gargamel.common.group.Channels.BUNDLER_VARIABLE, "unset"));
         }
@@ -200,17 +216,22 @@ public class SchedulerBenchmark {
 
     private static void runJmh(String[] args) throws Exception {
         Collection<RunResult> results = new Runner(new OptionsBuilder()
-                .parent(new CommandLineOptions(args))
-                .include(SchedulerBenchmark.class.getName() + ".(placeCall|placeAndRetireOldest)$")
-                .build()).run();
+                        .parent(new CommandLineOptions(args))
+                        .include(SchedulerBenchmark.class.getName() + ".(placeCall|placeAndRetireOldest)$")
+                        .build())
+                .run();
         List<RunResult> sorted = new ArrayList<>(results);
-        sorted.sort(java.util.Comparator.comparing((RunResult r) -> !r.getParams().getBenchmark().endsWith("placeCall"))
+        sorted.sort(java.util.Comparator.comparing(
+                        (RunResult r) -> !r.getParams().getBenchmark().endsWith("placeCall"))
                 .thenComparingInt(r -> Integer.parseInt(r.getParams().getParam("inflight"))));
         for (RunResult result : sorted) {
             var statistics = result.getPrimaryResult().getStatistics();
             String benchmark = result.getParams().getBenchmark();
-            System.out.printf("inflight=%s p50_us=%.2f p99_us=%.2f%s%n", result.getParams().getParam("inflight"),
-                    statistics.getPercentile(50), statistics.getPercentile(99),
+            System.out.printf(
+                    "inflight=%s p50_us=%.2f p99_us=%.2f%s%n",
+                    result.getParams().getParam("inflight"),
+                    statistics.getPercentile(50),
+                    statistics.getPercentile(99),
                     benchmark.endsWith("placeCall") ? "" : " (place + retire the oldest, timed together)");
         }
     }

@@ -16,11 +16,11 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import org.gargamel.common.config.Mode;
 import org.gargamel.common.call.ProcedureCall;
 import org.gargamel.common.client.ClientOptions;
 import org.gargamel.common.client.GargamelClient;
 import org.gargamel.common.client.GargamelClientException;
+import org.gargamel.common.config.Mode;
 import org.gargamel.common.wire.CallOutcome;
 import org.gargamel.scheduler.bench.SchedulerBenchmark;
 import org.jgroups.protocols.DELAY;
@@ -38,7 +38,8 @@ import org.junit.jupiter.api.Timeout;
 @Tag("cluster")
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ClusterTest {
-    private static final ClientOptions OPTIONS = new ClientOptions(10_000, Duration.ofSeconds(30), Duration.ofSeconds(20));
+    private static final ClientOptions OPTIONS =
+            new ClientOptions(10_000, Duration.ofSeconds(30), Duration.ofSeconds(20));
 
     /** Submits the TPC-C mix from every client at once; returns each call's outcome (or failure) in order. */
     private static List<Object> runMix(List<GargamelClient> clients, int callsPerClient, long seed) throws Exception {
@@ -100,7 +101,8 @@ class ClusterTest {
             }
             assertTrue(deliveries > 0, "the mix has deliveries, user-aborted by the fake nodes: " + counts);
             assertEquals(3000, outcomes.size());
-            assertEquals(3, cluster.bus.executed.values().stream().distinct().count(), "updates spread over the 3 nodes");
+            assertEquals(
+                    3, cluster.bus.executed.values().stream().distinct().count(), "updates spread over the 3 nodes");
             assertCleanRun(cluster, first, 3000);
             assertEquals(3000, cluster.scheduler.scheduledCount());
         }
@@ -125,9 +127,10 @@ class ClusterTest {
         try (TestCluster cluster = TestCluster.inMemory(Mode.GARGAMEL, 100_000, 2, 2, channel -> {
             try {
                 DELAY delay = new DELAY();
-                delay.init();  // the channel's stack was initialised already: a protocol inserted now must be too
+                delay.init(); // the channel's stack was initialised already: a protocol inserted now must be too
                 DISCARD discard = new DISCARD();
-                channel.getProtocolStack().insertProtocol(delay, ProtocolStack.Position.ABOVE, SHARED_LOOPBACK_PING.class);
+                channel.getProtocolStack()
+                        .insertProtocol(delay, ProtocolStack.Position.ABOVE, SHARED_LOOPBACK_PING.class);
                 channel.getProtocolStack().insertProtocol(discard, ProtocolStack.Position.ABOVE, DELAY.class);
                 delays.add(delay);
                 discards.add(discard);
@@ -174,7 +177,8 @@ class ClusterTest {
     void badCallsAreRejectedWithTheClassifiersMessage() throws Exception {
         try (TestCluster cluster = TestCluster.inMemory(1, 1)) {
             GargamelClient client = cluster.readyClient(OPTIONS);
-            CallOutcome unknown = client.submit(ProcedureCall.of("no_such_procedure", 1)).get(10, TimeUnit.SECONDS);
+            CallOutcome unknown =
+                    client.submit(ProcedureCall.of("no_such_procedure", 1)).get(10, TimeUnit.SECONDS);
             assertEquals(CallOutcome.Status.REJECTED, unknown.status());
             assertTrue(unknown.message().contains("unknown procedure 'no_such_procedure'"), unknown.message());
             CallOutcome arity = client.submit(ProcedureCall.of("delivery", 1)).get(10, TimeUnit.SECONDS);
@@ -189,7 +193,8 @@ class ClusterTest {
     void noNodeMeansRejectedNotSilence() throws Exception {
         try (TestCluster cluster = TestCluster.inMemory(0, 1)) {
             GargamelClient client = cluster.client(OPTIONS);
-            CallOutcome outcome = client.submit(ProcedureCall.of("delivery", 1, 1, java.time.LocalDateTime.now(ZoneOffset.UTC)))
+            CallOutcome outcome = client.submit(
+                            ProcedureCall.of("delivery", 1, 1, java.time.LocalDateTime.now(ZoneOffset.UTC)))
                     .get(10, TimeUnit.SECONDS);
             assertEquals(CallOutcome.Status.REJECTED, outcome.status());
             assertTrue(outcome.message().contains("no node"), outcome.message());
@@ -198,19 +203,22 @@ class ClusterTest {
 
     @Test
     void schedulerOverloadIsAnImmediateRejection() throws Exception {
-        try (TestCluster cluster = TestCluster.inMemory(Mode.GARGAMEL, 5, 1, 2, channel -> { })) {
+        try (TestCluster cluster = TestCluster.inMemory(Mode.GARGAMEL, 5, 1, 2, channel -> {})) {
             cluster.nodes.get(0).pause(true);
             GargamelClient client = cluster.readyClient(OPTIONS);
             List<CompletableFuture<CallOutcome>> futures = new ArrayList<>();
             for (int w = 1; w <= 8; w++) {
-                futures.add(client.submit(ProcedureCall.of("delivery", w, 1, java.time.LocalDateTime.now(ZoneOffset.UTC))));
+                futures.add(
+                        client.submit(ProcedureCall.of("delivery", w, 1, java.time.LocalDateTime.now(ZoneOffset.UTC))));
             }
             // The 3 beyond the limit are rejected while the 5 others wait at the paused node.
             int rejected = 0;
             for (int i = 5; i < 8; i++) {
                 CallOutcome outcome = futures.get(i).get(10, TimeUnit.SECONDS);
                 assertEquals(CallOutcome.Status.REJECTED, outcome.status());
-                assertTrue(outcome.message().contains("overloaded") && outcome.message().contains("maxInFlight 5"),
+                assertTrue(
+                        outcome.message().contains("overloaded")
+                                && outcome.message().contains("maxInFlight 5"),
                         outcome.message());
                 rejected++;
             }
@@ -220,7 +228,9 @@ class ClusterTest {
             }
             cluster.nodes.get(0).pause(false);
             for (int i = 0; i < 5; i++) {
-                assertEquals(CallOutcome.Status.COMMITTED, futures.get(i).get(10, TimeUnit.SECONDS).status());
+                assertEquals(
+                        CallOutcome.Status.COMMITTED,
+                        futures.get(i).get(10, TimeUnit.SECONDS).status());
             }
         }
     }
@@ -229,10 +239,14 @@ class ClusterTest {
     void clientOverloadAndTimeoutFailClearlyAndAtOnce() throws Exception {
         try (TestCluster cluster = TestCluster.inMemory(1, 1)) {
             cluster.nodes.get(0).pause(true);
-            GargamelClient client = cluster.readyClient(new ClientOptions(2, Duration.ofMillis(500), Duration.ofSeconds(20)));
-            CompletableFuture<CallOutcome> a = client.submit(ProcedureCall.of("delivery", 1, 1, java.time.LocalDateTime.now(ZoneOffset.UTC)));
-            CompletableFuture<CallOutcome> b = client.submit(ProcedureCall.of("delivery", 2, 1, java.time.LocalDateTime.now(ZoneOffset.UTC)));
-            CompletableFuture<CallOutcome> c = client.submit(ProcedureCall.of("delivery", 3, 1, java.time.LocalDateTime.now(ZoneOffset.UTC)));
+            GargamelClient client =
+                    cluster.readyClient(new ClientOptions(2, Duration.ofMillis(500), Duration.ofSeconds(20)));
+            CompletableFuture<CallOutcome> a =
+                    client.submit(ProcedureCall.of("delivery", 1, 1, java.time.LocalDateTime.now(ZoneOffset.UTC)));
+            CompletableFuture<CallOutcome> b =
+                    client.submit(ProcedureCall.of("delivery", 2, 1, java.time.LocalDateTime.now(ZoneOffset.UTC)));
+            CompletableFuture<CallOutcome> c =
+                    client.submit(ProcedureCall.of("delivery", 3, 1, java.time.LocalDateTime.now(ZoneOffset.UTC)));
             assertTrue(c.isCompletedExceptionally(), "the third call fails at once");
             GargamelClientException overload = failure(c);
             assertEquals(GargamelClientException.Reason.OVERLOADED, overload.reason());
@@ -257,7 +271,8 @@ class ClusterTest {
             // alternates node-1 and node-2.
             List<CompletableFuture<CallOutcome>> futures = new ArrayList<>();
             for (int w = 1; w <= 10; w++) {
-                futures.add(client.submit(ProcedureCall.of("delivery", w, 1, java.time.LocalDateTime.now(ZoneOffset.UTC))));
+                futures.add(
+                        client.submit(ProcedureCall.of("delivery", w, 1, java.time.LocalDateTime.now(ZoneOffset.UTC))));
             }
             waitUntil(() -> cluster.scheduler.scheduledCount() == 10, "every call was scheduled");
             staying.pause(false);
@@ -282,7 +297,8 @@ class ClusterTest {
             assertEquals("node-2", staying.abandons.get(0).origin());
             assertEquals(5, staying.abandons.get(0).transactions().length, staying.abandons.toString());
             // The cluster goes on with node-1 alone.
-            CallOutcome after = client.submit(ProcedureCall.of("delivery", 1, 1, java.time.LocalDateTime.now(ZoneOffset.UTC)))
+            CallOutcome after = client.submit(
+                            ProcedureCall.of("delivery", 1, 1, java.time.LocalDateTime.now(ZoneOffset.UTC)))
                     .get(20, TimeUnit.SECONDS);
             assertEquals(CallOutcome.Status.COMMITTED, after.status());
             assertEquals(1, client.drainStatus(Duration.ofSeconds(5)).nodes());
@@ -295,19 +311,20 @@ class ClusterTest {
         try {
             cluster.nodes.get(0).pause(true);
             GargamelClient client = cluster.readyClient(OPTIONS);
-            CompletableFuture<CallOutcome> pending = client.submit(ProcedureCall.of("delivery", 1, 1,
-                    java.time.LocalDateTime.now(ZoneOffset.UTC)));
+            CompletableFuture<CallOutcome> pending =
+                    client.submit(ProcedureCall.of("delivery", 1, 1, java.time.LocalDateTime.now(ZoneOffset.UTC)));
             waitUntil(() -> cluster.scheduler.scheduledCount() == 1, "the call was scheduled");
             cluster.scheduler.close();
             GargamelClientException failure = failure(pending);
             assertEquals(GargamelClientException.Reason.DISCONNECTED, failure.reason());
             assertTrue(failure.getMessage().contains("scheduler left"), failure.getMessage());
-            CompletableFuture<CallOutcome> later = client.submit(ProcedureCall.of("delivery", 1, 1,
-                    java.time.LocalDateTime.now(ZoneOffset.UTC)));
-            assertEquals(GargamelClientException.Reason.DISCONNECTED, failure(later).reason());
+            CompletableFuture<CallOutcome> later =
+                    client.submit(ProcedureCall.of("delivery", 1, 1, java.time.LocalDateTime.now(ZoneOffset.UTC)));
+            assertEquals(
+                    GargamelClientException.Reason.DISCONNECTED, failure(later).reason());
             client.close();
-            CompletableFuture<CallOutcome> closed = client.submit(ProcedureCall.of("delivery", 1, 1,
-                    java.time.LocalDateTime.now(ZoneOffset.UTC)));
+            CompletableFuture<CallOutcome> closed =
+                    client.submit(ProcedureCall.of("delivery", 1, 1, java.time.LocalDateTime.now(ZoneOffset.UTC)));
             assertTrue(failure(closed).getMessage().contains("closed"));
         } finally {
             cluster.close();
@@ -331,7 +348,8 @@ class ClusterTest {
         }
     }
 
-    private static void waitUntil(java.util.function.BooleanSupplier condition, String what) throws InterruptedException {
+    private static void waitUntil(java.util.function.BooleanSupplier condition, String what)
+            throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {

@@ -15,8 +15,8 @@ import java.util.function.Consumer;
 import org.gargamel.common.client.GargamelClient;
 import org.gargamel.common.group.Channels;
 import org.gargamel.common.group.GroupConfig;
-import org.gargamel.common.wire.CallOutcome;
 import org.gargamel.common.wire.Abandon;
+import org.gargamel.common.wire.CallOutcome;
 import org.gargamel.common.wire.Execute;
 import org.gargamel.common.wire.Message;
 import org.gargamel.common.wire.NodeHello;
@@ -45,15 +45,16 @@ public final class FakeNode implements AutoCloseable {
         final List<FakeNode> nodes = new CopyOnWriteArrayList<>();
         /** Update transactions executed somewhere, with the node that ran them. */
         public final ConcurrentHashMap<Long, String> executed = new ConcurrentHashMap<>();
+
         public final List<String> violations = new CopyOnWriteArrayList<>();
         public final AtomicLong executions = new AtomicLong();
         /** Executions of a transaction id seen twice (must stay 0). */
         public final AtomicLong duplicates = new AtomicLong();
+
         public volatile String abortProcedure = "";
     }
 
-    private record Visible(long txn) {
-    }
+    private record Visible(long txn) {}
 
     private final String name;
     private final int workers;
@@ -115,7 +116,7 @@ public final class FakeNode implements AutoCloseable {
     }
 
     public FakeNode(String name, int workers, GroupConfig group, Bus bus) throws Exception {
-        this(name, workers, group, bus, channel -> { });
+        this(name, workers, group, bus, channel -> {});
     }
 
     public String name() {
@@ -208,7 +209,11 @@ public final class FakeNode implements AutoCloseable {
             }
         }
         CallOutcome outcome = bus.abortProcedure.equals(execute.call().procedure())
-                ? CallOutcome.userAborted(execute.callId(), txn, "P0001", "fake abort of " + execute.call().procedure())
+                ? CallOutcome.userAborted(
+                        execute.callId(),
+                        txn,
+                        "P0001",
+                        "fake abort of " + execute.call().procedure())
                 : CallOutcome.committed(execute.callId(), txn, "ok " + txn);
         if (!execute.readOnly()) {
             if (bus.executed.putIfAbsent(txn, name) != null) {

@@ -1,8 +1,5 @@
 package org.gargamel.scheduler.cluster;
 
-import org.gargamel.common.config.Isolation;
-import org.gargamel.common.config.Mode;
-import org.gargamel.tpcc.TpccRules;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -11,10 +8,13 @@ import java.util.function.Consumer;
 import org.gargamel.common.client.ClientOptions;
 import org.gargamel.common.client.GargamelClient;
 import org.gargamel.common.config.GroupSettings;
+import org.gargamel.common.config.Isolation;
+import org.gargamel.common.config.Mode;
 import org.gargamel.common.group.GroupConfig;
 import org.gargamel.common.group.LoopbackPorts;
 import org.gargamel.scheduler.SchedulerConfig;
 import org.gargamel.scheduler.SchedulerServer;
+import org.gargamel.tpcc.TpccRules;
 import org.jgroups.JChannel;
 
 /** A scheduler, fake nodes and clients in one JVM, in-memory or over TCP on 127.0.0.1; closes them all. */
@@ -40,7 +40,8 @@ final class TestCluster implements AutoCloseable {
         } else {
             control = GroupSettings.inMemory();
         }
-        scheduler = new SchedulerServer(new SchedulerConfig(control, mode, Isolation.PSI, TpccRules.temporaryFile(), maxInFlight));
+        scheduler = new SchedulerServer(
+                new SchedulerConfig(control, mode, Isolation.PSI, TpccRules.temporaryFile(), maxInFlight));
         try {
             scheduler.start(faults);
             for (int i = 1; i <= nodeCount; i++) {
@@ -53,7 +54,7 @@ final class TestCluster implements AutoCloseable {
     }
 
     static TestCluster inMemory(int nodes, int workers) throws Exception {
-        return new TestCluster(false, Mode.GARGAMEL, 100_000, nodes, workers, channel -> { });
+        return new TestCluster(false, Mode.GARGAMEL, 100_000, nodes, workers, channel -> {});
     }
 
     static TestCluster inMemory(Mode mode, int maxInFlight, int nodes, int workers, Consumer<JChannel> faults)
@@ -62,7 +63,7 @@ final class TestCluster implements AutoCloseable {
     }
 
     static TestCluster tcp(int nodes, int workers) throws Exception {
-        return new TestCluster(true, Mode.GARGAMEL, 100_000, nodes, workers, channel -> { });
+        return new TestCluster(true, Mode.GARGAMEL, 100_000, nodes, workers, channel -> {});
     }
 
     GroupConfig group(int port) {
@@ -77,7 +78,9 @@ final class TestCluster implements AutoCloseable {
     }
 
     FakeNode addNode(String name, int workers) throws Exception {
-        int port = tcp ? GroupConfig.parseHostPort(initialHosts.get(nodes.size() + 1)).getPort() : 0;
+        int port = tcp
+                ? GroupConfig.parseHostPort(initialHosts.get(nodes.size() + 1)).getPort()
+                : 0;
         FakeNode node = new FakeNode(name, workers, group(port), bus, faults);
         nodes.add(node);
         return node;
@@ -99,7 +102,6 @@ final class TestCluster implements AutoCloseable {
         client.awaitNodes(nodes.size(), Duration.ofSeconds(20));
         return client;
     }
-
 
     @Override
     public void close() {

@@ -28,15 +28,19 @@ import org.junit.jupiter.api.Test;
 @Tag("unit")
 class HostileCallsTest {
     private static final ClassifierRules RULES = ClassifierRules.loadResource(TpccRules.class, TpccRules.RESOURCE);
-    private static final List<String> PROCEDURES = List.of("new_order", "payment", "delivery", "order_status",
-            "stock_level", "no_such_procedure");
+    private static final List<String> PROCEDURES =
+            List.of("new_order", "payment", "delivery", "order_status", "stock_level", "no_such_procedure");
 
     @Test
     void everyCallIsPlacedOrRejectedNeverAnythingElse() {
         for (Mode mode : Mode.values()) {
             for (Isolation isolation : Isolation.values()) {
                 // Seeded by the constants' names, not their order.
-                run(new SplittableRandom(31L * mode.name().hashCode() + isolation.name().hashCode()), mode, isolation,
+                run(
+                        new SplittableRandom(
+                                31L * mode.name().hashCode() + isolation.name().hashCode()),
+                        mode,
+                        isolation,
                         3_000);
             }
         }
@@ -77,7 +81,9 @@ class HostileCallsTest {
         ProcedureRule rule = RULES.procedures().get(procedure);
         List<Object> arguments = new ArrayList<>();
         if (rule == null || random.nextInt(5) == 0) {
-            int arity = rule == null ? random.nextInt(6) : Math.max(0, rule.parameters().size() + random.nextInt(3) - 1);
+            int arity = rule == null
+                    ? random.nextInt(6)
+                    : Math.max(0, rule.parameters().size() + random.nextInt(3) - 1);
             for (int i = 0; i < arity; i++) {
                 arguments.add(random.nextBoolean() ? anyScalar(random) : anyArray(random));
             }

@@ -1,7 +1,5 @@
 package org.gargamel.scheduler.core;
 
-import org.gargamel.common.config.Mode;
-import org.gargamel.tpcc.TpccRules;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -10,8 +8,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.gargamel.classifier.ClassifierRules;
-import org.gargamel.common.config.Isolation;
 import org.gargamel.common.call.ProcedureCall;
+import org.gargamel.common.config.Isolation;
+import org.gargamel.common.config.Mode;
+import org.gargamel.tpcc.TpccRules;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 

@@ -1,7 +1,5 @@
 package org.gargamel.scheduler.core;
 
-import org.gargamel.common.config.Mode;
-import org.gargamel.tpcc.TpccRules;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -15,8 +13,10 @@ import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import org.gargamel.classifier.ClassifierRules;
-import org.gargamel.common.config.Isolation;
 import org.gargamel.common.call.ProcedureCall;
+import org.gargamel.common.config.Isolation;
+import org.gargamel.common.config.Mode;
+import org.gargamel.tpcc.TpccRules;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -43,8 +43,14 @@ class SchedulerPropertyTest {
         for (Isolation isolation : Isolation.values()) {
             for (long seed = 1; seed <= 10; seed++) {
                 // Seeded by the isolation's name, not its place in the enum.
-                new Run(new SplittableRandom(seed * 7919 + isolation.name().hashCode()), isolation, 2 + (int) (seed % 2),
-                        seed % 3 == 0, 250).run();
+                new Run(
+                                new SplittableRandom(
+                                        seed * 7919 + isolation.name().hashCode()),
+                                isolation,
+                                2 + (int) (seed % 2),
+                                seed % 3 == 0,
+                                250)
+                        .run();
             }
         }
     }
@@ -161,11 +167,13 @@ class SchedulerPropertyTest {
                 Placement before = placements.get((int) dep);
                 assertTrue(dep < txn && !before.readOnly(), "dependency " + dep + " of " + txn);
                 assertTrue(!fullyVisible(dep), "dependency " + dep + " was already visible everywhere");
-                assertTrue(rules.conflict(byTxn.get((int) dep), call, isolation).isPresent(),
+                assertTrue(
+                        rules.conflict(byTxn.get((int) dep), call, isolation).isPresent(),
                         "edge " + dep + " -> " + txn + " joins non-conflicting calls");
                 reach.set((int) dep);
                 reach.or(closure.get((int) dep));
-                if (!successors.contains(dep) && liveNodes.containsKey(before.worker().node())
+                if (!successors.contains(dep)
+                        && liveNodes.containsKey(before.worker().node())
                         && (open == null || dep > open.txn())) {
                     open = before;
                 }
@@ -179,8 +187,10 @@ class SchedulerPropertyTest {
                     continue;
                 }
                 if (rules.conflict(byTxn.get((int) earlier), call, isolation).isPresent()) {
-                    assertTrue(reach.get((int) earlier), "conflicting " + earlier + " and " + txn + " are not ordered ("
-                            + byTxn.get((int) earlier) + " / " + call + ")");
+                    assertTrue(
+                            reach.get((int) earlier),
+                            "conflicting " + earlier + " and " + txn + " are not ordered (" + byTxn.get((int) earlier)
+                                    + " / " + call + ")");
                 }
             }
             if (open != null) {
@@ -243,7 +253,7 @@ class SchedulerPropertyTest {
             }
             visible.get(node).add(txn);
             scheduler.reportVisible(node, txn);
-            scheduler.reportVisible(node, txn);  // repeated: harmless
+            scheduler.reportVisible(node, txn); // repeated: harmless
             long inFlight = 0;
             for (long t = 1; t < placements.size(); t++) {
                 if (!gone(t)) {

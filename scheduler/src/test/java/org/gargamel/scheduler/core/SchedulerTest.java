@@ -1,7 +1,5 @@
 package org.gargamel.scheduler.core;
 
-import org.gargamel.common.config.Mode;
-import org.gargamel.tpcc.TpccRules;
 import static org.gargamel.scheduler.core.TpccCalls.delivery;
 import static org.gargamel.scheduler.core.TpccCalls.newOrder;
 import static org.gargamel.scheduler.core.TpccCalls.orderStatus;
@@ -16,8 +14,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.Arrays;
 import java.util.List;
 import org.gargamel.classifier.ClassifierRules;
-import org.gargamel.common.config.Isolation;
 import org.gargamel.common.call.ProcedureCall;
+import org.gargamel.common.config.Isolation;
+import org.gargamel.common.config.Mode;
+import org.gargamel.tpcc.TpccRules;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -85,7 +85,7 @@ class SchedulerTest {
         Scheduler s = gargamel();
         Placement t1 = s.place(newOrder(1, 1, 1));
         Placement t2 = s.place(newOrder(1, 2, 2));
-        Placement t3 = s.place(newOrder(1, 1, 2));  // district (1,1) of t1, stock (1,2) of t2
+        Placement t3 = s.place(newOrder(1, 1, 2)); // district (1,1) of t1, stock (1,2) of t2
         assertArrayEquals(new long[] {1, 2}, deps(t3));
         assertEquals(t2.worker(), t3.worker());
         assertNotEquals(t1.worker(), t3.worker());
@@ -95,8 +95,8 @@ class SchedulerTest {
     void fig33dSecondSuccessorSplitsToAnotherWorker() {
         Scheduler s = gargamel();
         Placement t1 = s.place(newOrder(1, 1, 1, 2));
-        Placement t2 = s.place(newOrder(1, 2, 1));  // stock (1,1)
-        Placement t3 = s.place(newOrder(1, 3, 2));  // stock (1,2), not t2
+        Placement t2 = s.place(newOrder(1, 2, 1)); // stock (1,1)
+        Placement t3 = s.place(newOrder(1, 3, 2)); // stock (1,2), not t2
         assertArrayEquals(new long[] {1}, deps(t2));
         assertArrayEquals(new long[] {1}, deps(t3));
         assertEquals(t1.worker(), t2.worker(), "the first successor continues the chain");
@@ -110,9 +110,9 @@ class SchedulerTest {
         Placement t1 = s.place(newOrder(1, 1, 1, 2));
         Placement t2 = s.place(newOrder(1, 2, 1));
         Placement t3 = s.place(newOrder(1, 3, 2));
-        Placement t4 = s.place(newOrder(1, 2, 2));  // district (1,2) of t2, stock (1,2) of t3
-        Placement t5 = s.place(newOrder(1, 2, 7));  // district (1,2): after t4 only
-        Placement t6 = s.place(newOrder(1, 4, 9));  // independent
+        Placement t4 = s.place(newOrder(1, 2, 2)); // district (1,2) of t2, stock (1,2) of t3
+        Placement t5 = s.place(newOrder(1, 2, 7)); // district (1,2): after t4 only
+        Placement t6 = s.place(newOrder(1, 4, 9)); // independent
         assertArrayEquals(new long[] {2, 3}, deps(t4));
         assertEquals(t3.worker(), t4.worker(), "merge continues the most recent open chain");
         assertArrayEquals(new long[] {4}, deps(t5));
@@ -139,8 +139,8 @@ class SchedulerTest {
     void deliveryWildcardWaitsForEveryWriterOfItsWarehouse() {
         Scheduler s = gargamel();
         s.place(paymentById(1, 1, 1, 1, 1));
-        s.place(paymentById(2, 1, 1, 2, 3));  // customer (1,2,3)
-        s.place(paymentById(2, 1, 2, 1, 1));  // other warehouse's customer
+        s.place(paymentById(2, 1, 1, 2, 3)); // customer (1,2,3)
+        s.place(paymentById(2, 1, 2, 1, 1)); // other warehouse's customer
         Placement d = s.place(delivery(1));
         assertArrayEquals(new long[] {1, 2}, deps(d));
     }
@@ -156,7 +156,7 @@ class SchedulerTest {
         assertEquals(B0, r.worker(), "least loaded, on the least-loaded node");
         assertEquals(1, s.graphSize());
         assertEquals(2, s.inFlight());
-        s.reportVisible("a", 2);  // not its node: ignored
+        s.reportVisible("a", 2); // not its node: ignored
         assertEquals(2, s.inFlight());
         s.reportVisible("b", 2);
         assertEquals(1, s.inFlight());
@@ -171,10 +171,10 @@ class SchedulerTest {
         Placement t1 = s.place(newOrder(1, 1, 1));
         s.place(newOrder(1, 1, 2));
         assertEquals(2, s.load(t1.worker()));
-        s.reportVisible("b", 1);  // b applied the write-set: not a's execution
+        s.reportVisible("b", 1); // b applied the write-set: not a's execution
         assertEquals(2, s.load(t1.worker()));
         s.reportVisible("a", 1);
-        s.reportVisible("a", 1);  // repeated: harmless
+        s.reportVisible("a", 1); // repeated: harmless
         assertEquals(1, s.load(t1.worker()));
         assertEquals(0, s.load(new WorkerRef("nobody", 0)));
     }
@@ -194,8 +194,8 @@ class SchedulerTest {
         Placement t2 = s.place(newOrder(1, 1, 1));
         assertArrayEquals(new long[0], deps(t2), "visible everywhere: no dependency needed");
         assertEquals(t1.worker(), t2.worker(), "least loaded again");
-        s.reportVisible("a", 99);  // unknown id
-        s.reportVisible("zz", 2);  // unknown node
+        s.reportVisible("a", 99); // unknown id
+        s.reportVisible("zz", 2); // unknown node
         assertEquals(1, s.inFlight());
     }
 
@@ -203,7 +203,7 @@ class SchedulerTest {
     void fullyReportedTransactionWaitsForItsDependencyBeforeLeavingTheGraph() {
         Scheduler s = gargamel();
         s.place(newOrder(1, 1, 1));
-        s.place(newOrder(1, 1, 2));  // after 1
+        s.place(newOrder(1, 1, 2)); // after 1
         s.reportVisible("a", 2);
         s.reportVisible("b", 2);
         assertEquals(1, s.inFlight(), "2 is visible everywhere");
@@ -221,14 +221,15 @@ class SchedulerTest {
         Scheduler s = gargamel();
         s.addNode("c", 1);
         WorkerRef c0 = new WorkerRef("c", 0);
-        Placement t1 = s.place(newOrder(1, 1, 1));   // a#0
-        Placement t2 = s.place(newOrder(1, 2, 2));   // b#0: node a is busier
-        Placement t3 = s.place(newOrder(1, 3, 3));   // c#0
-        Placement t4 = s.place(newOrder(1, 4, 4));   // a#1
+        Placement t1 = s.place(newOrder(1, 1, 1)); // a#0
+        Placement t2 = s.place(newOrder(1, 2, 2)); // b#0: node a is busier
+        Placement t3 = s.place(newOrder(1, 3, 3)); // c#0
+        Placement t4 = s.place(newOrder(1, 4, 4)); // a#1
         Placement t5 = s.place(orderStatus(1, 1, 1)); // b#1
-        Placement t6 = s.place(newOrder(1, 5, 5));   // c#0: one call per worker, node c has the fewest
-        assertEquals(List.of(A0, B0, c0, A1, B1, c0), List.of(t1.worker(), t2.worker(), t3.worker(), t4.worker(),
-                t5.worker(), t6.worker()));
+        Placement t6 = s.place(newOrder(1, 5, 5)); // c#0: one call per worker, node c has the fewest
+        assertEquals(
+                List.of(A0, B0, c0, A1, B1, c0),
+                List.of(t1.worker(), t2.worker(), t3.worker(), t4.worker(), t5.worker(), t6.worker()));
         for (String node : List.of("a", "b", "c")) {
             s.reportVisible(node, 3);
         }
@@ -243,8 +244,9 @@ class SchedulerTest {
         assertEquals(List.of(t6), rejected, "c executed 3 and never reported 6");
         assertEquals(2, s.nodeCount());
         assertEquals(0, s.load(c0));
-        assertEquals(2, s.graphSize(), "1 and 4 were reported by a and b, the nodes left; 2 and 6 stay until both report");
-        Placement t7 = s.place(newOrder(1, 5, 6));   // after 6, whose node left: a new chain
+        assertEquals(
+                2, s.graphSize(), "1 and 4 were reported by a and b, the nodes left; 2 and 6 stay until both report");
+        Placement t7 = s.place(newOrder(1, 5, 6)); // after 6, whose node left: a new chain
         assertArrayEquals(new long[] {6}, deps(t7));
         assertEquals(A0, t7.worker(), "a's workers are idle again");
         List<Placement> rejectedB = s.removeNode("b");
@@ -262,8 +264,8 @@ class SchedulerTest {
     @Test
     void removingTheLastReporterCollectsAtOnce() {
         Scheduler s = gargamel();
-        s.place(newOrder(1, 1, 1));  // a#0
-        s.place(newOrder(1, 1, 2));  // a#0 after 1
+        s.place(newOrder(1, 1, 1)); // a#0
+        s.place(newOrder(1, 1, 2)); // a#0 after 1
         s.reportVisible("a", 1);
         s.reportVisible("a", 2);
         assertEquals(2, s.graphSize());
@@ -301,7 +303,7 @@ class SchedulerTest {
         s.addNode("a", 2);
         List<WorkerRef> expected = List.of(A0, A1, B0, B1, A0, A1);
         for (WorkerRef worker : expected) {
-            Placement p = s.place(newOrder(1, 1, 1));  // all conflict
+            Placement p = s.place(newOrder(1, 1, 1)); // all conflict
             assertEquals(worker, p.worker());
             assertArrayEquals(new long[0], p.backDependencies());
         }
@@ -324,7 +326,7 @@ class SchedulerTest {
         s.addNode("b", 2);
         s.addNode("a", 2);
         Placement t1 = s.place(newOrder(1, 1, 1));
-        Placement t2 = s.place(newOrder(2, 2, 2));  // no conflict, still chained
+        Placement t2 = s.place(newOrder(2, 2, 2)); // no conflict, still chained
         Placement r = s.place(orderStatus(1, 1, 1));
         Placement t4 = s.place(paymentById(3, 1, 3, 1, 1));
         assertEquals(B0, t1.worker(), "the first worker of the first node to join");
@@ -356,7 +358,8 @@ class SchedulerTest {
             RejectedCallException e = assertThrows(RejectedCallException.class, () -> s.place(call));
             assertEquals(classifier, e.getMessage());
         }
-        assertTrue(assertThrows(RejectedCallException.class, () -> s.place(unknown)).getMessage()
+        assertTrue(assertThrows(RejectedCallException.class, () -> s.place(unknown))
+                .getMessage()
                 .contains("launch_rockets"));
         assertEquals(0, s.graphSize());
         assertEquals(0, s.indexSize());
