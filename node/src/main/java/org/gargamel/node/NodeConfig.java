@@ -3,6 +3,7 @@ package org.gargamel.node;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.nio.file.Path;
+import java.util.List;
 import org.gargamel.classifier.ClassifierRules;
 import org.gargamel.common.config.ConfigException;
 import org.gargamel.common.config.ConfigFiles;
@@ -10,6 +11,7 @@ import org.gargamel.common.config.GroupSettings;
 import org.gargamel.common.config.Isolation;
 import org.gargamel.common.config.Mode;
 import org.gargamel.common.config.Secrets;
+import org.gargamel.common.group.RaftSettings;
 
 /**
  * A node's configuration file (docs/node.md):
@@ -24,6 +26,10 @@ import org.gargamel.common.config.Secrets;
  * rules: my-rules.yaml              # required: the classifier rules, as the scheduler's; checked against the database
  * control:   {bind: 127.0.0.1:7810, initialHosts: [127.0.0.1:7800, 127.0.0.1:7810]}
  * writeSets: {bind: 127.0.0.1:7811, initialHosts: [127.0.0.1:7811, 127.0.0.1:7821]}
+ * replicas: [node-1, node-2, node-3] # required: every node's name, the same list at every node (the write-set
+ *                                    # log commits an entry once a majority of them hold it)
+ * dataDir: /var/lib/gargamel/node-1 # optional; where the write-set log is kept (default: in memory)
+ * logFsync: true                    # optional; force each log append to disk (default true)
  * statsFile: out/node-1.json        # optional; counters and timings written when the node stops
  * </pre>
  */
@@ -36,6 +42,9 @@ public record NodeConfig(
         String rules,
         GroupSettings control,
         GroupSettings writeSets,
+        List<String> replicas,
+        String dataDir,
+        boolean logFsync,
         String statsFile,
         String user,
         String password) {
@@ -50,6 +59,9 @@ public record NodeConfig(
             @JsonProperty("rules") String rules,
             @JsonProperty("control") GroupSettings control,
             @JsonProperty("writeSets") GroupSettings writeSets,
+            @JsonProperty("replicas") List<String> replicas,
+            @JsonProperty("dataDir") String dataDir,
+            @JsonProperty("logFsync") Boolean logFsync,
             @JsonProperty("statsFile") String statsFile,
             @JsonProperty("user") String user,
             @JsonProperty("password") String password) {
@@ -62,12 +74,15 @@ public record NodeConfig(
                 rules,
                 control,
                 writeSets,
+                replicas == null ? null : List.copyOf(replicas),
+                dataDir,
+                logFsync == null || logFsync,
                 statsFile,
                 user,
                 password);
     }
 
-    /** Without a separate user and password (in the URL, or none). */
+    /** Without a separate user and password (in the URL, or none), its log in memory. */
     public NodeConfig(
             String name,
             String jdbcUrl,
@@ -77,15 +92,33 @@ public record NodeConfig(
             String rules,
             GroupSettings control,
             GroupSettings writeSets,
+            List<String> replicas,
             String statsFile) {
-        this(name, jdbcUrl, workers, mode, isolation, rules, control, writeSets, statsFile, null, null);
+        this(
+                name, jdbcUrl, workers, mode, isolation, rules, control, writeSets, replicas, null, true, statsFile,
+                null, null);
+    }
+
+    /** The same node keeping its write-set log in {@code directory} (null: in memory). */
+    public NodeConfig withDataDir(String directory, boolean fsync) {
+        return new NodeConfig(
+                name, jdbcUrl, workers, mode, isolation, rules, control, writeSets, replicas, directory, fsync,
+                statsFile, user, password);
+    }
+
+    /** The write-set log's consensus settings of this node. */
+    public RaftSettings raftSettings() {
+        return new RaftSettings(
+                name, replicas, dataDir == null ? null : Path.of(dataDir).resolve("log"), logFsync);
     }
 
     @Override
     public String toString() {
         return "NodeConfig[name=" + name + ", jdbcUrl=" + Secrets.maskUrl(jdbcUrl)
                 + ", workers=" + workers + ", mode=" + mode + ", isolation=" + isolation + ", rules=" + rules
-                + ", control=" + control + ", writeSets=" + writeSets + ", statsFile=" + statsFile + ", user=" + user
+                + ", control=" + control + ", writeSets=" + writeSets + ", replicas=" + replicas + ", dataDir="
+                + dataDir
+                + ", logFsync=" + logFsync + ", statsFile=" + statsFile + ", user=" + user
                 + ", password=" + (password == null ? "null" : "***") + "]";
     }
 
@@ -106,7 +139,8 @@ public record NodeConfig(
 
     public NodeConfig withRules(String rulesFile) {
         return new NodeConfig(
-                name, jdbcUrl, workers, mode, isolation, rulesFile, control, writeSets, statsFile, user, password);
+                name, jdbcUrl, workers, mode, isolation, rulesFile, control, writeSets, replicas, dataDir, logFsync,
+                statsFile, user, password);
     }
 
     public NodeConfig validate() {
@@ -149,6 +183,16 @@ public record NodeConfig(
                 && !control.bind().endsWith(":0")) {
             throw new ConfigException("keys 'control.bind' and 'writeSets.bind' are both " + control.bind()
                     + ": the two groups need two ports");
+        }
+        if (replicas == null || replicas.isEmpty()) {
+            throw new ConfigException("key 'replicas' is required: the names of all the nodes, the same list at every "
+                    + "node (the write-set log commits an entry once a majority of them hold it)");
+        }
+        if (!replicas.contains(name)) {
+            throw new ConfigException("key 'replicas' " + replicas + " does not name this node, '" + name + "'");
+        }
+        if (replicas.stream().distinct().count() != replicas.size()) {
+            throw new ConfigException("key 'replicas' " + replicas + " names a node twice");
         }
         loadRules();
         return this;

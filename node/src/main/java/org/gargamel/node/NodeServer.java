@@ -4,12 +4,15 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.gargamel.classifier.ClassifierRules;
 import org.gargamel.classifier.validate.LiveValidator;
@@ -17,27 +20,32 @@ import org.gargamel.common.client.GargamelClient;
 import org.gargamel.common.config.Mode;
 import org.gargamel.common.config.Secrets;
 import org.gargamel.common.group.Channels;
+import org.gargamel.common.lifecycle.Futures;
 import org.gargamel.common.lifecycle.Supervisor;
 import org.gargamel.common.wire.Abandon;
 import org.gargamel.common.wire.CallOutcome;
 import org.gargamel.common.wire.Execute;
+import org.gargamel.common.wire.LogMark;
 import org.gargamel.common.wire.Message;
 import org.gargamel.common.wire.MessageEndpoint;
 import org.gargamel.common.wire.MessageType;
 import org.gargamel.common.wire.NodeHello;
-import org.gargamel.common.wire.WriteSet;
 import org.gargamel.node.apply.ApplyLoop;
 import org.gargamel.node.capture.WriteSetCapture;
 import org.gargamel.node.certify.Certification;
 import org.gargamel.node.certify.PrimaryKeys;
 import org.gargamel.node.execution.ArgumentTypes;
+import org.gargamel.node.execution.CallCompletion;
 import org.gargamel.node.execution.ExecutionContext;
 import org.gargamel.node.execution.Worker;
 import org.gargamel.node.execution.WorkerConnection;
 import org.gargamel.node.progress.ProgressReporter;
 import org.gargamel.node.visibility.Visibility;
+import org.gargamel.node.writeset.CommitOrder;
+import org.gargamel.node.writeset.LogStateMachine;
 import org.gargamel.node.writeset.OwnTransactions;
-import org.gargamel.node.writeset.WriteSetGroup;
+import org.gargamel.node.writeset.ReplicaState;
+import org.gargamel.node.writeset.WriteSetLog;
 import org.jgroups.Address;
 import org.jgroups.JChannel;
 import org.jgroups.View;
@@ -79,7 +87,7 @@ public final class NodeServer implements AutoCloseable {
     private Connection applierConnection;
     private ProgressReporter progress;
     private JChannel control;
-    private JChannel writeSets;
+    private WriteSetLog log;
     private volatile Address scheduler;
 
     public NodeServer(NodeConfig config) {
@@ -103,37 +111,56 @@ public final class NodeServer implements AutoCloseable {
     }
 
     /**
-     * Validates the rules against the database, installs write-set capture, opens the workers' connections and
-     * joins both groups. Fails with a message naming the problem, and leaves nothing running, if any step fails.
+     * Validates the rules against the database, installs write-set capture, opens the workers' connections, joins the
+     * write-set log and catches up with it, then joins the control group and announces itself to the scheduler.
+     * Fails with a message naming the problem, and leaves nothing running, if any step fails.
      */
     public void start() throws Exception {
         try {
             ClassifierRules rules = config.loadRules();
             dataSource = new HikariDataSource(poolConfig());
             PrimaryKeys primaryKeys;
+            long commitOrderDrawn;
             try (Connection connection = dataSource.getConnection()) {
                 new LiveValidator().validate(rules, connection);
                 connection.commit();
                 WriteSetCapture.install(connection, "public");
+                ReplicaState.install(connection);
                 connection.commit();
                 primaryKeys = PrimaryKeys.read(connection, "public");
+                commitOrderDrawn = ReplicaState.drawCommitOrder(connection);
+                connection.commit();
             }
-            writeSets = Channels.writeSets(config.writeSets().toGroupConfig("writeSets"), name);
             control = Channels.control(config.control().toGroupConfig("control"), name);
-            WriteSetGroup group = new WriteSetGroup(name, writeSets);
             progress = new ProgressReporter(name, () -> scheduler, this::sendControl);
             Certification certification = config.mode() == Mode.ROUND_ROBIN
                     ? new Certification(primaryKeys, own, this::cancelExecutions)
                     : null;
+            applierConnection = dataSource.getConnection();
+            ApplyLoop applier =
+                    new ApplyLoop(name, applierConnection, visibility, own, certification, progress, statistics);
+            supervisor.start(name + "-applier", applier::run); // before the log: it replays at once
+            log = new WriteSetLog(
+                    name,
+                    Channels.writeSetLog(config.writeSets().toGroupConfig("writeSets"), name, config.raftSettings()),
+                    new LogStateMachine(
+                            name,
+                            applier::deliver,
+                            () -> log.firstIndex(),
+                            applier::persistedIndex,
+                            applier::awaitHandled,
+                            applier::startsFromSnapshot));
+            long incarnation = new SecureRandom().nextLong();
             ExecutionContext context = new ExecutionContext(
                     name,
                     config.isolation(),
                     ArgumentTypes.from(rules),
                     visibility,
-                    group,
+                    log,
+                    new CommitOrder(log, incarnation, commitOrderDrawn),
                     own,
                     statistics,
-                    this::finish);
+                    new Completion());
             for (int i = 0; i < config.workers(); i++) {
                 Connection connection = dataSource.getConnection();
                 WriteSetCapture.enableForSession(connection);
@@ -143,23 +170,17 @@ public final class NodeServer implements AutoCloseable {
                                 ? Worker.certified(i, worker, context, certification)
                                 : Worker.scheduled(i, worker, context));
             }
-            applierConnection = dataSource.getConnection();
-            ApplyLoop applier =
-                    new ApplyLoop(name, applierConnection, visibility, own, certification, progress, statistics);
             for (Worker worker : workers) {
                 supervisor.start(name + "-worker-" + worker.index(), worker::run);
             }
-            supervisor.start(name + "-applier", applier::run);
             supervisor.start(name + "-progress", progress::run);
-            writeSets.setReceiver(new MessageEndpoint(name + " write-sets", supervisor::fail)
-                    .on(WriteSet.class, MessageType.WRITE_SET, (source, writeSet) -> applier.deliver(writeSet))
-                    .on(Abandon.class, MessageType.ABANDON, (source, decision) -> applier.deliver(decision)));
-            writeSets.connect(Channels.WRITE_SET_CLUSTER);
+            log.connect();
+            catchUp(applier);
             control.setReceiver(new MessageEndpoint(name + " control", supervisor::fail)
                     .on(Execute.class, MessageType.EXECUTE, (source, call) -> dispatch(call))
-                    // From the scheduler: settle a departed node's transactions in the total order, at every node
+                    // From the scheduler: settle a departed node's transactions in the log's order, at every node
                     // alike.
-                    .on(Abandon.class, MessageType.ABANDON, (source, decision) -> group.broadcast(decision))
+                    .on(Abandon.class, MessageType.ABANDON, (source, decision) -> appendDecision(decision))
                     .onView(this::announce));
             control.connect(Channels.CONTROL_CLUSTER);
             announce(control.getView());
@@ -167,6 +188,45 @@ public final class NodeServer implements AutoCloseable {
             close();
             throw e;
         }
+    }
+
+    /**
+     * Waits until this replica reflects every entry the write-set log committed before now: a mark of this start is
+     * appended and waited for (the log is replayed and the missing entries come from the leader meanwhile). Only then
+     * does the node announce itself, so a restarted node never runs a call on a stale replica.
+     */
+    private void catchUp(ApplyLoop applier) throws Exception {
+        long nonce = new SecureRandom().nextLong();
+        CompletableFuture<Long> applied = applier.markApplied(nonce);
+        log.append(new LogMark(name, nonce), "the catch-up mark").get();
+        long started = System.nanoTime();
+        while (!applied.isDone()) {
+            if (supervisor.failure().isDone()) {
+                throw new IllegalStateException(
+                        name + " failed while catching up with the write-set log: "
+                                + supervisor.failure().getNow(null).getMessage(),
+                        supervisor.failure().getNow(null));
+            }
+            try {
+                applied.get(10, TimeUnit.SECONDS);
+            } catch (TimeoutException e) {
+                LOG.info(
+                        "{}: catching up with the write-set log ({} s; applied up to entry {})",
+                        name,
+                        (System.nanoTime() - started) / 1_000_000_000,
+                        applier.persistedIndex());
+            }
+        }
+        LOG.info("{}: caught up with the write-set log at entry {}", name, applied.get());
+    }
+
+    /** From the scheduler: its decision goes into the log (each survivor appends a copy; the first decides). */
+    private void appendDecision(Abandon decision) {
+        Futures.whenDone(log.append(decision, decision.describe()), (done, failure) -> {
+            if (failure != null) {
+                supervisor.fail(failure);
+            }
+        });
     }
 
     private HikariConfig poolConfig() {
@@ -199,8 +259,8 @@ public final class NodeServer implements AutoCloseable {
         if (control != null) {
             control.close();
         }
-        if (writeSets != null) {
-            writeSets.close();
+        if (log != null) {
+            log.close();
         }
         visibility.wakeAll();
         supervisor.stop(STOP_GRACE);
@@ -236,11 +296,23 @@ public final class NodeServer implements AutoCloseable {
         workers.get(call.worker()).submit(call);
     }
 
-    /** The end of a call here: visible here, its outcome to its client, its progress to the scheduler. */
-    private void finish(Execute call, CallOutcome outcome) {
-        visibility.markVisible(call.txnId());
-        sendControl(call.client(), outcome);
-        progress.visible(call.txnId());
+    /** How a call ends here: visible here and reported to the scheduler; its outcome to its client. */
+    private final class Completion implements CallCompletion {
+        @Override
+        public void visible(Execute call) {
+            visibility.markVisible(call.txnId());
+            progress.visible(call.txnId());
+        }
+
+        @Override
+        public void reply(Execute call, CallOutcome outcome) {
+            sendControl(call.client(), outcome);
+        }
+
+        @Override
+        public void fail(Throwable reason) {
+            supervisor.fail(reason);
+        }
     }
 
     /** Round-robin: cancels every local execution in progress, to make room for a certified write-set. */

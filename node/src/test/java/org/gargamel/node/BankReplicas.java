@@ -60,21 +60,52 @@ final class BankReplicas implements AutoCloseable {
 
     /** Starts a node on each replica (2 workers each) and waits until the scheduler heard from both. */
     void startNodes(Mode mode, Isolation isolation, Path statsDirectory) throws Exception {
+        startNodes(mode, isolation, statsDirectory, NODES);
+    }
+
+    /** As above, with {@code members} as the write-set log's members (a test may add one that is not started). */
+    void startNodes(Mode mode, Isolation isolation, Path statsDirectory, List<String> members) throws Exception {
         GroupSettings inMemory = GroupSettings.inMemory();
         for (int i = 0; i < 2; i++) {
             String stats = statsDirectory == null
                     ? null
                     : statsDirectory.resolve(NODES.get(i) + ".json").toString();
-            NodeServer node = new NodeServer(new NodeConfig(
-                    NODES.get(i), servers.jdbcUrls().get(i), 2, mode, isolation, rules(), inMemory, inMemory, stats));
-            nodes.add(node);
-            node.start();
+            nodes.add(new NodeServer(new NodeConfig(
+                    NODES.get(i),
+                    servers.jdbcUrls().get(i),
+                    2,
+                    mode,
+                    isolation,
+                    rules(),
+                    inMemory,
+                    inMemory,
+                    members,
+                    stats)));
         }
+        // Together: a node's start waits for the write-set log, which needs a majority of the members.
+        startAll(nodes);
         Await.until(
                 "NODE_HELLO from both nodes",
                 Duration.ofSeconds(10),
                 () -> scheduler.hellos.size() == 2,
                 () -> scheduler.hellos);
+    }
+
+    /** Starts the nodes at once, each on its own thread; fails with the first failure. */
+    static void startAll(List<NodeServer> servers) throws Exception {
+        List<java.util.concurrent.CompletableFuture<Void>> starts = new ArrayList<>();
+        for (NodeServer server : servers) {
+            starts.add(java.util.concurrent.CompletableFuture.runAsync(() -> {
+                try {
+                    server.start();
+                } catch (Exception e) {
+                    throw new java.util.concurrent.CompletionException(e);
+                }
+            }));
+        }
+        for (java.util.concurrent.CompletableFuture<Void> start : starts) {
+            start.get(60, java.util.concurrent.TimeUnit.SECONDS);
+        }
     }
 
     /** Stops the nodes and the fake scheduler (the replicas stay). */

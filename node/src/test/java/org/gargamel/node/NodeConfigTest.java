@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.gargamel.common.config.ConfigException;
 import org.gargamel.common.config.Isolation;
 import org.gargamel.common.config.Mode;
@@ -25,6 +26,7 @@ class NodeConfigTest {
             isolation: si
             control: {bind: 127.0.0.1:7810, initialHosts: [127.0.0.1:7800, 127.0.0.1:7810]}
             writeSets: {bind: 127.0.0.1:7811, initialHosts: [127.0.0.1:7811]}
+            replicas: [node-1, node-2, node-3]
             rules: RULES
             """;
 
@@ -60,6 +62,15 @@ class NodeConfigTest {
                 .replace("mode: round-robin\n", "")
                 .replace("isolation: si\n", ""));
         assertEquals(4, defaults.workers());
+        assertEquals(List.of("node-1", "node-2", "node-3"), config.replicas());
+        assertEquals(null, config.dataDir(), "the write-set log in memory unless a directory is given");
+        assertTrue(config.logFsync(), "appends reach the disk unless told otherwise");
+        assertEquals(2, config.raftSettings().majority());
+        NodeConfig stored = read(good + "dataDir: /var/lib/gargamel/node-1\nlogFsync: false\n");
+        assertEquals(
+                java.nio.file.Path.of("/var/lib/gargamel/node-1/log"),
+                stored.raftSettings().logDirectory());
+        assertTrue(!stored.raftSettings().fsync());
         assertEquals(Mode.GARGAMEL, defaults.mode());
         assertEquals(Isolation.PSI, defaults.isolation());
         assertTrue(!defaults.si());
@@ -84,6 +95,12 @@ class NodeConfigTest {
         assertTrue(error(good.replaceAll("rules: .*", "rules: /nonexistent/rules.yaml"))
                 .contains("key 'rules'"));
         assertTrue(error(good.replaceAll("rules: .*\n", "")).contains("key 'rules' is required"));
+        assertTrue(error(good.replaceAll("replicas: .*\n", "")).contains("key 'replicas' is required"));
+        assertTrue(error(good.replace("[node-1, node-2, node-3]", "[node-2, node-3]"))
+                .contains("does not name this node"));
+        assertTrue(error(good.replace("[node-1, node-2, node-3]", "[node-1, node-2, node-2]"))
+                .contains("twice"));
+        assertTrue(error(good + "logFsync: sometimes\n").contains("logFsync"));
     }
 
     @Test

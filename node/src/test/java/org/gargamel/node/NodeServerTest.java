@@ -16,14 +16,15 @@ import org.gargamel.common.config.Isolation;
 import org.gargamel.common.config.Mode;
 import org.gargamel.common.group.Channels;
 import org.gargamel.common.group.GroupConfig;
+import org.gargamel.common.group.RaftSettings;
 import org.gargamel.common.testing.Await;
 import org.gargamel.common.wire.CallOutcome;
 import org.gargamel.common.wire.WireCodec;
 import org.gargamel.common.wire.WriteSet;
 import org.gargamel.common.wire.WriteSet.Operation;
 import org.gargamel.common.wire.WriteSet.RowChange;
-import org.jgroups.BytesMessage;
 import org.jgroups.JChannel;
+import org.jgroups.raft.RaftHandle;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -108,6 +109,37 @@ class NodeServerTest {
             return rows.getInt(1);
         } catch (java.sql.SQLException e) {
             throw new IllegalStateException(e);
+        }
+    }
+
+    /** A write-set log member that applies nothing (the departed node of the test above). */
+    private static final class IgnoringStateMachine implements org.jgroups.raft.StateMachine {
+        @Override
+        public byte[] apply(byte[] data, int offset, int length, boolean serializeResponse) {
+            return null;
+        }
+
+        @Override
+        public void readContentFrom(java.io.DataInput in) {}
+
+        @Override
+        public void writeContentTo(java.io.DataOutput out) {}
+    }
+
+    /** Appends {@code message} to the write-set log through {@code member} and waits until it is committed. */
+    private static void append(RaftHandle member, org.gargamel.common.wire.Message message) throws Exception {
+        byte[] entry = WireCodec.encode(message);
+        long deadline = System.nanoTime() + 20_000_000_000L;
+        while (true) {
+            try {
+                member.setAsync(entry, 0, entry.length).get(20, java.util.concurrent.TimeUnit.SECONDS);
+                return;
+            } catch (org.jgroups.protocols.raft.RaftLeaderException e) {
+                if (System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(20); // an election: nothing was sent
+            }
         }
     }
 
@@ -314,22 +346,27 @@ class NodeServerTest {
      */
     @Test
     void aDepartedNodesUnreportedTransactionsAreSettledInTotalOrder() throws Exception {
-        startNodes("gargamel", "psi");
-        try (JChannel departed = Channels.writeSets(GroupConfig.inMemory(), "node-3")) {
-            departed.connect(Channels.WRITE_SET_CLUSTER);
+        // node-3 is a member of the write-set log that appends entries by hand, as the departed node did.
+        List<String> members = List.of("node-1", "node-2", "node-3");
+        JChannel departedChannel = Channels.writeSetLog(
+                GroupConfig.inMemory(), "node-3", new RaftSettings("node-3", members, null, false));
+        RaftHandle departed = new RaftHandle(departedChannel, new IgnoringStateMachine());
+        departedChannel.connect(Channels.WRITE_SET_CLUSTER);
+        cluster.startNodes(Mode.GARGAMEL, Isolation.PSI, null, members);
+        try (departedChannel) {
             scheduler.execute("node-2", 0, 2, deps(1), payment(1, 2, "7.00"));
             scheduler.execute("node-1", 0, 3, deps(1), newOrder(1, 3, "after"));
             // Transaction 4 of the departed node was delivered before the decision: it stays applied.
-            departed.send(new BytesMessage(
-                    null,
-                    WireCodec.encode(new WriteSet(
+            append(
+                    departed,
+                    new WriteSet(
                             4,
                             "node-3",
                             "payment",
                             deps(),
                             -1,
                             List.of(new RowChange(
-                                    "district", Operation.UPDATE, "{\"w_id\": 1, \"d_id\": 5, \"ytd\": 44.00}"))))));
+                                    "district", Operation.UPDATE, "{\"w_id\": 1, \"d_id\": 5, \"ytd\": 44.00}"))));
             scheduler.awaitVisibleEverywhere(NODES, deps(4), TIMEOUT);
             // a read-only call placed after transaction 2 on node-2's other worker comes back; 2 is still waiting
             scheduler.execute("node-2", 1, 6, deps(), true, ProcedureCall.of("read_district", 1, 2));
@@ -348,18 +385,17 @@ class NodeServerTest {
             scheduler.awaitVisibleEverywhere(NODES, range(1, 3), TIMEOUT);
 
             // Transaction 1's write-set arrives after the decision: discarded everywhere. 5 is a barrier behind it.
-            departed.send(new BytesMessage(
-                    null,
-                    WireCodec.encode(new WriteSet(
+            append(
+                    departed,
+                    new WriteSet(
                             1,
                             "node-3",
                             "payment",
                             deps(),
                             -1,
                             List.of(new RowChange(
-                                    "district", Operation.UPDATE, "{\"w_id\": 1, \"d_id\": 6, \"ytd\": 11.00}"))))));
-            departed.send(new BytesMessage(
-                    null, WireCodec.encode(new WriteSet(5, "node-3", "payment", deps(), -1, List.of()))));
+                                    "district", Operation.UPDATE, "{\"w_id\": 1, \"d_id\": 6, \"ytd\": 11.00}"))));
+            append(departed, new WriteSet(5, "node-3", "payment", deps(), -1, List.of()));
             scheduler.awaitVisibleEverywhere(NODES, deps(5), TIMEOUT);
         }
         for (int server = 0; server < 2; server++) {

@@ -5,6 +5,7 @@ import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import org.jgroups.JChannel;
 import org.jgroups.protocols.FD_ALL3;
 import org.jgroups.protocols.FD_SOCK2;
@@ -23,6 +24,11 @@ import org.jgroups.protocols.VERIFY_SUSPECT2;
 import org.jgroups.protocols.pbcast.GMS;
 import org.jgroups.protocols.pbcast.NAKACK2;
 import org.jgroups.protocols.pbcast.STABLE;
+import org.jgroups.protocols.raft.ELECTION;
+import org.jgroups.protocols.raft.FileBasedLog;
+import org.jgroups.protocols.raft.InMemoryLog;
+import org.jgroups.protocols.raft.RAFT;
+import org.jgroups.protocols.raft.REDIRECT;
 import org.jgroups.stack.Protocol;
 
 /**
@@ -60,12 +66,55 @@ public final class Channels {
         return create(config, name, false, bundlerType(BATCHING_BUNDLER));
     }
 
-    /** An unconnected channel with total order for the write-set group. */
-    public static JChannel writeSets(GroupConfig config, String name) throws Exception {
-        return create(config, name, true, bundlerType(DIRECT_BUNDLER));
+    /**
+     * An unconnected channel for the write-set log (DESIGN.md §6): a Raft group of the nodes (jgroups-raft: ELECTION,
+     * RAFT, REDIRECT over the usual stack). Entries are committed once a majority of {@code raft}'s members hold them
+     * and are applied at every member in one order: a uniform total order, which JGroups' SEQUENCER alone is not. A
+     * member that is not the leader hands its entries to the leader (REDIRECT). Wrap it in a
+     * {@code org.jgroups.raft.RaftHandle} with the state machine before connecting.
+     */
+    public static JChannel writeSetLog(GroupConfig config, String name, RaftSettings raft) throws Exception {
+        RAFT consensus =
+                new RAFT().members(raft.members()).raftId(raft.raftId()).logPrefix(name);
+        if (raft.logDirectory() == null) {
+            // jgroups-raft keeps in-memory logs by name for the life of the JVM: a fresh name per channel, so a member
+            // started again (tests) starts from an empty log, as a restarted process would.
+            consensus.logClass(InMemoryLog.class.getName()).logPrefix(name + "-" + UUID.randomUUID());
+        } else {
+            consensus
+                    .logClass(FileBasedLog.class.getName())
+                    .logDir(raft.logDirectory().toString());
+        }
+        consensus.logUseFsync(raft.fsync());
+        // Followers learn that an entry is committed with the next AppendEntries, or at this interval when no entry
+        // follows: the last write-set before a pause is applied there (an SI origin commits it) within 100 ms. (The
+        // option to send every commit at once, send_commits_immediately, overflowed RAFT's queue at 1,300 entries/s.)
+        consensus.resendInterval(RESEND_INTERVAL_MILLIS);
+        // No snapshot until the log holds this many bytes: a snapshot truncates the log, and a replica that needs
+        // entries older than the last snapshot can only be rebuilt by state transfer (docs/node.md).
+        consensus.maxLogSize(MAX_LOG_BYTES);
+        // On top, as jgroups-raft's own stacks have it: above FRAG4, so batches of entries are fragmented.
+        return create(
+                config,
+                name,
+                List.of(),
+                List.of(new ELECTION(), consensus, new REDIRECT()),
+                bundlerType(DIRECT_BUNDLER));
     }
 
+    static final long RESEND_INTERVAL_MILLIS = 100;
+
+    /** Bytes of log kept before a snapshot (1 GiB: hours of TPC-C on this kind of machine). */
+    static final long MAX_LOG_BYTES = 1L << 30;
+
     private static JChannel create(GroupConfig config, String name, boolean totalOrder, String bundler)
+            throws Exception {
+        return create(config, name, totalOrder ? List.of(new SEQUENCER()) : List.of(), List.of(), bundler);
+    }
+
+    /** {@code ordering} goes right above GMS (SEQUENCER's place), {@code top} above FRAG4 (consensus). */
+    private static JChannel create(
+            GroupConfig config, String name, List<Protocol> ordering, List<Protocol> top, String bundler)
             throws Exception {
         List<Protocol> stack = new ArrayList<>();
         if (config.transport() == GroupConfig.Transport.IN_MEMORY) {
@@ -95,12 +144,11 @@ public final class Channels {
         // The first member of a group waits this long for discovery responses before it founds the group. A client
         // that misses the scheduler this way leaves and joins again (GargamelClient.connect).
         stack.add(new GMS().setJoinTimeout(JOIN_TIMEOUT_MILLIS).printLocalAddress(false));
-        if (totalOrder) {
-            stack.add(new SEQUENCER());
-        }
+        stack.addAll(ordering);
         stack.add(new UFC());
         stack.add(new MFC());
         stack.add(new FRAG4());
+        stack.addAll(top);
         JChannel channel = new JChannel(stack);
         channel.setName(name);
         channel.setDiscardOwnMessages(false);

@@ -8,7 +8,16 @@ import java.io.IOException;
  * writes; compact binary, never Java serialization (DESIGN.md §6).
  */
 public sealed interface Message
-        permits SubmitCall, CallOutcome, Execute, NodeHello, Progress, WriteSet, DrainQuery, DrainStatus, Abandon {
+        permits SubmitCall,
+                CallOutcome,
+                Execute,
+                NodeHello,
+                Progress,
+                WriteSet,
+                DrainQuery,
+                DrainStatus,
+                Abandon,
+                LogMark {
 
     MessageType type();
 

@@ -22,7 +22,9 @@ public enum MessageType {
      * scheduler → nodes, then node ↔ node in total order: a departed node's unreported update transactions, done
      * with no effect unless their write-set came first.
      */
-    ABANDON(9, Abandon.class);
+    ABANDON(9, Abandon.class),
+    /** node → write-set log: a node's catch-up mark (it has applied everything before it once it applies it). */
+    LOG_MARK(10, LogMark.class);
 
     private final byte tag;
     private final Class<? extends Message> messageClass;

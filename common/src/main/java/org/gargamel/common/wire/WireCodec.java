@@ -70,6 +70,7 @@ public final class WireCodec {
                 case DRAIN_QUERY -> DrainQuery.read(in);
                 case DRAIN_STATUS -> DrainStatus.read(in);
                 case ABANDON -> Abandon.read(in);
+                case LOG_MARK -> LogMark.read(in);
             };
             if (in.available() > 0) {
                 throw new MalformedMessageException(type + ": " + in.available() + " unexpected trailing bytes");

@@ -16,6 +16,8 @@ import java.util.Objects;
  * @param backDependencies the transactions that must be visible before this one is applied (PSI)
  * @param snapshot         certification (round-robin mode): how many certified write-sets the origin had
  *                         committed when the transaction started; -1 outside round-robin mode
+ * @param order            PSI: where it stands among its origin's committed transactions ({@link Order#NONE}
+ *                         for a write-set whose place the log itself decides: SI, round-robin, an empty one)
  */
 // ArrayRecordComponent is wrong here: equals, hashCode and toString below compare the ids, and the long[] that the
 // codec reads and writes (no boxed list per message) is never written once the message is built.
@@ -25,8 +27,39 @@ public record WriteSet(
         String procedure,
         @SuppressWarnings("ArrayRecordComponent") long[] backDependencies,
         long snapshot,
+        Order order,
         List<RowChange> changes)
         implements Message {
+
+    /**
+     * PSI hands a node's write-sets to the log in the order their transactions committed there, but the log may
+     * still take two of them the other way round (a leader change between them): every replica applies an
+     * origin's write-sets in {@code commitOrder} order, each after the one named by {@code previous}, alike. The
+     * chain is per start of the origin ({@code incarnation}); {@code previous} is -1 for the first of a start.
+     */
+    public record Order(long incarnation, long commitOrder, long previous) {
+        public static final Order NONE = new Order(0, -1, -1);
+
+        public boolean isOrdered() {
+            return commitOrder >= 0;
+        }
+    }
+
+    /** This write-set with its place among its origin's commits. */
+    public WriteSet withOrder(Order newOrder) {
+        return new WriteSet(txnId, origin, procedure, backDependencies, snapshot, newOrder, changes);
+    }
+
+    /** A write-set whose place the log alone decides (not PSI-ordered). */
+    public WriteSet(
+            long txnId,
+            String origin,
+            String procedure,
+            long[] backDependencies,
+            long snapshot,
+            List<RowChange> changes) {
+        this(txnId, origin, procedure, backDependencies, snapshot, Order.NONE, changes);
+    }
 
     /**
      * One changed row. {@code row} is a JSON object of column → value as PostgreSQL's {@code to_jsonb}
@@ -74,6 +107,7 @@ public record WriteSet(
     public WriteSet {
         Objects.requireNonNull(origin, "origin");
         Objects.requireNonNull(procedure, "procedure");
+        Objects.requireNonNull(order, "order");
         changes = List.copyOf(changes);
     }
 
@@ -95,6 +129,9 @@ public record WriteSet(
         WireCodec.writeString(out, procedure);
         WireCodec.writeLongs(out, backDependencies);
         out.writeLong(snapshot);
+        out.writeLong(order.incarnation());
+        out.writeLong(order.commitOrder());
+        out.writeLong(order.previous());
         out.writeInt(changes.size());
         for (RowChange change : changes) {
             WireCodec.writeString(out, change.table());
@@ -109,6 +146,7 @@ public record WriteSet(
         String procedure = WireCodec.readString(in);
         long[] dependencies = WireCodec.readLongs(in);
         long snapshot = in.readLong();
+        Order order = new Order(in.readLong(), in.readLong(), in.readLong());
         int count = WireCodec.readCount(in, "write-set changes");
         List<RowChange> changes = new ArrayList<>(Math.min(count, 1024));
         for (int i = 0; i < count; i++) {
@@ -120,7 +158,7 @@ public record WriteSet(
             }
             changes.add(new RowChange(table, operation, WireCodec.readString(in)));
         }
-        return new WriteSet(txnId, origin, procedure, dependencies, snapshot, changes);
+        return new WriteSet(txnId, origin, procedure, dependencies, snapshot, order, changes);
     }
 
     @Override
@@ -131,6 +169,7 @@ public record WriteSet(
                 && procedure.equals(w.procedure)
                 && Arrays.equals(backDependencies, w.backDependencies)
                 && snapshot == w.snapshot
+                && order.equals(w.order)
                 && changes.equals(w.changes);
     }
 
@@ -142,6 +181,6 @@ public record WriteSet(
     @Override
     public String toString() {
         return "WriteSet[txn=" + txnId + ", origin=" + origin + ", deps=" + Arrays.toString(backDependencies)
-                + ", snapshot=" + snapshot + ", changes=" + changes.size() + "]";
+                + ", snapshot=" + snapshot + ", order=" + order + ", changes=" + changes.size() + "]";
     }
 }

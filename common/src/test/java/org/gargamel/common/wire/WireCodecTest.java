@@ -67,9 +67,11 @@ class WireCodecTest {
                                 new RowChange("history", Operation.INSERT, "{\"h_data\": \"naïve 'quote'\"}"),
                                 new RowChange("new_order", Operation.DELETE, "{\"no_w_id\": 1}"))),
                 new WriteSet(8, "node-3", "new_order", new long[0], 17, List.of()),
+                new WriteSet(9, "node-1", "payment", new long[] {8}, -1, new WriteSet.Order(77, 12, 11), List.of()),
                 new DrainQuery(5),
                 new DrainStatus(5, 12, 3),
-                new Abandon("node-2", new long[] {11, 12, 40}));
+                new Abandon("node-2", new long[] {11, 12, 40}),
+                new LogMark("node-3", 424242L));
     }
 
     @Test
@@ -118,16 +120,17 @@ class WireCodecTest {
         assertTrue(assertThrows(MalformedMessageException.class, () -> WireCodec.decode(unknownStatus))
                 .getMessage()
                 .contains("unknown status 3"));
-        // WRITE_SET of origin "n", procedure "p", no dependencies and one change of table "t": its operation at 40.
+        // WRITE_SET of origin "n", procedure "p", no dependencies, its order (three longs) and one change of table "t":
+        // its operation at 64.
         Map<Operation, Integer> operations = Map.of(Operation.INSERT, 0, Operation.UPDATE, 1, Operation.DELETE, 2);
         assertEquals(EnumSet.allOf(Operation.class), operations.keySet(), "a code for every operation");
         operations.forEach((operation, code) -> {
             byte[] bytes = WireCodec.encode(writeSetOf(operation));
-            assertEquals(code, (int) bytes[40], operation.toString());
+            assertEquals(code, (int) bytes[64], operation.toString());
             assertEquals(writeSetOf(operation), WireCodec.decode(bytes));
         });
         byte[] unknownOperation = WireCodec.encode(writeSetOf(Operation.DELETE));
-        unknownOperation[40] = 3;
+        unknownOperation[64] = 3;
         assertTrue(assertThrows(MalformedMessageException.class, () -> WireCodec.decode(unknownOperation))
                 .getMessage()
                 .contains("unknown row operation 3"));

@@ -8,10 +8,17 @@ import org.gargamel.common.config.Mode;
 /**
  * What {@link LocalGargamelCluster} starts: one node per JDBC URL (replica), each with {@code workers} workers, and one
  * scheduler, in {@code mode} and {@code isolation}, all classifying with the rules file {@code rules}. Configuration
- * files and process logs go to {@code directory}.
+ * files, process logs and the nodes' write-set logs go to {@code directory}; {@code durableLog} forces each log append
+ * to disk (off for throw-away embedded servers, whose own data is not durable either).
  */
 public record ClusterPlan(
-        Mode mode, Isolation isolation, Path rules, List<String> jdbcUrls, int workers, Path directory) {
+        Mode mode,
+        Isolation isolation,
+        Path rules,
+        List<String> jdbcUrls,
+        int workers,
+        Path directory,
+        boolean durableLog) {
     public ClusterPlan {
         jdbcUrls = List.copyOf(jdbcUrls);
         if (jdbcUrls.isEmpty()) {
@@ -21,5 +28,14 @@ public record ClusterPlan(
 
     public int replicas() {
         return jdbcUrls.size();
+    }
+
+    /** The nodes' names, node-1 .. node-N: also the members of their write-set log. */
+    public List<String> nodeNames() {
+        List<String> names = new java.util.ArrayList<>();
+        for (int i = 1; i <= replicas(); i++) {
+            names.add("node-" + i);
+        }
+        return List.copyOf(names);
     }
 }

@@ -125,6 +125,11 @@ public final class LocalGargamelCluster implements GargamelCluster {
             node.put("isolation", plan.isolation().configName());
             node.put("control", Map.of("bind", "127.0.0.1:" + controlPorts[i], "initialHosts", controlHosts));
             node.put("writeSets", Map.of("bind", "127.0.0.1:" + writeSetPorts[i], "initialHosts", writeSetHosts));
+            node.put("replicas", plan.nodeNames());
+            node.put(
+                    "dataDir",
+                    directory.resolve(name + "-data").toAbsolutePath().toString());
+            node.put("logFsync", plan.durableLog());
             Path statistics = directory.resolve(name + "-stats.json");
             Files.deleteIfExists(statistics);
             statisticsFiles.add(statistics);

@@ -15,6 +15,7 @@ import org.gargamel.launcher.cluster.GargamelCluster;
 import org.gargamel.launcher.cluster.LocalGargamelCluster;
 import org.gargamel.launcher.cluster.RemoteGargamelCluster;
 import org.gargamel.launcher.server.CommandFailedException;
+import org.gargamel.provisioning.PostgresBackend;
 import org.gargamel.tpcc.TpccRules;
 import org.gargamel.tpcc.workload.CallExecutor;
 import org.gargamel.tpcc.workload.DirectExecutor;
@@ -35,9 +36,11 @@ abstract sealed class RunConnection implements AutoCloseable
             return new Direct(direct, urls.get(0));
         }
         RunTarget.Gargamel gargamel = (RunTarget.Gargamel) request.target();
+        // Servers started here (embedded, Testcontainers) hold throw-away data: their log need not reach the disk.
+        boolean durableLog = request.backend() == PostgresBackend.EXTERNAL;
         return new ThroughGargamel(
                 gargamel,
-                ThroughGargamel.connect(gargamel, urls, request.out().resolve("logs"), err),
+                ThroughGargamel.connect(gargamel, urls, request.out().resolve("logs"), durableLog, err),
                 urls.size(),
                 err);
     }
@@ -136,11 +139,18 @@ abstract sealed class RunConnection implements AutoCloseable
         }
 
         /** Starts the scheduler and nodes here, or joins the running cluster given by --scheduler. */
-        private static GargamelCluster connect(RunTarget.Gargamel target, List<String> urls, Path logs, PrintStream err)
+        private static GargamelCluster connect(
+                RunTarget.Gargamel target, List<String> urls, Path logs, boolean durableLog, PrintStream err)
                 throws IOException, InterruptedException {
             if (!target.joinsRunningCluster()) {
                 ClusterPlan plan = new ClusterPlan(
-                        target.mode(), target.isolation(), TpccRules.writeTo(logs), urls, target.workers(), logs);
+                        target.mode(),
+                        target.isolation(),
+                        TpccRules.writeTo(logs),
+                        urls,
+                        target.workers(),
+                        logs,
+                        durableLog);
                 return LocalGargamelCluster.start(plan, err);
             }
             err.println("joining the Gargamel cluster through the scheduler at " + target.scheduler() + " ...");

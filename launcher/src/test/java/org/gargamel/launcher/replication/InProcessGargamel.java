@@ -43,15 +43,42 @@ final class InProcessGargamel implements AutoCloseable {
                         TpccRules.temporaryFile(),
                         GroupSettings.inMemory(),
                         GroupSettings.inMemory(),
+                        members(jdbcUrls.size()),
                         null));
                 nodes.add(node);
-                node.start();
             }
+            startAll(nodes); // together: a node's start waits for the write-set log, which needs a majority
             client = GargamelClient.connect(GroupConfig.inMemory(), ClientOptions.defaults());
             client.awaitNodes(jdbcUrls.size(), Duration.ofSeconds(30));
         } catch (Exception e) {
             close();
             throw e;
+        }
+    }
+
+    /** node-1 .. node-{@code count}: the names, and the write-set log's members. */
+    static List<String> members(int count) {
+        List<String> names = new ArrayList<>();
+        for (int i = 1; i <= count; i++) {
+            names.add("node-" + i);
+        }
+        return names;
+    }
+
+    /** Starts the nodes at once, each on its own thread (a node's start waits for a majority of the log's members). */
+    static void startAll(List<NodeServer> servers) throws Exception {
+        List<java.util.concurrent.CompletableFuture<Void>> starts = new ArrayList<>();
+        for (NodeServer server : servers) {
+            starts.add(java.util.concurrent.CompletableFuture.runAsync(() -> {
+                try {
+                    server.start();
+                } catch (Exception e) {
+                    throw new java.util.concurrent.CompletionException(e);
+                }
+            }));
+        }
+        for (java.util.concurrent.CompletableFuture<Void> start : starts) {
+            start.get(120, java.util.concurrent.TimeUnit.SECONDS);
         }
     }
 

@@ -309,10 +309,12 @@ class ReplicationTest {
                         TpccRules.temporaryFile(),
                         GroupSettings.inMemory(),
                         GroupSettings.inMemory(),
+                        InProcessGargamel.members(3),
                         null));
                 nodes.add(node);
-                node.start();
             }
+            InProcessGargamel.startAll(
+                    nodes); // together: a node's start waits for the write-set log, which needs a majority
             scheduler.awaitNodes(3);
         }
 

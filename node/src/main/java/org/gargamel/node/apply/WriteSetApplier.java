@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.Set;
 import org.gargamel.common.wire.WriteSet;
 import org.gargamel.node.capture.WriteSetCapture;
+import org.gargamel.node.writeset.ReplicaState;
 
 /**
  * Applies write-sets of other replicas (DESIGN.md §5) inside the caller's transaction, on a connection set to
@@ -70,13 +71,28 @@ public final class WriteSetApplier {
 
     /** Applies {@code changes} in order in the current transaction; returns the rows touched. */
     public int apply(List<WriteSet.RowChange> changes) throws SQLException {
-        if (changes.isEmpty()) {
-            return 0;
-        }
-        List<Batch> batches = batches(changes);
+        return apply(changes, -1, List.of());
+    }
+
+    /**
+     * Applies {@code changes} in order in the current transaction and, in the same round trip, records
+     * {@code appliedIndex} as the replica's position in the write-set log (unless negative) and runs {@code extra}
+     * (statements without parameters). Returns the rows the changes touched.
+     */
+    public int apply(List<WriteSet.RowChange> changes, long appliedIndex, List<String> extra) throws SQLException {
+        List<Batch> batches = changes.isEmpty() ? List.of() : batches(changes);
         StringBuilder sql = new StringBuilder();
         for (Batch batch : batches) {
             sql.append(sql.length() == 0 ? "" : "; ").append(statement(batch));
+        }
+        if (appliedIndex >= 0) {
+            sql.append(sql.length() == 0 ? "" : "; ").append(ReplicaState.SET_APPLIED_INDEX);
+        }
+        for (String statement : extra) {
+            sql.append(sql.length() == 0 ? "" : "; ").append(statement);
+        }
+        if (sql.length() == 0) {
+            return 0;
         }
         // One prepared text for the whole write-set: its statements go out as one pipeline with a single Sync (the
         // driver keeps the server-side statements of recurring shapes, such as a New-Order's, prepared).
@@ -88,6 +104,9 @@ public final class WriteSetApplier {
                     array.append(j == 0 ? "" : ",").append(rows.get(j));
                 }
                 statement.setString(i + 1, array.append(']').toString());
+            }
+            if (appliedIndex >= 0) {
+                statement.setLong(batches.size() + 1, appliedIndex);
             }
             boolean isResultSet = statement.execute();
             int touched = 0;

@@ -61,18 +61,25 @@ public final class Certification {
     }
 
     /**
-     * The apply loop's side, in delivery order: certifies {@code writeSet}; an own transaction learns its fate (and
-     * is committed or rolled back by its worker before this returns); a remote winner is applied on
-     * {@code connection}. Returns whether the write-set won.
+     * The apply loop's side, in log order: certifies {@code writeSet}; an own transaction learns its fate (and is
+     * committed or rolled back by its worker before this returns); a winner of another replica (or of an earlier
+     * start of this one) is applied on {@code connection}, recording {@code appliedIndex} and {@code extra} in the same
+     * transaction (WriteSetApplier). Returns whether the write-set won.
      */
-    public boolean deliver(WriteSet writeSet, boolean ownTransaction, WriteSetApplier applier, Connection connection)
+    public boolean deliver(
+            WriteSet writeSet,
+            boolean ownTransaction,
+            WriteSetApplier applier,
+            Connection connection,
+            long appliedIndex,
+            List<String> extra)
             throws SQLException, InterruptedException {
         boolean numbered = certifier.numbered(writeSet);
         boolean won = certifier.certify(writeSet);
         if (ownTransaction) {
             own.deliver(writeSet.txnId(), won);
         } else if (won && !writeSet.changes().isEmpty()) {
-            applyMakingRoom(writeSet, applier, connection);
+            applyMakingRoom(writeSet, applier, connection, appliedIndex, extra);
         }
         if (won && numbered) {
             committedWinners.incrementAndGet();
@@ -80,14 +87,28 @@ public final class Certification {
         return won;
     }
 
-    private void applyMakingRoom(WriteSet writeSet, WriteSetApplier applier, Connection connection)
+    /**
+     * A write-set already reflected here, met again while the log is replayed after a restart: certified like any
+     * other (the certifier's memory is rebuilt from the log), applied nowhere. Returns whether it won.
+     */
+    public boolean replay(WriteSet writeSet) {
+        boolean numbered = certifier.numbered(writeSet);
+        boolean won = certifier.certify(writeSet);
+        if (won && numbered) {
+            committedWinners.incrementAndGet();
+        }
+        return won;
+    }
+
+    private void applyMakingRoom(
+            WriteSet writeSet, WriteSetApplier applier, Connection connection, long appliedIndex, List<String> extra)
             throws SQLException, InterruptedException {
         Set<String> rows = certifier.rows(writeSet.changes());
         try {
             while (true) {
                 try (Statement statement = connection.createStatement()) {
                     statement.execute("SET LOCAL lock_timeout = '" + LOCK_TIMEOUT + "'");
-                    applier.apply(writeSet.changes());
+                    applier.apply(writeSet.changes(), appliedIndex, extra);
                     connection.commit();
                     return;
                 } catch (SQLException e) {

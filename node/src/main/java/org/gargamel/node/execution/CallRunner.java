@@ -10,6 +10,7 @@ import org.gargamel.common.call.ProcedureCall;
 import org.gargamel.common.call.ProcedureCallBinder;
 import org.gargamel.common.wire.WriteSet;
 import org.gargamel.node.capture.WriteSetCapture;
+import org.gargamel.node.writeset.ReplicaState;
 
 /**
  * Runs calls on a worker's connection in as few round trips as possible: on a loaded machine every round trip to
@@ -24,8 +25,11 @@ import org.gargamel.node.capture.WriteSetCapture;
  */
 final class CallRunner {
 
-    /** An update call that ran: its result (first row as text) and the changes it made. */
-    record Ran(String result, List<WriteSet.RowChange> changes) {}
+    /**
+     * A call that ran: its result (first row as text), the changes it made, and for a PSI call that committed in its
+     * pipeline the number it drew from the replica's commit order (-1 otherwise).
+     */
+    record Ran(String result, List<WriteSet.RowChange> changes, long commitOrder) {}
 
     /** A call's statement, bound and not yet sent. */
     static final class Pipeline implements AutoCloseable {
@@ -44,14 +48,15 @@ final class CallRunner {
             boolean isResultSet = statement.execute();
             String result = null;
             String recorded = null;
+            long commitOrder = -1;
             int resultSets = 0;
             while (true) {
                 if (isResultSet) {
                     try (ResultSet rows = statement.getResultSet()) {
-                        if (resultSets++ == 0) {
-                            result = firstRowText(rows);
-                        } else {
-                            recorded = rows.next() ? rows.getString(1) : null;
+                        switch (resultSets++) {
+                            case 0 -> result = firstRowText(rows);
+                            case 1 -> recorded = rows.next() ? rows.getString(1) : null;
+                            default -> commitOrder = rows.next() ? rows.getLong(1) : -1;
                         }
                     }
                 } else if (statement.getUpdateCount() == -1) {
@@ -65,7 +70,7 @@ final class CallRunner {
                                 + expectedResultSets + " were expected",
                         "XX000");
             }
-            return new Ran(result, expectedResultSets > 1 ? WriteSetCapture.parse(recorded) : List.of());
+            return new Ran(result, expectedResultSets > 1 ? WriteSetCapture.parse(recorded) : List.of(), commitOrder);
         }
 
         @Override
@@ -85,19 +90,26 @@ final class CallRunner {
     }
 
     /**
-     * Binds an update call: a new transaction at {@code isolation}, the call, the read of what it changed, and COMMIT
-     * in the same round trip if {@code commit} (otherwise the transaction stays open for {@link #commit}).
+     * Binds update call {@code txn}: a new transaction at {@code isolation}, the call, the read of what it changed, and
+     * the record that this replica committed it ({@code gargamel.committed_ahead}, ReplicaState). With {@code commit} (PSI)
+     * the pipeline then draws the transaction's place in the replica's commit order and commits, all in one round
+     * trip. Without (SI, round-robin) the transaction stays open for {@link #commit}, after its write-set was ordered by
+     * the log; a deferred constraint is checked before that, not at a COMMIT every other replica expects to succeed.
      */
     static Pipeline update(
-            Connection connection, ProcedureCall call, ArgumentTypes types, Isolation isolation, boolean commit)
+            Connection connection,
+            ProcedureCall call,
+            long txn,
+            ArgumentTypes types,
+            Isolation isolation,
+            boolean commit)
             throws SQLException {
-        // Without the commit in the pipeline (SI, round-robin), the write-set is broadcast before the commit, so a
-        // deferred constraint must fail now, not at a COMMIT that every other replica expects to succeed.
         String sql = isolation.begin + "; "
                 + ProcedureCallBinder.sql(call.procedure(), call.arguments().size()) + "; "
-                + (commit ? "" : "SET CONSTRAINTS ALL IMMEDIATE; ") + WriteSetCapture.READ_CHANGES
-                + (commit ? "; COMMIT" : "");
-        return bind(connection, call, types, sql, 2);
+                + (commit ? "" : "SET CONSTRAINTS ALL IMMEDIATE; ") + WriteSetCapture.READ_CHANGES + "; "
+                + ReplicaState.COMMITTED_AHEAD.replace("?", Long.toString(txn))
+                + (commit ? "; " + ReplicaState.NEXT_COMMIT_ORDER + "; COMMIT" : "");
+        return bind(connection, call, types, sql, commit ? 3 : 2);
     }
 
     /**

@@ -35,7 +35,12 @@ final class CertifiedExecution implements UpdateExecution {
             CallRunner.Ran ran;
             boolean cancelled;
             try (CallRunner.Pipeline pipeline = CallRunner.update(
-                    connection.jdbc(), call.call(), context.types(), CallRunner.Isolation.REPEATABLE_READ, false)) {
+                    connection.jdbc(),
+                    call.call(),
+                    call.txnId(),
+                    context.types(),
+                    CallRunner.Isolation.REPEATABLE_READ,
+                    false)) {
                 connection.openCancellationWindow();
                 try {
                     ran = pipeline.execute();
@@ -51,7 +56,7 @@ final class CertifiedExecution implements UpdateExecution {
                 WriteSet empty =
                         new WriteSet(call.txnId(), context.node(), procedure, new long[0], snapshot, List.of());
                 attempt.irrevocable();
-                context.group().broadcast(empty);
+                context.append(empty);
                 context.statistics().executed(procedure, false, System.nanoTime() - start);
                 context.completion()
                         .finish(
@@ -72,7 +77,7 @@ final class CertifiedExecution implements UpdateExecution {
             boolean won;
             try {
                 attempt.irrevocable();
-                context.group().broadcast(writeSet);
+                context.append(writeSet);
                 won = transaction.awaitDecision(connection::endTransaction);
                 if (won) {
                     commitWinner(connection, writeSet);

@@ -1,27 +1,39 @@
 package org.gargamel.node.execution;
 
 import org.gargamel.common.config.Isolation;
+import org.gargamel.common.lifecycle.Futures;
 import org.gargamel.node.NodeStatistics;
 import org.gargamel.node.visibility.Visibility;
+import org.gargamel.node.writeset.CommitOrder;
 import org.gargamel.node.writeset.OwnTransactions;
-import org.gargamel.node.writeset.WriteSetGroup;
+import org.gargamel.node.writeset.WriteSetLog;
 
 /**
  * What every worker of a node shares: the node's name (for messages and write-sets), its isolation, the declared
- * argument types, the write-set group and the own transactions awaiting delivery, visibility, statistics, and how a
- * call ends ({@link CallCompletion}).
+ * argument types, the write-set log with the PSI commit order, the own transactions awaiting their entry, visibility,
+ * statistics, and how a call ends ({@link CallCompletion}).
  */
 public record ExecutionContext(
         String node,
         Isolation isolation,
         ArgumentTypes types,
         Visibility visibility,
-        WriteSetGroup group,
+        WriteSetLog log,
+        CommitOrder commitOrder,
         OwnTransactions own,
         NodeStatistics statistics,
         CallCompletion completion) {
 
     boolean si() {
         return isolation == Isolation.SI;
+    }
+
+    /** Appends a write-set whose place the log decides; the node stops if the log does not take it. */
+    void append(org.gargamel.common.wire.WriteSet writeSet) {
+        Futures.whenDone(log.append(writeSet, "the write-set of transaction " + writeSet.txnId()), (done, failure) -> {
+            if (failure != null) {
+                completion.fail(failure);
+            }
+        });
     }
 }

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Set;
 import org.gargamel.common.call.SqlErrorKind;
 import org.gargamel.common.lifecycle.FatalException;
+import org.gargamel.common.lifecycle.Futures;
 import org.gargamel.common.wire.CallOutcome;
 import org.gargamel.common.wire.Execute;
 import org.gargamel.common.wire.WriteSet;
@@ -38,6 +39,7 @@ final class ScheduledExecution implements UpdateExecution {
             try (CallRunner.Pipeline pipeline = CallRunner.update(
                     connection.jdbc(),
                     call.call(),
+                    call.txnId(),
                     context.types(),
                     context.si() ? CallRunner.Isolation.REPEATABLE_READ : CallRunner.Isolation.READ_COMMITTED,
                     !context.si())) {
@@ -46,6 +48,9 @@ final class ScheduledExecution implements UpdateExecution {
             } catch (SQLException e) {
                 connection.endTransactionOrStop(call, e); // healthy connection: the failed pipeline committed nothing
                 attempt.revocable();
+                if (!context.si()) {
+                    skipDrawnNumber(call, connection, e);
+                }
                 if (SqlErrorKind.classify(e) == SqlErrorKind.RETRYABLE && retry < MAX_LOCAL_RETRIES) {
                     context.statistics().retry();
                     continue;
@@ -55,13 +60,24 @@ final class ScheduledExecution implements UpdateExecution {
             }
             WriteSet writeSet =
                     new WriteSet(call.txnId(), context.node(), procedure, call.backDependencies(), -1, ran.changes());
+            CallOutcome committed = CallOutcome.committed(call.callId(), call.txnId(), ran.result());
+            context.statistics().executed(procedure, true, System.nanoTime() - start);
             if (context.si()) {
                 commitInTotalOrder(writeSet, connection, attempt, true);
-            } else {
-                context.group().broadcast(writeSet);
+                context.completion().finish(call, committed);
+                return;
             }
-            context.statistics().executed(procedure, true, System.nanoTime() - start);
-            context.completion().finish(call, CallOutcome.committed(call.callId(), call.txnId(), ran.result()));
+            // PSI: visible here at once, so dependents here may start; COMMITTED only once the log holds it.
+            connection.drew(ran.commitOrder());
+            context.own().committedHere(call.txnId()); // its entry, when it comes back, is already reflected here
+            context.completion().visible(call);
+            Futures.whenDone(context.commitOrder().handOver(ran.commitOrder(), writeSet), (done, failure) -> {
+                if (failure == null) {
+                    context.completion().reply(call, committed);
+                } else {
+                    context.completion().fail(failure);
+                }
+            });
             return;
         }
     }
@@ -75,7 +91,7 @@ final class ScheduledExecution implements UpdateExecution {
             commitInTotalOrder(empty, connection, attempt, false);
         } else {
             attempt.irrevocable();
-            context.group().broadcast(empty);
+            context.append(empty);
         }
         context.statistics().executed(call.call().procedure(), false, System.nanoTime() - start);
         context.completion()
@@ -93,7 +109,7 @@ final class ScheduledExecution implements UpdateExecution {
         OwnTransaction transaction = context.own().register(writeSet.txnId(), Set.of());
         try {
             attempt.irrevocable();
-            context.group().broadcast(writeSet);
+            context.append(writeSet);
             transaction.awaitDecision();
             if (open) {
                 try {
@@ -109,6 +125,22 @@ final class ScheduledExecution implements UpdateExecution {
             }
         } finally {
             transaction.finished();
+        }
+    }
+
+    /** A PSI pipeline that failed at its COMMIT had drawn a number: later write-sets must not wait for it. */
+    private void skipDrawnNumber(Execute call, WorkerConnection connection, SQLException failure) {
+        long drawn;
+        try {
+            drawn = connection.numberDrawnByFailedPipeline();
+        } catch (SQLException e) {
+            throw new FatalException(
+                    context.node() + ": the connection broke after transaction " + call.txnId() + " failed ("
+                            + failure.getMessage() + "): " + e.getMessage(),
+                    e);
+        }
+        if (drawn >= 0) {
+            context.commitOrder().skip(drawn);
         }
     }
 }

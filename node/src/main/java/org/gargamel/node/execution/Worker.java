@@ -114,14 +114,8 @@ public final class Worker {
         }
         connection.endTransactionOrStop(call, null);
         if (!call.readOnly()) {
-            context.group()
-                    .broadcast(new WriteSet(
-                            call.txnId(),
-                            context.node(),
-                            call.call().procedure(),
-                            call.backDependencies(),
-                            -1,
-                            List.of()));
+            context.append(new WriteSet(
+                    call.txnId(), context.node(), call.call().procedure(), call.backDependencies(), -1, List.of()));
         }
         context.statistics().failedCall();
         String reason = context.node() + " could not run " + what + ": " + failure + "; it changed nothing"

@@ -6,6 +6,7 @@ import java.sql.Statement;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.gargamel.common.lifecycle.FatalException;
 import org.gargamel.common.wire.Execute;
+import org.gargamel.node.writeset.ReplicaState;
 import org.postgresql.PGConnection;
 import org.postgresql.core.BaseConnection;
 import org.postgresql.core.TransactionState;
@@ -26,6 +27,8 @@ import org.postgresql.core.TransactionState;
  */
 public final class WorkerConnection implements AutoCloseable {
     static final String QUERY_CANCELED = "57014";
+    /** currval() of a sequence this session never drew from. */
+    private static final String SEQUENCE_NOT_DRAWN = "55000";
     /** More than one stray cancel per window cannot happen (one per window); a few retries cover it with margin. */
     private static final int ROLLBACK_ATTEMPTS = 5;
 
@@ -37,6 +40,8 @@ public final class WorkerConnection implements AutoCloseable {
     private final String name;
     private final Connection connection;
     private final AtomicInteger window = new AtomicInteger(CLOSED);
+    /** The last number this session drew from the replica's commit order, as far as this side knows (PSI). */
+    private long lastCommitOrder = -1;
 
     /**
      * Dedicates {@code connection} to a worker: auto-commit mode, every transaction opened explicitly by a call's
@@ -94,6 +99,35 @@ public final class WorkerConnection implements AutoCloseable {
                             + call.call().procedure() + "), whose outcome is therefore unknown"
                             + (failure == null ? "" : ": " + failure.getMessage()) + "; ROLLBACK: " + e.getMessage(),
                     failure != null ? failure : e);
+        }
+    }
+
+    /** A PSI pipeline that committed drew {@code number} from the commit order. */
+    void drew(long number) {
+        lastCommitOrder = number;
+    }
+
+    /**
+     * After a failed PSI pipeline (and {@link #endTransaction}): the number it drew from the commit order before it
+     * failed (at its COMMIT), or -1 if it failed before drawing. A drawn number must be skipped, or the write-sets
+     * after it would wait for it forever. {@code currval} is the session's last draw, whatever became of its
+     * transaction.
+     */
+    long numberDrawnByFailedPipeline() throws SQLException {
+        try (Statement statement = connection.createStatement();
+                java.sql.ResultSet rows = statement.executeQuery(ReplicaState.CURRENT_COMMIT_ORDER)) {
+            rows.next();
+            long current = rows.getLong(1);
+            if (current == lastCommitOrder) {
+                return -1;
+            }
+            lastCommitOrder = current;
+            return current;
+        } catch (SQLException e) {
+            if (SEQUENCE_NOT_DRAWN.equals(e.getSQLState())) {
+                return -1; // this session never drew: the pipeline failed before
+            }
+            throw e;
         }
     }
 

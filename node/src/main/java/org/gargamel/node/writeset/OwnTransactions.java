@@ -12,6 +12,8 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class OwnTransactions {
     private final Map<Long, OwnTransaction> pending = new ConcurrentHashMap<>();
+    /** PSI: committed here by this start of the node, entry not yet met by the apply loop. */
+    private final Set<Long> committedHere = ConcurrentHashMap.newKeySet();
 
     /** Registers {@code txn}, whose write-set touches {@code rows} (round-robin; empty otherwise). */
     public OwnTransaction register(long txn, Set<String> rows) {
@@ -31,6 +33,21 @@ public final class OwnTransactions {
             transaction.decide(won);
             transaction.awaitFinished();
         }
+    }
+
+    /** PSI: {@code txn} committed here; its entry, when the apply loop meets it, needs no applying. */
+    public void committedHere(long txn) {
+        committedHere.add(txn);
+    }
+
+    /** Whether {@code txn} committed here by this start of the node (and forgets it: its entry is being met). */
+    public boolean takeCommittedHere(long txn) {
+        return committedHere.remove(txn);
+    }
+
+    /** Whether a worker of this start of the node awaits {@code txn}'s entry. */
+    public boolean isPending(long txn) {
+        return pending.containsKey(txn);
     }
 
     /** Round-robin: dooms every pending transaction that touches one of {@code rows} (see {@link OwnTransaction}). */

@@ -1,0 +1,110 @@
+package org.gargamel.node.writeset;
+
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.util.function.LongSupplier;
+import org.gargamel.common.lifecycle.FatalException;
+import org.gargamel.common.wire.MalformedMessageException;
+import org.gargamel.common.wire.Message;
+import org.gargamel.common.wire.WireCodec;
+import org.jgroups.raft.StateMachine;
+
+/**
+ * The bridge from the write-set log to this node's apply loop: jgroups-raft calls {@link #apply} with each committed
+ * entry, in log order, on its own thread (also for the entries it replays from this node's log at start); this decodes
+ * it and hands it over with its log index, without waiting (applying to PostgreSQL is the apply loop's work).
+ *
+ * <p>jgroups-raft does not pass the index: it applies entries one by one from the first one its log holds (or the one
+ * after its snapshot), so the index is counted here, starting from {@code firstIndex} at the first entry. That holds
+ * because the log carries no internal entries (the membership is static: no server is added or removed at run time).
+ *
+ * <p>Snapshots: the log is truncated only by a snapshot, after {@code max_log_size} bytes (Channels). A snapshot records
+ * the index it covers ({@link #writeContentTo}); a replica that is handed one it has not applied itself lacks entries
+ * the log no longer has, and can only be rebuilt by state transfer: that is a {@link FatalException}.
+ */
+public final class LogStateMachine implements StateMachine {
+    private final String node;
+    private final Delivery deliver;
+    private final LongSupplier firstIndex;
+    private final LongSupplier appliedIndex;
+    private final Runnable awaitApplied;
+    private final Runnable startsFromSnapshot;
+    private long nextIndex = -1;
+
+    /**
+     * @param firstIndex   the index of the first entry the log holds (asked at the first entry)
+     * @param appliedIndex the last index reflected in this replica's database
+     * @param awaitApplied blocks until everything handed over so far is applied (before a snapshot)
+     * @param startsFromSnapshot told when the log's entries start after a snapshot
+     */
+    public LogStateMachine(
+            String node,
+            Delivery deliver,
+            LongSupplier firstIndex,
+            LongSupplier appliedIndex,
+            Runnable awaitApplied,
+            Runnable startsFromSnapshot) {
+        this.node = node;
+        this.deliver = deliver;
+        this.firstIndex = firstIndex;
+        this.appliedIndex = appliedIndex;
+        this.awaitApplied = awaitApplied;
+        this.startsFromSnapshot = startsFromSnapshot;
+    }
+
+    @Override
+    public byte[] apply(byte[] data, int offset, int length, boolean serializeResponse) {
+        if (nextIndex < 0) {
+            nextIndex = Math.max(1, firstIndex.getAsLong());
+        }
+        long index = nextIndex++;
+        Message entry;
+        try {
+            entry = WireCodec.decode(data, offset, length);
+        } catch (MalformedMessageException e) {
+            // Every replica holds the same bytes: one that cannot decode them cannot follow the others.
+            throw new FatalException(
+                    node + ": entry " + index + " of the write-set log is malformed: " + e.getMessage(), e);
+        }
+        // The log's identity: a digest of its first entry (every log starts with a different one: a node's
+        // catch-up mark carries a random nonce). A replica's position counts only in the log it was taken in.
+        deliver.deliver(entry, index, index == 1 ? digest(data, offset, length) : null);
+        return null;
+    }
+
+    /** Where committed entries go (the apply loop). */
+    @FunctionalInterface
+    public interface Delivery {
+        /** Entry {@code index}; {@code logId} is the log's identity, given with its first entry only. */
+        void deliver(Message entry, long index, String logId);
+    }
+
+    static String digest(byte[] data, int offset, int length) {
+        try {
+            java.security.MessageDigest sha = java.security.MessageDigest.getInstance("SHA-256");
+            sha.update(data, offset, length);
+            return java.util.HexFormat.of().formatHex(sha.digest(), 0, 16);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+        }
+    }
+
+    /** A snapshot covers every entry applied so far: wait until the database reflects them, then record the index. */
+    @Override
+    public void writeContentTo(DataOutput out) throws Exception {
+        awaitApplied.run();
+        out.writeLong(nextIndex - 1);
+    }
+
+    @Override
+    public void readContentFrom(DataInput in) throws Exception {
+        long covered = in.readLong();
+        if (appliedIndex.getAsLong() < covered) {
+            throw new FatalException(node + ": the write-set log was truncated at entry " + covered
+                    + " but this replica " + "has applied only up to " + appliedIndex.getAsLong()
+                    + ": it must be rebuilt by state transfer");
+        }
+        nextIndex = covered + 1;
+        startsFromSnapshot.run();
+    }
+}

@@ -1,0 +1,115 @@
+package org.gargamel.node.writeset;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * What a replica records about itself in its own database, in schema {@code gargamel} (never replicated, never
+ * captured), so a restarted node knows where it stands in the write-set log (docs/node.md, Restart):
+ * <ul>
+ * <li>{@code replica_state.applied_index}: every log entry up to this index is reflected in this database. It is
+ * written in the same transaction as each write-set applied here, so it is never ahead of or behind the data.
+ * {@code replica_state.log_id} names the log it counts in (a digest of the log's first entry): met with another
+ * log (a cluster started afresh on these databases), the position starts again from 0.</li>
+ * <li>{@code committed_ahead}: transactions reflected here whose log entry lies beyond {@code applied_index}: this
+ * node's own calls (a PSI call commits before its entry is in the log; the row is inserted in the call's own
+ * transaction), and write-sets applied while an earlier entry still waited (an origin's write-sets apply in their
+ * commit order). Deleted once {@code applied_index} passes them, so after a crash a replayed entry that is already
+ * here is recognised and not applied twice.</li>
+ * <li>{@code commit_order}: a sequence (no cache) that PSI calls draw from just before they commit. A call that read
+ * another's effects drew after it, so handing write-sets to the log in this order keeps the log consistent with what
+ * each transaction could read.</li>
+ * </ul>
+ */
+public final class ReplicaState {
+    public static final String SCHEMA = "gargamel";
+    public static final String COMMITTED_AHEAD = "INSERT INTO " + SCHEMA + ".committed_ahead (txn) VALUES (?)";
+    public static final String NEXT_COMMIT_ORDER = "SELECT nextval('" + SCHEMA + ".commit_order')";
+    public static final String CURRENT_COMMIT_ORDER = "SELECT currval('" + SCHEMA + ".commit_order')";
+
+    private ReplicaState() {}
+
+    /** Creates the objects if missing (idempotent). The caller commits. */
+    public static void install(Connection connection) throws SQLException {
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("CREATE SCHEMA IF NOT EXISTS " + SCHEMA);
+            statement.execute("CREATE TABLE IF NOT EXISTS " + SCHEMA + ".replica_state (singleton boolean PRIMARY KEY "
+                    + "DEFAULT true CHECK (singleton), applied_index bigint NOT NULL)");
+            statement.execute(
+                    "INSERT INTO " + SCHEMA + ".replica_state (applied_index) VALUES (0) ON CONFLICT DO NOTHING");
+            statement.execute("ALTER TABLE " + SCHEMA + ".replica_state ADD COLUMN IF NOT EXISTS log_id text");
+            statement.execute("CREATE TABLE IF NOT EXISTS " + SCHEMA + ".committed_ahead (txn bigint PRIMARY KEY)");
+            statement.execute("CREATE SEQUENCE IF NOT EXISTS " + SCHEMA + ".commit_order CACHE 1");
+        }
+    }
+
+    /** Sets the applied index to its one parameter (a statement for the apply loop's transactions). */
+    public static final String SET_APPLIED_INDEX = "UPDATE " + SCHEMA + ".replica_state SET applied_index = ?";
+
+    /** Records {@code txn} as reflected here ahead of the applied index (a statement for an apply transaction). */
+    public static String recordCommittedAhead(long txn) {
+        return "INSERT INTO " + SCHEMA + ".committed_ahead (txn) VALUES (" + txn + ") ON CONFLICT DO NOTHING";
+    }
+
+    /** Forgets transactions the applied index has passed (a statement for an apply transaction). */
+    public static String forgetCommittedAhead(java.util.Collection<Long> txns) {
+        StringBuilder list = new StringBuilder();
+        for (long txn : txns) {
+            list.append(list.length() == 0 ? "" : ",").append(txn);
+        }
+        return "DELETE FROM " + SCHEMA + ".committed_ahead WHERE txn IN (" + list + ")";
+    }
+
+    /** The log the applied index counts in (null: none yet). */
+    public static String logId(Connection connection) throws SQLException {
+        try (Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery("SELECT log_id FROM " + SCHEMA + ".replica_state")) {
+            return rows.next() ? rows.getString(1) : null;
+        }
+    }
+
+    /** Starts counting in log {@code logId} from nothing (statements for one transaction). */
+    public static List<String> startLog(String logId) {
+        return List.of(
+                "UPDATE " + SCHEMA + ".replica_state SET applied_index = 0, log_id = '" + logId.replace("'", "''")
+                        + "'",
+                "DELETE FROM " + SCHEMA + ".committed_ahead");
+    }
+
+    /** The last log index reflected in this database (0: none). */
+    public static long appliedIndex(Connection connection) throws SQLException {
+        try (Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery("SELECT applied_index FROM " + SCHEMA + ".replica_state")) {
+            return rows.next() ? rows.getLong(1) : 0;
+        }
+    }
+
+    /** Transactions reflected here whose log entries lie beyond the applied index. */
+    public static Set<Long> committedAhead(Connection connection) throws SQLException {
+        Set<Long> txns = new HashSet<>();
+        try (Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery("SELECT txn FROM " + SCHEMA + ".committed_ahead")) {
+            while (rows.next()) {
+                txns.add(rows.getLong(1));
+            }
+        }
+        return txns;
+    }
+
+    /**
+     * Draws from {@code commit_order} once, so the next PSI commit draws the returned value + 1: a crash may have
+     * skipped values (a sequence is logged ahead), and the order of hand-over must start where the draws do.
+     */
+    public static long drawCommitOrder(Connection connection) throws SQLException {
+        try (Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery(NEXT_COMMIT_ORDER)) {
+            rows.next();
+            return rows.getLong(1);
+        }
+    }
+}

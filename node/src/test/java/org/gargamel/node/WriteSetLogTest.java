@@ -1,0 +1,311 @@
+package org.gargamel.node;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.math.BigDecimal;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.gargamel.common.call.ProcedureCall;
+import org.gargamel.common.config.GroupSettings;
+import org.gargamel.common.config.Isolation;
+import org.gargamel.common.config.Mode;
+import org.gargamel.common.group.Channels;
+import org.gargamel.common.group.GroupConfig;
+import org.gargamel.common.group.RaftSettings;
+import org.gargamel.common.testing.Await;
+import org.gargamel.common.wire.CallOutcome;
+import org.gargamel.common.wire.Message;
+import org.gargamel.common.wire.WireCodec;
+import org.gargamel.common.wire.WriteSet;
+import org.gargamel.common.wire.WriteSet.Operation;
+import org.gargamel.common.wire.WriteSet.RowChange;
+import org.jgroups.JChannel;
+import org.jgroups.protocols.raft.RaftLeaderException;
+import org.jgroups.raft.RaftHandle;
+import org.jgroups.raft.StateMachine;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The write-set log (a Raft group of the nodes) as the nodes use it: a call is acknowledged only once a majority of
+ * the replicas hold its write-set; an origin's PSI write-sets apply in its commit order even when the log holds them
+ * the other way round; a restarted node replays its own log, takes what it missed from the others, and serves again
+ * only then, with nothing applied twice. The third member, node-3, is a bare log member driven by the test.
+ */
+@Tag("integration")
+class WriteSetLogTest {
+    private static final long TIMEOUT = 30_000;
+    private static final List<String> MEMBERS = List.of("node-1", "node-2", "node-3");
+    private static BankReplicas cluster;
+    private JChannel thirdChannel;
+    private RaftHandle third;
+
+    @TempDir
+    Path directory;
+
+    @BeforeAll
+    static void startServers() {
+        cluster = new BankReplicas();
+    }
+
+    @AfterAll
+    static void stopServers() {
+        cluster.close();
+    }
+
+    @BeforeEach
+    void reset() throws Exception {
+        cluster.reset();
+    }
+
+    @AfterEach
+    void stop() {
+        cluster.stopNodes();
+        if (thirdChannel != null) {
+            thirdChannel.close();
+        }
+    }
+
+    /** node-3: a member of the log that applies nothing. */
+    private void startThirdMember() throws Exception {
+        thirdChannel = Channels.writeSetLog(
+                GroupConfig.inMemory(), "node-3", new RaftSettings("node-3", MEMBERS, null, false));
+        third = new RaftHandle(thirdChannel, new StateMachine() {
+            @Override
+            public byte[] apply(byte[] data, int offset, int length, boolean serializeResponse) {
+                return null;
+            }
+
+            @Override
+            public void readContentFrom(java.io.DataInput in) {}
+
+            @Override
+            public void writeContentTo(java.io.DataOutput out) {}
+        });
+        thirdChannel.connect(Channels.WRITE_SET_CLUSTER);
+    }
+
+    private NodeServer node(int index, String dataDir) {
+        GroupSettings inMemory = GroupSettings.inMemory();
+        return new NodeServer(new NodeConfig(
+                        BankReplicas.NODES.get(index),
+                        cluster.servers.jdbcUrls().get(index),
+                        2,
+                        Mode.GARGAMEL,
+                        Isolation.PSI,
+                        BankReplicas.rules(),
+                        inMemory,
+                        inMemory,
+                        MEMBERS,
+                        null)
+                .withDataDir(dataDir, false));
+    }
+
+    private static ProcedureCall payment(int w, int d, String amount) {
+        return ProcedureCall.of("payment", w, d, new BigDecimal(amount));
+    }
+
+    private static String ytd(int server, int w, int d) throws Exception {
+        return cluster.district(server, w, d).split(" ", -1)[1];
+    }
+
+    /**
+     * PSI commits at the origin at once, but its client hears COMMITTED only when a majority holds the write-set: with
+     * node-2 gone and node-3 not yet started, node-1 alone has the commit in its database and no answer; once node-3
+     * joins the log, the answer comes.
+     */
+    @Test
+    void aCallIsAcknowledgedOnlyOnceAMajorityOfTheReplicasHoldsItsWriteSet() throws Exception {
+        startThirdMember();
+        cluster.nodes.add(node(0, null));
+        cluster.nodes.add(node(1, null));
+        BankReplicas.startAll(cluster.nodes);
+        FakeScheduler scheduler = cluster.scheduler;
+        Await.until("both nodes announced", Duration.ofSeconds(20), () -> scheduler.hellos.size() == 2);
+        scheduler.execute("node-1", 0, 1, new long[0], payment(1, 1, "1.00"));
+        assertEquals(
+                CallOutcome.Status.COMMITTED, scheduler.awaitOutcome(1, TIMEOUT).status());
+
+        cluster.nodes.remove(1).close(); // node-2 leaves
+        thirdChannel.close(); // and node-3: node-1 is alone, no majority
+        scheduler.execute("node-1", 0, 2, new long[] {1}, payment(1, 1, "2.00"));
+        Await.until(
+                "node-1 committed transaction 2 in its own database",
+                Duration.ofSeconds(20),
+                () -> ytdOrNull(0).equals("3.00"));
+        Thread.sleep(1_000); // a bounded look for an answer that must not come
+        assertEquals(null, scheduler.outcomesByTxn.get(2L), "no COMMITTED before a majority holds the write-set");
+
+        startThirdMember(); // node-1 and node-3: a majority again
+        assertEquals(
+                CallOutcome.Status.COMMITTED, scheduler.awaitOutcome(2, TIMEOUT).status());
+        assertFalse(cluster.nodes.get(0).failure().isDone(), "node-1 waited, it did not give up");
+    }
+
+    private static String ytdOrNull(int server) {
+        try {
+            return ytd(server, 1, 1);
+        } catch (Exception e) {
+            return "";
+        }
+    }
+
+    /**
+     * An origin's PSI write-sets carry their place in its commit order. The log takes the delete of an order before
+     * the insert of that order (a leader change between two appends could do that): every replica still applies the
+     * insert first, the delete second, and goes on with the entries after them meanwhile.
+     */
+    @Test
+    void anOriginsWriteSetsApplyInItsCommitOrderWhateverOrderTheLogHoldsThemIn() throws Exception {
+        startThirdMember();
+        cluster.startNodes(Mode.GARGAMEL, Isolation.PSI, null, MEMBERS);
+        String row = "{\"o_w_id\": 3, \"o_d_id\": 3, \"o_id\": 1}";
+        WriteSet insert = new WriteSet(
+                101,
+                "node-3",
+                "new_order",
+                new long[0],
+                -1,
+                new WriteSet.Order(9, 1, -1),
+                List.of(new RowChange(
+                        "orders",
+                        Operation.INSERT,
+                        "{\"o_w_id\": 3, \"o_d_id\": 3, \"o_id\": 1, \"note\": \"first\"}")));
+        WriteSet delete = new WriteSet(
+                102,
+                "node-3",
+                "cancel",
+                new long[0],
+                -1,
+                new WriteSet.Order(9, 2, 1),
+                List.of(new RowChange("orders", Operation.DELETE, row)));
+        WriteSet unordered = new WriteSet(
+                103,
+                "node-3",
+                "payment",
+                new long[0],
+                -1,
+                List.of(new RowChange("district", Operation.UPDATE, "{\"w_id\": 2, \"d_id\": 9, \"ytd\": 5.00}")));
+        append(delete);
+        append(unordered);
+        cluster.scheduler.awaitVisibleEverywhere(BankReplicas.NODES, new long[] {103}, TIMEOUT);
+        assertFalse(isVisibleSomewhere(102), "the delete waits for the insert it follows");
+        append(insert);
+        cluster.scheduler.awaitVisibleEverywhere(BankReplicas.NODES, new long[] {101, 102}, TIMEOUT);
+        for (int server = 0; server < 2; server++) {
+            assertEquals(0, count(server, "SELECT count(*) FROM orders WHERE o_w_id = 3"), "inserted, then deleted");
+            assertEquals("5.00", ytd(server, 2, 9));
+        }
+        for (NodeServer node : cluster.nodes) {
+            assertFalse(
+                    node.failure().isDone(), node.name() + ": " + node.failure().getNow(null));
+        }
+        cluster.assertConverged();
+    }
+
+    private boolean isVisibleSomewhere(long txn) {
+        return cluster.scheduler.visible.values().stream().anyMatch(ids -> ids.contains(txn));
+    }
+
+    /**
+     * node-1 keeps its log on disk and stops; node-2 goes on with node-3; node-1 started again replays its own log,
+     * takes the entries it missed from the others, announces itself only then, and both replicas hold every order
+     * exactly once (an insert applied twice would fail: nothing is applied twice); then it serves calls again.
+     */
+    @Test
+    void aRestartedNodeCatchesUpFromItsLogAndTheOthersBeforeItServes() throws Exception {
+        startThirdMember();
+        String dataDir = directory.resolve("node-1").toString();
+        cluster.nodes.add(node(0, dataDir));
+        cluster.nodes.add(node(1, null));
+        BankReplicas.startAll(cluster.nodes);
+        FakeScheduler scheduler = cluster.scheduler;
+        Await.until("both nodes announced", Duration.ofSeconds(20), () -> scheduler.hellos.size() == 2);
+        for (long txn = 1; txn <= 6; txn++) {
+            scheduler.execute(
+                    BankReplicas.NODES.get((int) (txn % 2)),
+                    0,
+                    txn,
+                    txn == 1 ? new long[0] : new long[] {txn - 1},
+                    newOrder(1, 7, "before-" + txn));
+        }
+        assertEquals(
+                CallOutcome.Status.COMMITTED, scheduler.awaitOutcome(6, TIMEOUT).status());
+        cluster.nodes.remove(0).close();
+        scheduler.hellos.remove("node-1");
+        for (long txn = 7; txn <= 12; txn++) {
+            scheduler.execute("node-2", 0, txn, new long[] {txn - 1}, newOrder(1, 7, "while-away-" + txn));
+        }
+        assertEquals(
+                CallOutcome.Status.COMMITTED,
+                scheduler.awaitOutcome(12, TIMEOUT).status());
+        assertEquals(12, orders(1), "node-2 holds every order");
+        assertEquals(6, orders(0), "node-1's replica is behind while it is away");
+
+        NodeServer restarted = node(0, dataDir);
+        cluster.nodes.add(restarted);
+        restarted.start();
+        Await.until("node-1 announced again", Duration.ofSeconds(20), () -> scheduler.hellos.containsKey("node-1"));
+        assertEquals(12, orders(0), "caught up before it announced, every order once");
+        scheduler.execute("node-1", 0, 13, new long[] {12}, newOrder(1, 7, "after"));
+        assertEquals(
+                CallOutcome.Status.COMMITTED,
+                scheduler.awaitOutcome(13, TIMEOUT).status());
+        assertEquals("13", scheduler.outcomesByTxn.get(13L).result(), "the restarted replica took the next order id");
+        scheduler.awaitVisibleEverywhere(BankReplicas.NODES, new long[] {13}, TIMEOUT);
+        assertEquals(13, orders(0));
+        assertEquals(13, orders(1));
+        for (NodeServer node : cluster.nodes) {
+            assertFalse(
+                    node.failure().isDone(), node.name() + ": " + node.failure().getNow(null));
+        }
+        cluster.assertConverged();
+        assertTrue(count(0, "SELECT applied_index FROM gargamel.replica_state") > 0, "node-1 records its position");
+    }
+
+    private static int orders(int server) throws Exception {
+        return count(server, "SELECT count(*) FROM orders WHERE o_w_id = 1 AND o_d_id = 7");
+    }
+
+    private static ProcedureCall newOrder(int w, int d, String note) {
+        return ProcedureCall.of("new_order", w, d, note);
+    }
+
+    /** Appends {@code message} through node-3 and waits until it is committed. */
+    private void append(Message message) throws Exception {
+        byte[] entry = WireCodec.encode(message);
+        long deadline = System.nanoTime() + 20_000_000_000L;
+        while (true) {
+            try {
+                third.setAsync(entry, 0, entry.length).get(20, TimeUnit.SECONDS);
+                return;
+            } catch (RaftLeaderException e) {
+                if (System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(20); // an election: nothing was sent
+            }
+        }
+    }
+
+    private static int count(int server, String query) throws Exception {
+        try (Connection connection = cluster.servers.connect(server);
+                Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery(query)) {
+            rows.next();
+            return rows.getInt(1);
+        }
+    }
+}
