@@ -323,6 +323,13 @@ public final class ApplyLoop {
     private void settle(Abandon decision, boolean replayed) {
         int settled = 0;
         for (long txn : decision.transactions()) {
+            if (!replayed && (committedAhead.contains(txn) || own.takeCommittedHere(txn))) {
+                // This replica committed it (PSI commits before the log holds it), the cluster has decided it never
+                // happened: this replica now holds what no other does, and must not serve with it.
+                throw new FatalException(node + " committed transaction " + txn + " but the write-set log settled it "
+                        + "as abandoned (" + decision.describe() + "): this replica holds what the others do not and "
+                        + "must be rebuilt by state transfer before it serves again");
+            }
             if (!visibility.isVisible(txn)) {
                 abandoned.add(txn);
                 if (replayed) {
