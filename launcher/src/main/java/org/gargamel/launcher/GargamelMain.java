@@ -3,6 +3,7 @@ package org.gargamel.launcher;
 import java.io.PrintStream;
 import java.util.concurrent.Callable;
 import org.gargamel.launcher.command.BenchCommand;
+import org.gargamel.launcher.command.ChaosCommand;
 import org.gargamel.launcher.command.ClassifyCommand;
 import org.gargamel.launcher.command.CompareCommand;
 import org.gargamel.launcher.command.DemoCommand;
@@ -32,6 +33,7 @@ import picocli.CommandLine.Spec;
         footer = "%nRun 'scripts/gargamel COMMAND --help' for the options of a command.",
         subcommands = {
             DemoCommand.class,
+            ChaosCommand.class,
             TpccCommand.class,
             SchedulerCommand.class,
             NodeCommand.class,

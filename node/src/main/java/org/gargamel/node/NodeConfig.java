@@ -31,6 +31,9 @@ import org.gargamel.common.group.RaftSettings;
  * dataDir: /var/lib/gargamel/node-1 # optional; where the write-set log is kept (default: in memory)
  * logFsync: true                    # optional; force each log append to disk (default true)
  * statsFile: out/node-1.json        # optional; counters and timings written when the node stops
+ * peers: [jdbc:postgresql://10.0.0.2:5432/tpcc?user=gargamel, ...]
+ *                                    # optional; the other replicas' databases, to rebuild this one from when it
+ *                                    # holds what they do not (docs/node.md, Rebuild); read only, one snapshot
  * </pre>
  */
 public record NodeConfig(
@@ -47,7 +50,8 @@ public record NodeConfig(
         boolean logFsync,
         String statsFile,
         String user,
-        String password) {
+        String password,
+        List<String> peers) {
 
     @JsonCreator
     public NodeConfig(
@@ -64,7 +68,8 @@ public record NodeConfig(
             @JsonProperty("logFsync") Boolean logFsync,
             @JsonProperty("statsFile") String statsFile,
             @JsonProperty("user") String user,
-            @JsonProperty("password") String password) {
+            @JsonProperty("password") String password,
+            @JsonProperty("peers") List<String> peers) {
         this(
                 name,
                 jdbcUrl,
@@ -79,7 +84,8 @@ public record NodeConfig(
                 logFsync == null || logFsync,
                 statsFile,
                 user,
-                password);
+                password,
+                peers == null ? List.of() : List.copyOf(peers));
     }
 
     /** Without a separate user and password (in the URL, or none), its log in memory. */
@@ -96,14 +102,34 @@ public record NodeConfig(
             String statsFile) {
         this(
                 name, jdbcUrl, workers, mode, isolation, rules, control, writeSets, replicas, null, true, statsFile,
-                null, null);
+                null, null, List.of());
     }
 
     /** The same node keeping its write-set log in {@code directory} (null: in memory). */
     public NodeConfig withDataDir(String directory, boolean fsync) {
         return new NodeConfig(
                 name, jdbcUrl, workers, mode, isolation, rules, control, writeSets, replicas, directory, fsync,
-                statsFile, user, password);
+                statsFile, user, password, peers);
+    }
+
+    /** The same node, rebuilt from {@code peerUrls} when it must be (see {@link #peers}). */
+    public NodeConfig withPeers(List<String> peerUrls) {
+        return new NodeConfig(
+                name,
+                jdbcUrl,
+                workers,
+                mode,
+                isolation,
+                rules,
+                control,
+                writeSets,
+                replicas,
+                dataDir,
+                logFsync,
+                statsFile,
+                user,
+                password,
+                List.copyOf(peerUrls));
     }
 
     /** The write-set log's consensus settings of this node. */
@@ -119,7 +145,8 @@ public record NodeConfig(
                 + ", control=" + control + ", writeSets=" + writeSets + ", replicas=" + replicas + ", dataDir="
                 + dataDir
                 + ", logFsync=" + logFsync + ", statsFile=" + statsFile + ", user=" + user
-                + ", password=" + (password == null ? "null" : "***") + "]";
+                + ", password=" + (password == null ? "null" : "***") + ", peers="
+                + peers.stream().map(Secrets::maskUrl).toList() + "]";
     }
 
     public static NodeConfig read(Path file) {
@@ -140,7 +167,7 @@ public record NodeConfig(
     public NodeConfig withRules(String rulesFile) {
         return new NodeConfig(
                 name, jdbcUrl, workers, mode, isolation, rulesFile, control, writeSets, replicas, dataDir, logFsync,
-                statsFile, user, password);
+                statsFile, user, password, peers);
     }
 
     public NodeConfig validate() {
@@ -193,6 +220,16 @@ public record NodeConfig(
         }
         if (replicas.stream().distinct().count() != replicas.size()) {
             throw new ConfigException("key 'replicas' " + replicas + " names a node twice");
+        }
+        for (String peer : peers) {
+            if (peer == null || !peer.startsWith("jdbc:postgresql:")) {
+                throw new ConfigException("key 'peers': each one is a JDBC URL starting with jdbc:postgresql: (got "
+                        + (peer == null ? "nothing" : "'" + Secrets.maskUrl(peer) + "'") + ")");
+            }
+            if (peer.equals(jdbcUrl)) {
+                throw new ConfigException("key 'peers' names this node's own database, " + Secrets.maskUrl(peer)
+                        + ": a replica cannot be rebuilt from itself");
+            }
         }
         loadRules();
         return this;

@@ -10,7 +10,9 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -24,6 +26,8 @@ import org.gargamel.common.lifecycle.Futures;
 import org.gargamel.common.lifecycle.Supervisor;
 import org.gargamel.common.wire.Abandon;
 import org.gargamel.common.wire.CallOutcome;
+import org.gargamel.common.wire.DrainQuery;
+import org.gargamel.common.wire.DrainStatus;
 import org.gargamel.common.wire.Execute;
 import org.gargamel.common.wire.LogMark;
 import org.gargamel.common.wire.Message;
@@ -40,6 +44,8 @@ import org.gargamel.node.execution.ExecutionContext;
 import org.gargamel.node.execution.Worker;
 import org.gargamel.node.execution.WorkerConnection;
 import org.gargamel.node.progress.ProgressReporter;
+import org.gargamel.node.transfer.StateTransfer;
+import org.gargamel.node.transfer.TaintedReplicaException;
 import org.gargamel.node.visibility.Visibility;
 import org.gargamel.node.writeset.CommitOrder;
 import org.gargamel.node.writeset.LogStateMachine;
@@ -86,6 +92,16 @@ public final class NodeServer implements AutoCloseable {
     private HikariDataSource dataSource;
     private Connection applierConnection;
     private ProgressReporter progress;
+    private ApplyLoop applier;
+    /** The scheduler this node serves (has joined, caught up, announced ready), or null. */
+    private volatile Address servingAt;
+    /** The scheduler this node is joining, or null. */
+    private final java.util.concurrent.atomic.AtomicReference<Address> joining =
+            new java.util.concurrent.atomic.AtomicReference<>();
+    /** The DRAIN_QUERYs of joins, by query id: their answers say the scheduler has handled the joining hello. */
+    private final Map<Long, CompletableFuture<Void>> joinQueries = new ConcurrentHashMap<>();
+
+    private static final Duration JOIN_TIMEOUT = Duration.ofSeconds(30);
     private JChannel control;
     private WriteSetLog log;
     private volatile Address scheduler;
@@ -103,6 +119,14 @@ public final class NodeServer implements AutoCloseable {
 
     public NodeStatistics statistics() {
         return statistics;
+    }
+
+    /**
+     * Whether {@code failure} (of {@link #start} or {@link #failure}) means this replica holds what the others do not:
+     * a new start rebuilds it from a peer (docs/node.md, Rebuild).
+     */
+    public static boolean mustBeRebuilt(Throwable failure) {
+        return TaintedReplicaException.isCause(failure);
     }
 
     /** Completes with the reason if the node fails and must stop (its replica would otherwise diverge). */
@@ -127,6 +151,11 @@ public final class NodeServer implements AutoCloseable {
                 WriteSetCapture.install(connection, "public");
                 ReplicaState.install(connection);
                 connection.commit();
+                String tainted = ReplicaState.tainted(connection);
+                connection.commit();
+                if (tainted != null) {
+                    rebuild(connection, tainted);
+                }
                 primaryKeys = PrimaryKeys.read(connection, "public");
                 commitOrderDrawn = ReplicaState.drawCommitOrder(connection);
                 connection.commit();
@@ -137,8 +166,7 @@ public final class NodeServer implements AutoCloseable {
                     ? new Certification(primaryKeys, own, this::cancelExecutions)
                     : null;
             applierConnection = dataSource.getConnection();
-            ApplyLoop applier =
-                    new ApplyLoop(name, applierConnection, visibility, own, certification, progress, statistics);
+            applier = new ApplyLoop(name, applierConnection, visibility, own, certification, progress, statistics);
             supervisor.start(name + "-applier", applier::run); // before the log: it replays at once
             log = new WriteSetLog(
                     name,
@@ -181,6 +209,12 @@ public final class NodeServer implements AutoCloseable {
                     // From the scheduler: settle a departed node's transactions in the log's order, at every node
                     // alike.
                     .on(Abandon.class, MessageType.ABANDON, (source, decision) -> appendDecision(decision))
+                    .on(DrainStatus.class, MessageType.DRAIN_STATUS, (source, status) -> {
+                        CompletableFuture<Void> handled = joinQueries.remove(status.queryId());
+                        if (handled != null) {
+                            handled.complete(null);
+                        }
+                    })
                     .onView(this::announce));
             control.connect(Channels.CONTROL_CLUSTER);
             announce(control.getView());
@@ -188,6 +222,31 @@ public final class NodeServer implements AutoCloseable {
             close();
             throw e;
         }
+    }
+
+    /**
+     * This replica holds what the others do not ({@code reason}): it takes a copy of a peer, at that peer's position in
+     * the write-set log, before it joins the log (docs/node.md, Rebuild). The first peer that can be copied is used.
+     */
+    private void rebuild(Connection connection, String reason) throws SQLException {
+        if (config.peers().isEmpty()) {
+            throw new IllegalStateException(name + " must be rebuilt before it serves (" + reason + "), and its "
+                    + "configuration names no peers to copy: add the other replicas' JDBC URLs under 'peers' "
+                    + "(docs/node.md, Rebuild)");
+        }
+        LOG.warn("{}: rebuilding this replica from a peer: {}", name, reason);
+        List<String> failures = new ArrayList<>();
+        for (String peer : config.peers()) {
+            try {
+                StateTransfer.Copied copied = StateTransfer.copy(peer, connection, "public");
+                LOG.info("{}: rebuilt: {}", name, copied.describe());
+                return;
+            } catch (SQLException e) {
+                failures.add(Secrets.maskUrl(peer) + ": " + e.getMessage());
+            }
+        }
+        throw new IllegalStateException(
+                name + " must be rebuilt before it serves (" + reason + "), and no peer could be copied: " + failures);
     }
 
     /**
@@ -208,7 +267,8 @@ public final class NodeServer implements AutoCloseable {
                         supervisor.failure().getNow(null));
             }
             try {
-                applied.get(10, TimeUnit.SECONDS);
+                // Wakes at once if the node fails meanwhile (a replica found tainted while catching up).
+                CompletableFuture.anyOf(applied, supervisor.failure()).get(10, TimeUnit.SECONDS);
             } catch (TimeoutException e) {
                 LOG.info(
                         "{}: catching up with the write-set log ({} s; applied up to entry {})",
@@ -264,6 +324,9 @@ public final class NodeServer implements AutoCloseable {
         }
         visibility.wakeAll();
         supervisor.stop(STOP_GRACE);
+        if (applier != null) {
+            applier.close();
+        }
         for (Worker worker : workers) {
             worker.connection().close();
         }
@@ -305,6 +368,11 @@ public final class NodeServer implements AutoCloseable {
         }
 
         @Override
+        public void visibleHere(Execute call) {
+            visibility.markVisible(call.txnId());
+        }
+
+        @Override
         public void reply(Execute call, CallOutcome outcome) {
             sendControl(call.client(), outcome);
         }
@@ -336,6 +404,13 @@ public final class NodeServer implements AutoCloseable {
         }
     }
 
+    /**
+     * A view with the scheduler in it: a node already serving at that scheduler announces itself again; otherwise it
+     * joins (on a thread of its own, since catching up takes a while): NODE_HELLO joining, so the scheduler counts it
+     * for garbage collection from now on; a DRAIN_QUERY, whose answer says the scheduler has handled that; a catch-up
+     * mark appended to the write-set log and applied here, so every transaction the scheduler may already have
+     * collected is reflected here; then NODE_HELLO ready, and calls come (docs/protocol.md, Membership).
+     */
     private void announce(View view) {
         Address found = null;
         for (Address member : view.getMembers()) {
@@ -344,8 +419,44 @@ public final class NodeServer implements AutoCloseable {
             }
         }
         scheduler = found;
-        if (found != null) {
-            sendControl(found, new NodeHello(name, config.workers()));
+        if (found == null) {
+            return;
+        }
+        if (found.equals(servingAt)) {
+            sendControl(found, new NodeHello(name, config.workers(), true));
+            return;
+        }
+        if (found.equals(joining.getAndSet(found))) {
+            return; // already joining this scheduler
+        }
+        Address target = found;
+        Thread thread = new Thread(() -> join(target), name + "-join");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    private void join(Address target) {
+        try {
+            sendControl(target, new NodeHello(name, config.workers(), false));
+            long queryId = new SecureRandom().nextLong();
+            CompletableFuture<Void> handled = new CompletableFuture<>();
+            joinQueries.put(queryId, handled);
+            sendControl(target, new DrainQuery(queryId));
+            handled.get(JOIN_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+            catchUp(applier);
+            servingAt = target;
+            sendControl(target, new NodeHello(name, config.workers(), true));
+            LOG.info("{}: serving at {}", name, target);
+        } catch (Exception e) {
+            if (!closed.get()) {
+                LOG.warn(
+                        "{}: could not join the scheduler at {} (the next view change tries again): {}",
+                        name,
+                        target,
+                        e.toString());
+            }
+        } finally {
+            joining.compareAndSet(target, null);
         }
     }
 

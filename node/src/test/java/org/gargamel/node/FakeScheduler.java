@@ -18,6 +18,7 @@ import org.gargamel.common.wire.MessageEndpoint;
 import org.gargamel.common.wire.MessageType;
 import org.gargamel.common.wire.NodeHello;
 import org.gargamel.common.wire.Progress;
+import org.gargamel.common.wire.Settlement;
 import org.gargamel.common.wire.WireCodec;
 import org.jgroups.Address;
 import org.jgroups.BytesMessage;
@@ -36,6 +37,9 @@ final class FakeScheduler implements AutoCloseable {
     final Map<Long, CallOutcome> outcomesByTxn = new ConcurrentHashMap<>();
     final Map<String, Set<Long>> visible = new ConcurrentHashMap<>();
     final Map<String, Integer> hellos = new ConcurrentHashMap<>();
+    /** The SETTLEMENTs the nodes sent, in arrival order. */
+    final List<Settlement> settlements = new java.util.concurrent.CopyOnWriteArrayList<>();
+
     private final Map<Long, Integer> outcomeCounts = new ConcurrentHashMap<>();
     private final Map<Long, Long> txnByCall = new ConcurrentHashMap<>();
     private volatile View view;
@@ -55,6 +59,7 @@ final class FakeScheduler implements AutoCloseable {
                         ids.add(id);
                     }
                 })
+                .on(Settlement.class, MessageType.SETTLEMENT, (source, settlement) -> settlements.add(settlement))
                 .on(
                         NodeHello.class,
                         MessageType.NODE_HELLO,

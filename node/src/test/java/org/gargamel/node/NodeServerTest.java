@@ -1,5 +1,6 @@
 package org.gargamel.node;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -10,6 +11,7 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.stream.LongStream;
 import org.gargamel.common.call.ProcedureCall;
 import org.gargamel.common.config.Isolation;
@@ -19,6 +21,7 @@ import org.gargamel.common.group.GroupConfig;
 import org.gargamel.common.group.RaftSettings;
 import org.gargamel.common.testing.Await;
 import org.gargamel.common.wire.CallOutcome;
+import org.gargamel.common.wire.Settlement;
 import org.gargamel.common.wire.WireCodec;
 import org.gargamel.common.wire.WriteSet;
 import org.gargamel.common.wire.WriteSet.Operation;
@@ -360,13 +363,16 @@ class NodeServerTest {
             append(
                     departed,
                     new WriteSet(
-                            4,
-                            "node-3",
-                            "payment",
-                            deps(),
-                            -1,
-                            List.of(new RowChange(
-                                    "district", Operation.UPDATE, "{\"w_id\": 1, \"d_id\": 5, \"ytd\": 44.00}"))));
+                                    4,
+                                    "node-3",
+                                    "payment",
+                                    deps(),
+                                    -1,
+                                    List.of(new RowChange(
+                                            "district",
+                                            Operation.UPDATE,
+                                            "{\"w_id\": 1, \"d_id\": 5, \"ytd\": 44.00}")))
+                            .withOutcome(CallOutcome.committed(99, 4, "paid 44.00")));
             scheduler.awaitVisibleEverywhere(NODES, deps(4), TIMEOUT);
             // a read-only call placed after transaction 2 on node-2's other worker comes back; 2 is still waiting
             scheduler.execute("node-2", 1, 6, deps(), true, ProcedureCall.of("read_district", 1, 2));
@@ -383,6 +389,21 @@ class NodeServerTest {
                     CallOutcome.Status.COMMITTED,
                     scheduler.awaitOutcome(3, TIMEOUT).status());
             scheduler.awaitVisibleEverywhere(NODES, range(1, 3), TIMEOUT);
+            // Each survivor tells the scheduler how its log settled them, alike: 4 stands with the outcome its
+            // write-set carries (its origin never answered), 1 had no effect. The second copy settles nothing.
+            Await.until(
+                    "a settlement from each survivor", Duration.ofSeconds(10), () -> scheduler.settlements.size() >= 2);
+            for (Settlement settlement : scheduler.settlements) {
+                assertEquals("node-3", settlement.origin());
+                assertArrayEquals(new long[] {1}, settlement.abandoned(), settlement.toString());
+                assertEquals(List.of(CallOutcome.committed(99, 4, "paid 44.00")), settlement.stood());
+                assertArrayEquals(new long[0], settlement.unknown());
+            }
+            assertEquals(
+                    Set.of("node-1", "node-2"),
+                    scheduler.settlements.stream()
+                            .map(Settlement::nodeName)
+                            .collect(java.util.stream.Collectors.toSet()));
 
             // Transaction 1's write-set arrives after the decision: discarded everywhere. 5 is a barrier behind it.
             append(

@@ -98,19 +98,27 @@ class WriteSetLogTest {
     }
 
     private NodeServer node(int index, String dataDir) {
+        return node(index, dataDir, Isolation.PSI);
+    }
+
+    private NodeServer node(int index, String dataDir, Isolation isolation) {
+        return new NodeServer(config(index, dataDir, isolation));
+    }
+
+    private static NodeConfig config(int index, String dataDir, Isolation isolation) {
         GroupSettings inMemory = GroupSettings.inMemory();
-        return new NodeServer(new NodeConfig(
+        return new NodeConfig(
                         BankReplicas.NODES.get(index),
                         cluster.servers.jdbcUrls().get(index),
                         2,
                         Mode.GARGAMEL,
-                        Isolation.PSI,
+                        isolation,
                         BankReplicas.rules(),
                         inMemory,
                         inMemory,
                         MEMBERS,
                         null)
-                .withDataDir(dataDir, false));
+                .withDataDir(dataDir, false);
     }
 
     private static ProcedureCall payment(int w, int d, String amount) {
@@ -152,6 +160,78 @@ class WriteSetLogTest {
         assertEquals(
                 CallOutcome.Status.COMMITTED, scheduler.awaitOutcome(2, TIMEOUT).status());
         assertFalse(cluster.nodes.get(0).failure().isDone(), "node-1 waited, it did not give up");
+    }
+
+    /**
+     * node-1 was taken for departed (the control group lost it, the log did not): the log settles its transaction 5 as
+     * abandoned before node-1 even runs it. PSI then commits 5 in node-1's database, and its entry comes after the
+     * decision: every replica discards it. node-1 now holds what no other does: it stops rather than serve, and its
+     * client hears nothing from it (the scheduler runs the call again elsewhere). Its database is marked, and its next
+     * start rebuilds it from node-2's copy, at node-2's position in the log, before it serves again.
+     */
+    @Test
+    void aPsiTransactionCommittedAfterTheLogAbandonedItStopsItsNodeWhichIsRebuiltFromAPeer() throws Exception {
+        startThirdMember();
+        cluster.nodes.add(node(0, null));
+        cluster.nodes.add(node(1, null));
+        BankReplicas.startAll(cluster.nodes);
+        FakeScheduler scheduler = cluster.scheduler;
+        Await.until("both nodes announced", Duration.ofSeconds(20), () -> scheduler.hellos.size() == 2);
+        scheduler.execute("node-2", 0, 4, new long[0], payment(1, 3, "4.00"));
+        assertEquals(
+                CallOutcome.Status.COMMITTED, scheduler.awaitOutcome(4, TIMEOUT).status());
+        scheduler.abandon("node-2", "node-1", 5);
+        scheduler.awaitVisibleEverywhere(BankReplicas.NODES, new long[] {4, 5}, TIMEOUT);
+
+        scheduler.execute("node-1", 0, 5, new long[0], payment(1, 2, "5.00"));
+        Throwable reason = cluster.nodes.get(0).failure().get(TIMEOUT, TimeUnit.MILLISECONDS);
+        assertTrue(String.valueOf(reason.getMessage()).contains("settled it as abandoned"), String.valueOf(reason));
+        assertEquals(0, scheduler.outcomeCount(5), "no answer from a node whose commit the cluster discarded");
+        assertEquals("0.00", ytd(1, 1, 2), "node-2 discarded the write-set");
+        assertEquals("5.00", ytd(0, 1, 2), "node-1 holds what node-2 does not");
+        assertFalse(cluster.nodes.get(1).failure().isDone(), "node-2 goes on");
+
+        // Started again (with node-2's database to copy): rebuilt, caught up, serving.
+        cluster.nodes.remove(0).close();
+        NodeServer rebuilt = new NodeServer(config(0, null, Isolation.PSI)
+                .withPeers(List.of(cluster.servers.jdbcUrls().get(1))));
+        cluster.nodes.add(rebuilt);
+        rebuilt.start();
+        assertEquals("0.00", ytd(0, 1, 2), "the abandoned transaction is gone from node-1");
+        assertEquals("4.00", ytd(0, 1, 3), "node-2's transaction came with the copy");
+        scheduler.execute("node-1", 0, 6, new long[0], payment(1, 2, "6.00"));
+        assertEquals(
+                CallOutcome.Status.COMMITTED, scheduler.awaitOutcome(6, TIMEOUT).status());
+        scheduler.awaitVisibleEverywhere(BankReplicas.NODES, new long[] {6}, TIMEOUT);
+        assertEquals(cluster.dump(0), cluster.dump(1), "node-1 and node-2 identical");
+    }
+
+    /**
+     * The same under SI: the worker of node-1 waits for its entry, the log settles the transaction as abandoned
+     * first, and the worker rolls back without answering (it used to wait forever); node-1 goes on serving, with
+     * nothing of it anywhere.
+     */
+    @Test
+    void anSiTransactionTheLogAbandonedIsRolledBackWithoutAnAnswerAndItsNodeGoesOn() throws Exception {
+        startThirdMember();
+        cluster.nodes.add(node(0, null, Isolation.SI));
+        cluster.nodes.add(node(1, null, Isolation.SI));
+        BankReplicas.startAll(cluster.nodes);
+        FakeScheduler scheduler = cluster.scheduler;
+        Await.until("both nodes announced", Duration.ofSeconds(20), () -> scheduler.hellos.size() == 2);
+        scheduler.abandon("node-2", "node-1", 5);
+        scheduler.awaitVisibleEverywhere(BankReplicas.NODES, new long[] {5}, TIMEOUT);
+
+        scheduler.execute("node-1", 0, 5, new long[0], payment(1, 2, "5.00"));
+        scheduler.execute("node-1", 0, 6, new long[0], payment(1, 2, "6.00")); // same worker: runs after 5 is over
+        assertEquals(
+                CallOutcome.Status.COMMITTED, scheduler.awaitOutcome(6, TIMEOUT).status());
+        scheduler.awaitVisibleEverywhere(BankReplicas.NODES, new long[] {6}, TIMEOUT);
+        assertEquals(0, scheduler.outcomeCount(5), "the abandoned call gets no answer from node-1");
+        for (int server = 0; server < 2; server++) {
+            assertEquals("6.00", ytd(server, 1, 2), "only transaction 6, replica " + server);
+        }
+        assertFalse(cluster.nodes.get(0).failure().isDone(), "node-1 holds nothing the others do not");
     }
 
     private static String ytdOrNull(int server) {

@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import org.gargamel.common.call.ProcedureCall;
 import org.gargamel.common.client.GargamelClient;
 import org.gargamel.common.group.Channels;
 import org.gargamel.common.group.GroupConfig;
@@ -26,6 +27,7 @@ import org.gargamel.common.wire.MessageEndpoint;
 import org.gargamel.common.wire.MessageType;
 import org.gargamel.common.wire.NodeHello;
 import org.gargamel.common.wire.Progress;
+import org.gargamel.common.wire.Settlement;
 import org.gargamel.common.wire.SubmitCall;
 import org.gargamel.scheduler.core.Placement;
 import org.gargamel.scheduler.core.RejectedCallException;
@@ -41,7 +43,9 @@ import org.slf4j.LoggerFactory;
  * JGroups receive threads only decode messages and enqueue them (through a {@link MessageEndpoint}). Calls come from
  * clients (SUBMIT_CALL) and go to nodes (EXECUTE); nodes announce themselves (NODE_HELLO) and report what became
  * visible (PROGRESS); clients ask how much is still in flight (DRAIN_QUERY). A node that leaves the view has its
- * unreported calls rejected.
+ * unreported calls settled by the survivors in the write-set log (ABANDON, then SETTLEMENT): those that stand are
+ * answered from their write-sets, the others run again on the survivors (thesis Alg 4); its read-only calls run again
+ * at once. Only when no node is left is a call's outcome unknown.
  *
  * <p>The loop is a supervised thread: an unexpected exception in an event is a bug that leaves the graph in an unknown
  * state, so it is fatal, never printed and carried on. It is logged at ERROR naming the event (the message, its
@@ -67,9 +71,14 @@ public final class SchedulerServer implements AutoCloseable {
     private final MessageEndpoint endpoint;
     private final BlockingQueue<Event> events = new ArrayBlockingQueue<>(QUEUE_CAPACITY);
     private final Map<Long, PendingCall> pending = new HashMap<>();
+    /** Update calls of departed nodes waiting for the survivors' settlement, by transaction. */
+    private final Map<Long, PendingCall> unsettled = new HashMap<>();
+
     private final Map<String, Address> nodes = new HashMap<>();
     private final AtomicLong scheduled = new AtomicLong();
     private final AtomicLong rejected = new AtomicLong();
+    private final AtomicLong ranAgain = new AtomicLong();
+    private final AtomicLong answeredFromLog = new AtomicLong();
     private JChannel channel;
     /** The latest view, as seen by the loop: a NODE_HELLO from outside it is stale and ignored. */
     private View view;
@@ -79,8 +88,8 @@ public final class SchedulerServer implements AutoCloseable {
     private Thread loop;
     private volatile boolean running;
 
-    /** A call placed on a node and not yet reported by it: who to tell if the node leaves. */
-    private record PendingCall(Address client, long callId, String node) {}
+    /** A call placed on a node and not yet reported by it: who to tell, and what to run again, if the node leaves. */
+    private record PendingCall(Address client, long callId, String node, ProcedureCall call) {}
 
     /** One unit of the loop's work, one object per received message; named in the log line if it fails. */
     private interface Event {
@@ -122,6 +131,18 @@ public final class SchedulerServer implements AutoCloseable {
         @Override
         public String describe() {
             return progress.describe() + " (" + source + ")";
+        }
+    }
+
+    private record Settled(Address source, Settlement settlement) implements Event {
+        @Override
+        public void run(SchedulerServer server) {
+            server.onSettlement(settlement);
+        }
+
+        @Override
+        public String describe() {
+            return settlement.describe() + " (" + source + ")";
         }
     }
 
@@ -171,6 +192,10 @@ public final class SchedulerServer implements AutoCloseable {
                 .on(NodeHello.class, MessageType.NODE_HELLO, (source, hello) -> enqueue(new Hello(source, hello)))
                 .on(Progress.class, MessageType.PROGRESS, (source, progress) -> enqueue(new Reported(source, progress)))
                 .on(DrainQuery.class, MessageType.DRAIN_QUERY, (source, query) -> enqueue(new Drain(source, query)))
+                .on(
+                        Settlement.class,
+                        MessageType.SETTLEMENT,
+                        (source, settled) -> enqueue(new Settled(source, settled)))
                 .onView(view -> enqueue(new ViewChange(view)));
     }
 
@@ -218,6 +243,16 @@ public final class SchedulerServer implements AutoCloseable {
 
     public long rejectedCount() {
         return rejected.get();
+    }
+
+    /** Calls of departed nodes run again on the survivors (abandoned in the log, or read-only). */
+    public long ranAgainCount() {
+        return ranAgain.get();
+    }
+
+    /** Calls of departed nodes answered from their write-sets in the log (they stand). */
+    public long answeredFromLogCount() {
+        return answeredFromLog.get();
     }
 
     public long malformedCount() {
@@ -321,11 +356,16 @@ public final class SchedulerServer implements AutoCloseable {
                             + config.maxInFlight() + "); retry later");
             return;
         }
+        place(client, submit.callId(), submit.call());
+    }
+
+    /** Places a call and sends it to its node; a call the scheduler refuses is rejected to its client. */
+    private void place(Address client, long callId, ProcedureCall call) {
         Placement placement;
         try {
-            placement = scheduler.place(submit.call());
+            placement = scheduler.place(call);
         } catch (RejectedCallException e) {
-            reject(client, submit.callId(), e.getMessage());
+            reject(client, callId, e.getMessage());
             return;
         }
         eventTxn = placement.txn();
@@ -336,7 +376,7 @@ public final class SchedulerServer implements AutoCloseable {
             throw new IllegalStateException("placed on " + node + ", which has no address in the control group (known: "
                     + nodes.keySet() + ")");
         }
-        pending.put(placement.txn(), new PendingCall(client, submit.callId(), node));
+        pending.put(placement.txn(), new PendingCall(client, callId, node, call));
         scheduled.incrementAndGet();
         send(
                 target,
@@ -346,8 +386,8 @@ public final class SchedulerServer implements AutoCloseable {
                         placement.readOnly(),
                         placement.backDependencies(),
                         client,
-                        submit.callId(),
-                        submit.call()));
+                        callId,
+                        call));
     }
 
     private void onHello(Address source, NodeHello hello) {
@@ -366,7 +406,7 @@ public final class SchedulerServer implements AutoCloseable {
             return;
         }
         try {
-            scheduler.addNode(hello.nodeName(), hello.workers());
+            scheduler.addNode(hello.nodeName(), hello.workers(), hello.ready());
         } catch (IllegalArgumentException | IllegalStateException e) {
             LOG.warn("ignored {} from {}: {}", hello.describe(), source, e.getMessage());
             return;
@@ -374,10 +414,13 @@ public final class SchedulerServer implements AutoCloseable {
         nodes.put(hello.nodeName(), source);
         if (previous == null) {
             LOG.info(
-                    "{} joined with {} workers ({} node(s) now)",
+                    "{} joined with {} workers ({} node(s) now){}",
                     named(hello.nodeName(), source),
                     hello.workers(),
-                    nodes.size());
+                    nodes.size(),
+                    hello.ready() ? "" : "; it gets calls once it has caught up");
+        } else if (hello.ready()) {
+            LOG.debug("{} is ready", named(hello.nodeName(), source));
         }
     }
 
@@ -394,7 +437,8 @@ public final class SchedulerServer implements AutoCloseable {
     }
 
     private void onDrain(Address source, DrainQuery query) {
-        send(source, new DrainStatus(query.queryId(), scheduler.inFlight(), scheduler.nodeCount()));
+        // A departed node's calls waiting for their settlement are still in flight: they will run again.
+        send(source, new DrainStatus(query.queryId(), scheduler.inFlight() + unsettled.size(), scheduler.nodeCount()));
     }
 
     private void onView(View view) {
@@ -409,22 +453,81 @@ public final class SchedulerServer implements AutoCloseable {
             Address address = nodes.remove(node);
             List<Placement> lost = scheduler.removeNode(node);
             LOG.info(
-                    "{} left the cluster; rejecting {} call(s) it had not reported ({} node(s) left)",
+                    "{} left the cluster with {} call(s) it had not reported ({} node(s) left)",
                     named(node, address),
                     lost.size(),
                     nodes.size());
             for (Placement placement : lost) {
                 eventTxn = placement.txn();
                 PendingCall call = pending.remove(placement.txn());
-                if (call != null) {
-                    reject(
-                            call.client(),
-                            call.callId(),
-                            node + " left the cluster before reporting transaction " + placement.txn()
-                                    + "; its outcome is unknown (node recovery is on the roadmap)");
+                if (call == null) {
+                    continue;
+                }
+                if (placement.readOnly()) {
+                    ranAgain.incrementAndGet();
+                    place(call.client(), call.callId(), call.call()); // changed nothing anywhere
+                } else {
+                    unsettled.put(placement.txn(), call);
                 }
             }
             abandon(node, lost);
+        }
+        if (nodes.isEmpty() && !unsettled.isEmpty()) {
+            LOG.warn("every node has left: the outcomes of {} call(s) are unknown", unsettled.size());
+            for (Map.Entry<Long, PendingCall> waiting : unsettled.entrySet()) {
+                reject(
+                        waiting.getValue().client(),
+                        waiting.getValue().callId(),
+                        "every node left the cluster before transaction " + waiting.getKey()
+                                + " was settled; its outcome is unknown");
+            }
+            unsettled.clear();
+        }
+    }
+
+    /**
+     * How the survivors' log settled a departed node's transactions (the first report decides; the others, identical,
+     * find nothing left): a call that stands gets the outcome its origin gave, carried by its write-set; an abandoned
+     * one had no effect anywhere and runs again on the survivors, in transaction order, so that calls of the departed
+     * node that conflict run again in the order they first had.
+     */
+    private void onSettlement(Settlement settlement) {
+        for (CallOutcome outcome : settlement.stood()) {
+            eventTxn = outcome.txnId();
+            PendingCall call = unsettled.remove(outcome.txnId());
+            if (call != null) {
+                answeredFromLog.incrementAndGet();
+                send(
+                        call.client(),
+                        new CallOutcome(
+                                call.callId(),
+                                outcome.txnId(),
+                                outcome.status(),
+                                outcome.result(),
+                                outcome.sqlState(),
+                                outcome.message()));
+            }
+        }
+        for (long txn : settlement.unknown()) {
+            eventTxn = txn;
+            PendingCall call = unsettled.remove(txn);
+            if (call != null) {
+                reject(
+                        call.client(),
+                        call.callId(),
+                        call.node() + " left after transaction " + txn + " was committed everywhere, and its result "
+                                + "is no longer held: it ran once, its result is unknown");
+            }
+        }
+        long[] abandoned = settlement.abandoned().clone();
+        java.util.Arrays.sort(abandoned);
+        for (long txn : abandoned) {
+            eventTxn = txn;
+            PendingCall call = unsettled.remove(txn);
+            if (call != null) {
+                ranAgain.incrementAndGet();
+                place(call.client(), call.callId(), call.call());
+            }
         }
     }
 

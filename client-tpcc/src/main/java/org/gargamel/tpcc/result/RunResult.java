@@ -38,7 +38,11 @@ import org.gargamel.tpcc.workload.TransactionType;
     "convergence",
     "seed",
     "startedAt",
-    "firstError"
+    "firstError",
+    "acknowledgedNewOrders",
+    "acknowledgedMissing",
+    "duplicateOrders",
+    "faults"
 })
 @JsonInclude(JsonInclude.Include.ALWAYS)
 public record RunResult(
@@ -64,7 +68,11 @@ public record RunResult(
         Object convergence,
         long seed,
         String startedAt,
-        String firstError) {
+        String firstError,
+        Long acknowledgedNewOrders,
+        Long acknowledgedMissing,
+        Long duplicateOrders,
+        Object faults) {
 
     /** The key of {@code latencyMs} over every call of the run, whatever its type. */
     public static final String ALL_TYPES = "ALL";
@@ -124,7 +132,11 @@ public record RunResult(
                 null,
                 run.seed(),
                 run.startedAt(),
-                statistics.firstError());
+                statistics.firstError(),
+                null,
+                null,
+                null,
+                null);
     }
 
     public RunResult withChecks(Object consistency, Object convergence) {
@@ -151,7 +163,11 @@ public record RunResult(
                 convergence,
                 seed,
                 startedAt,
-                firstError);
+                firstError,
+                acknowledgedNewOrders,
+                acknowledgedMissing,
+                duplicateOrders,
+                faults);
     }
 
     /** Adds what the nodes counted: certification aborts and transparent re-executions. */
@@ -179,7 +195,78 @@ public record RunResult(
                 convergence,
                 seed,
                 startedAt,
-                firstError);
+                firstError,
+                acknowledgedNewOrders,
+                acknowledgedMissing,
+                duplicateOrders,
+                faults);
+    }
+
+    /**
+     * Adds the ledger check: New-Orders acknowledged to the terminals, how many of them some replica lacks, and orders
+     * created beyond those acknowledged (and those whose outcome the terminal never learnt).
+     */
+    public RunResult withLedger(long acknowledged, long missing, long duplicates) {
+        return new RunResult(
+                mode,
+                isolation,
+                replicas,
+                warehouses,
+                terminals,
+                rate,
+                warmupSeconds,
+                durationSeconds,
+                tpmC,
+                throughputTps,
+                committed,
+                userAborts,
+                conflictAborts,
+                retries,
+                errors,
+                dropped,
+                latencyMs,
+                mix,
+                consistency,
+                convergence,
+                seed,
+                startedAt,
+                firstError,
+                acknowledged,
+                missing,
+                duplicates,
+                faults);
+    }
+
+    /** Adds the faults a chaos run injected (one entry each). */
+    public RunResult withFaults(Object injected) {
+        return new RunResult(
+                mode,
+                isolation,
+                replicas,
+                warehouses,
+                terminals,
+                rate,
+                warmupSeconds,
+                durationSeconds,
+                tpmC,
+                throughputTps,
+                committed,
+                userAborts,
+                conflictAborts,
+                retries,
+                errors,
+                dropped,
+                latencyMs,
+                mix,
+                consistency,
+                convergence,
+                seed,
+                startedAt,
+                firstError,
+                acknowledgedNewOrders,
+                acknowledgedMissing,
+                duplicateOrders,
+                injected);
     }
 
     public void write(Path file) throws IOException {

@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntFunction;
 import org.gargamel.common.call.ProcedureCall;
+import org.gargamel.tpcc.check.NewOrderLedger;
 import org.gargamel.tpcc.random.TpccRandom;
 import org.gargamel.tpcc.result.RunStatistics;
 import org.gargamel.tpcc.workload.CallExecutor;
@@ -25,6 +26,7 @@ public final class TerminalEmulator {
 
     private final RunSettings settings;
     private final IntFunction<CallExecutor> executors;
+    private final NewOrderLedger ledger = new NewOrderLedger();
     private volatile boolean stopped;
     private volatile long measuredNanos;
 
@@ -37,6 +39,11 @@ public final class TerminalEmulator {
     /** Ends the run early (Ctrl-C); the calls in progress finish and are counted. */
     public void stop() {
         stopped = true;
+    }
+
+    /** Every New-Order acknowledged to a terminal in this run (warm-up included), for the durability check. */
+    public NewOrderLedger ledger() {
+        return ledger;
     }
 
     /** Wall time of the measurement interval (after the warm-up), known after {@link #run()} returns. */
@@ -110,6 +117,7 @@ public final class TerminalEmulator {
                 break;
             }
             ExecutionOutcome outcome = executor.execute(call);
+            recordInLedger(type, call, outcome);
             if (begin >= measureFrom) {
                 statistics.record(type, outcome, System.nanoTime() - begin);
             } else {
@@ -193,11 +201,40 @@ public final class TerminalEmulator {
                 continue;
             }
             ExecutionOutcome outcome = executor.execute(arrival.call());
+            recordInLedger(arrival.type(), arrival.call(), outcome);
             if (arrival.intendedStart() >= measureFrom) {
                 statistics.record(arrival.type(), outcome, System.nanoTime() - arrival.intendedStart());
             } else {
                 statistics.recordWarmUp(arrival.type(), outcome);
             }
+        }
+    }
+
+    /** A New-Order's outcome into the ledger: its order id when it committed, or that its outcome is unknown. */
+    private void recordInLedger(TransactionType type, ProcedureCall call, ExecutionOutcome outcome) {
+        if (type != TransactionType.NEW_ORDER) {
+            return;
+        }
+        if (outcome.kind() == ExecutionOutcome.Kind.FAILED) {
+            ledger.unknownOutcome();
+        } else if (outcome.kind() == ExecutionOutcome.Kind.COMMITTED) {
+            List<Object> arguments = call.arguments();
+            Integer orderId = orderId(outcome.firstColumn());
+            if (orderId == null) {
+                ledger.acknowledgedWithoutOrderId();
+            } else {
+                ledger.acknowledged(
+                        ((Number) arguments.get(0)).intValue(), ((Number) arguments.get(1)).intValue(), orderId);
+            }
+        }
+    }
+
+    /** The order id a New-Order returned, or null if its result holds none (an executor that returns no result). */
+    private static Integer orderId(String firstColumn) {
+        try {
+            return firstColumn == null ? null : Integer.valueOf(firstColumn.trim());
+        } catch (NumberFormatException e) {
+            return null;
         }
     }
 

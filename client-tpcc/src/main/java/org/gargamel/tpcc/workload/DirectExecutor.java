@@ -31,11 +31,12 @@ public final class DirectExecutor implements CallExecutor {
         while (true) {
             try (PreparedStatement statement = ProcedureCallBinder.prepare(connection, call);
                     ResultSet result = statement.executeQuery()) {
+                String firstColumn = result.next() ? result.getString(1) : null;
                 while (result.next()) {
-                    // Drain the procedure's result; the client only needs to know it arrived.
+                    // Drain the rest of the procedure's result.
                 }
                 connection.commit();
-                return ExecutionOutcome.committed(conflictAborts, conflictAborts);
+                return ExecutionOutcome.committed(conflictAborts, conflictAborts, firstColumn);
             } catch (SQLException e) {
                 rollbackQuietly();
                 SqlErrorKind kind = TpccErrors.classify(e.getSQLState());

@@ -31,7 +31,7 @@ public final class GargamelExecutor implements CallExecutor {
                     ExecutionOutcome.Kind.FAILED, 0, 0, null, "interrupted while waiting for " + call.procedure());
         }
         return switch (outcome.status()) {
-            case COMMITTED -> ExecutionOutcome.committed(0, 0);
+            case COMMITTED -> ExecutionOutcome.committed(0, 0, ExecutionOutcome.firstColumnOf(outcome.result()));
             case USER_ABORTED ->
                 new ExecutionOutcome(
                         TpccErrors.classify(outcome.sqlState()) == SqlErrorKind.USER_ABORT

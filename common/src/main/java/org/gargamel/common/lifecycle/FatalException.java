@@ -4,7 +4,7 @@ package org.gargamel.common.lifecycle;
  * A failure after which the process must stop rather than go on (a replica that would diverge, an outcome that can no
  * longer be given). Its message names what failed: the call, the transaction, the thread.
  */
-public final class FatalException extends RuntimeException {
+public class FatalException extends RuntimeException {
     public FatalException(String message) {
         super(message);
     }

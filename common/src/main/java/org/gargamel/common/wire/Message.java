@@ -17,7 +17,8 @@ public sealed interface Message
                 DrainQuery,
                 DrainStatus,
                 Abandon,
-                LogMark {
+                LogMark,
+                Settlement {
 
     MessageType type();
 

@@ -24,7 +24,12 @@ public enum MessageType {
      */
     ABANDON(9, Abandon.class),
     /** node → write-set log: a node's catch-up mark (it has applied everything before it once it applies it). */
-    LOG_MARK(10, LogMark.class);
+    LOG_MARK(10, LogMark.class),
+    /**
+     * node → scheduler: how the write-set log settled an ABANDON: which of the departed node's transactions stand
+     * (with their outcomes) and which had no effect (the scheduler runs those calls again elsewhere).
+     */
+    SETTLEMENT(11, Settlement.class);
 
     private final byte tag;
     private final Class<? extends Message> messageClass;

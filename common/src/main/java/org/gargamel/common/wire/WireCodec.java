@@ -71,6 +71,7 @@ public final class WireCodec {
                 case DRAIN_STATUS -> DrainStatus.read(in);
                 case ABANDON -> Abandon.read(in);
                 case LOG_MARK -> LogMark.read(in);
+                case SETTLEMENT -> Settlement.read(in);
             };
             if (in.available() > 0) {
                 throw new MalformedMessageException(type + ": " + in.available() + " unexpected trailing bytes");

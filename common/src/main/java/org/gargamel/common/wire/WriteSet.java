@@ -18,6 +18,9 @@ import java.util.Objects;
  *                         committed when the transaction started; -1 outside round-robin mode
  * @param order            PSI: where it stands among its origin's committed transactions ({@link Order#NONE}
  *                         for a write-set whose place the log itself decides: SI, round-robin, an empty one)
+ * @param outcome          what the origin answers its client (COMMITTED with the result, or USER_ABORTED), so that a
+ *                         survivor can answer for a delivered transaction whose origin died before replying; null
+ *                         where no call stands behind it (tests)
  */
 // ArrayRecordComponent is wrong here: equals, hashCode and toString below compare the ids, and the long[] that the
 // codec reads and writes (no boxed list per message) is never written once the message is built.
@@ -28,7 +31,8 @@ public record WriteSet(
         @SuppressWarnings("ArrayRecordComponent") long[] backDependencies,
         long snapshot,
         Order order,
-        List<RowChange> changes)
+        List<RowChange> changes,
+        CallOutcome outcome)
         implements Message {
 
     /**
@@ -47,7 +51,12 @@ public record WriteSet(
 
     /** This write-set with its place among its origin's commits. */
     public WriteSet withOrder(Order newOrder) {
-        return new WriteSet(txnId, origin, procedure, backDependencies, snapshot, newOrder, changes);
+        return new WriteSet(txnId, origin, procedure, backDependencies, snapshot, newOrder, changes, outcome);
+    }
+
+    /** This write-set with the outcome its origin gives the call. */
+    public WriteSet withOutcome(CallOutcome newOutcome) {
+        return new WriteSet(txnId, origin, procedure, backDependencies, snapshot, order, changes, newOutcome);
     }
 
     /** A write-set whose place the log alone decides (not PSI-ordered). */
@@ -58,7 +67,19 @@ public record WriteSet(
             long[] backDependencies,
             long snapshot,
             List<RowChange> changes) {
-        this(txnId, origin, procedure, backDependencies, snapshot, Order.NONE, changes);
+        this(txnId, origin, procedure, backDependencies, snapshot, Order.NONE, changes, null);
+    }
+
+    /** A write-set with its place among its origin's commits and no outcome (tests). */
+    public WriteSet(
+            long txnId,
+            String origin,
+            String procedure,
+            long[] backDependencies,
+            long snapshot,
+            Order order,
+            List<RowChange> changes) {
+        this(txnId, origin, procedure, backDependencies, snapshot, order, changes, null);
     }
 
     /**
@@ -138,6 +159,10 @@ public record WriteSet(
             out.writeByte(change.operation().code());
             WireCodec.writeString(out, change.row());
         }
+        out.writeBoolean(outcome != null);
+        if (outcome != null) {
+            outcome.writeBody(out);
+        }
     }
 
     static WriteSet read(DataInput in) throws IOException {
@@ -158,7 +183,8 @@ public record WriteSet(
             }
             changes.add(new RowChange(table, operation, WireCodec.readString(in)));
         }
-        return new WriteSet(txnId, origin, procedure, dependencies, snapshot, order, changes);
+        CallOutcome outcome = in.readBoolean() ? CallOutcome.read(in) : null;
+        return new WriteSet(txnId, origin, procedure, dependencies, snapshot, order, changes, outcome);
     }
 
     @Override
@@ -170,7 +196,8 @@ public record WriteSet(
                 && Arrays.equals(backDependencies, w.backDependencies)
                 && snapshot == w.snapshot
                 && order.equals(w.order)
-                && changes.equals(w.changes);
+                && changes.equals(w.changes)
+                && Objects.equals(outcome, w.outcome);
     }
 
     @Override

@@ -52,6 +52,7 @@ class WireCodecTest {
                 new Execute(7, 2, false, new long[] {3, 5}, UUID.randomUUID(), 42, PAYMENT),
                 new Execute(9, 0, true, new long[0], UUID.randomUUID(), 45, ProcedureCall.of("stock_level", 1, 2, 15)),
                 new NodeHello("node-1", 4),
+                new NodeHello("node-2", 2, false),
                 new Progress("node-2", new long[] {1, 2, 3, Long.MAX_VALUE}),
                 new WriteSet(
                         7,
@@ -68,10 +69,18 @@ class WireCodecTest {
                                 new RowChange("new_order", Operation.DELETE, "{\"no_w_id\": 1}"))),
                 new WriteSet(8, "node-3", "new_order", new long[0], 17, List.of()),
                 new WriteSet(9, "node-1", "payment", new long[] {8}, -1, new WriteSet.Order(77, 12, 11), List.of()),
+                new WriteSet(10, "node-2", "new_order", new long[0], -1, List.of())
+                        .withOutcome(CallOutcome.userAborted(46, 10, "GA001", "invalid item number")),
                 new DrainQuery(5),
                 new DrainStatus(5, 12, 3),
                 new Abandon("node-2", new long[] {11, 12, 40}),
-                new LogMark("node-3", 424242L));
+                new LogMark("node-3", 424242L),
+                new Settlement(
+                        "node-1",
+                        "node-2",
+                        new long[] {12, 40},
+                        List.of(CallOutcome.committed(42, 11, "(1,'x')")),
+                        new long[] {41}));
     }
 
     @Test

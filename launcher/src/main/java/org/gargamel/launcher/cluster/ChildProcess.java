@@ -99,6 +99,12 @@ public final class ChildProcess implements AutoCloseable {
         }
     }
 
+    /** SIGKILL, as a crash: no shutdown hook runs. Returns once the process is gone. */
+    public void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor();
+    }
+
     @Override
     public void close() {
         if (process.isAlive()) {

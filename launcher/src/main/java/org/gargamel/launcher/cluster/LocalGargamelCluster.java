@@ -11,6 +11,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -57,12 +59,19 @@ public final class LocalGargamelCluster implements GargamelCluster {
 
     private final ClusterPlan plan;
     private final List<ChildProcess> processes = new CopyOnWriteArrayList<>();
+    /** How each process was started, by name, to start it again after a fault ({@link #restart}). */
+    private final Map<String, Launch> launches = new ConcurrentHashMap<>();
+    /** Processes this cluster killed on purpose and has not started again: their death is not a failure. */
+    private final Set<String> downOnPurpose = ConcurrentHashMap.newKeySet();
+
     private final List<Path> statisticsFiles = new ArrayList<>();
     private final List<Runnable> failureListeners = new CopyOnWriteArrayList<>();
     private final AtomicBoolean stopping = new AtomicBoolean();
     private volatile String failure;
     private GargamelClient client;
     private Thread monitor;
+
+    private record Launch(List<String> arguments, Path log, String readyMarker) {}
 
     private LocalGargamelCluster(ClusterPlan plan) {
         this.plan = plan;
@@ -103,15 +112,13 @@ public final class LocalGargamelCluster implements GargamelCluster {
         ConfigFiles.write(schedulerConfig, scheduler);
 
         err.printf("starting the scheduler and %d node(s) (logs in %s) ...%n", plan.replicas(), directory);
-        ChildProcess schedulerProcess = ChildProcess.startJava(
+        ChildProcess schedulerProcess = launch(
                 "scheduler",
-                ServerClassPath.get(),
-                MAIN_CLASS,
-                List.of("scheduler", "--config", schedulerConfig.toString()),
-                CHILD_JVM_OPTIONS,
-                directory.resolve("scheduler.log"));
-        processes.add(schedulerProcess);
-        awaitReady(schedulerProcess, SCHEDULER_READY);
+                new Launch(
+                        List.of("scheduler", "--config", schedulerConfig.toString()),
+                        directory.resolve("scheduler.log"),
+                        SCHEDULER_READY));
+        awaitReady(schedulerProcess, SCHEDULER_READY, 0);
 
         List<ChildProcess> nodes = new ArrayList<>();
         for (int i = 0; i < plan.replicas(); i++) {
@@ -130,24 +137,24 @@ public final class LocalGargamelCluster implements GargamelCluster {
                     "dataDir",
                     directory.resolve(name + "-data").toAbsolutePath().toString());
             node.put("logFsync", plan.durableLog());
+            List<String> peers = new ArrayList<>(plan.jdbcUrls());
+            peers.remove(i);
+            node.put("peers", peers); // to rebuild from, should this replica ever hold what they do not
             Path statistics = directory.resolve(name + "-stats.json");
             Files.deleteIfExists(statistics);
             statisticsFiles.add(statistics);
             node.put("statsFile", statistics.toString());
             Path config = directory.resolve(name + ".yaml");
             ConfigFiles.write(config, node);
-            ChildProcess process = ChildProcess.startJava(
+            nodes.add(launch(
                     name,
-                    ServerClassPath.get(),
-                    MAIN_CLASS,
-                    List.of("node", "--config", config.toString()),
-                    CHILD_JVM_OPTIONS,
-                    directory.resolve(name + ".log"));
-            processes.add(process);
-            nodes.add(process);
+                    new Launch(
+                            List.of("node", "--config", config.toString()),
+                            directory.resolve(name + ".log"),
+                            NODE_READY)));
         }
         for (ChildProcess node : nodes) {
-            awaitReady(node, NODE_READY);
+            awaitReady(node, NODE_READY, 0);
         }
         try {
             client = GargamelClient.connect(
@@ -166,6 +173,59 @@ public final class LocalGargamelCluster implements GargamelCluster {
         monitor = new Thread(this::watch, "cluster-monitor");
         monitor.setDaemon(true);
         monitor.start();
+    }
+
+    private ChildProcess launch(String name, Launch launch) throws IOException {
+        ChildProcess process = ChildProcess.startJava(
+                name, ServerClassPath.get(), MAIN_CLASS, launch.arguments(), CHILD_JVM_OPTIONS, launch.log());
+        launches.put(name, launch);
+        processes.add(process);
+        return process;
+    }
+
+    /** The names of the nodes' processes (node-1, ...), in order. */
+    public List<String> nodeNames() {
+        return plan.nodeNames();
+    }
+
+    /**
+     * Kills process {@code name} (scheduler or node-N) with SIGKILL, as a crash would: no shutdown hook runs, nothing is
+     * flushed. Its death is not a failure of the cluster; {@link #restart} starts it again. Returns its pid.
+     */
+    public long kill(String name) throws InterruptedException {
+        ChildProcess process = process(name);
+        downOnPurpose.add(name);
+        process.kill();
+        return process.pid();
+    }
+
+    /**
+     * Starts process {@code name} again with the same command and configuration (its log goes on in the same file) and
+     * waits until it says it is ready; a node is ready once it has caught up with the write-set log.
+     */
+    public void restart(String name) throws IOException, InterruptedException {
+        Launch launch = launches.get(name);
+        if (launch == null) {
+            throw new IllegalArgumentException("no process named " + name + " (known: " + launches.keySet() + ")");
+        }
+        ChildProcess old = process(name);
+        if (old.isAlive()) {
+            throw new IllegalStateException(name + " (pid " + old.pid() + ") is still running");
+        }
+        long logLength = Files.exists(launch.log()) ? Files.size(launch.log()) : 0;
+        processes.remove(old);
+        ChildProcess started = launch(name, launch);
+        awaitReady(started, launch.readyMarker(), logLength);
+        downOnPurpose.remove(name);
+    }
+
+    private ChildProcess process(String name) {
+        for (ChildProcess process : processes) {
+            if (process.name().equals(name)) {
+                return process;
+            }
+        }
+        throw new IllegalArgumentException("no process named " + name);
     }
 
     /** An executor for a terminal; all share this cluster's client. */
@@ -231,10 +291,16 @@ public final class LocalGargamelCluster implements GargamelCluster {
         }
     }
 
+    private static String logSince(Path log, long from) throws IOException {
+        byte[] all = Files.readAllBytes(log);
+        int start = (int) Math.min(from, all.length);
+        return new String(all, start, all.length - start, StandardCharsets.UTF_8);
+    }
+
     private void watch() {
         while (!stopping.get()) {
             for (ChildProcess process : processes) {
-                if (!process.isAlive() && !stopping.get()) {
+                if (!process.isAlive() && !stopping.get() && !downOnPurpose.contains(process.name())) {
                     failure = process.name() + " (pid " + process.pid() + ") exited unexpectedly with code "
                             + process.exitCode() + "; last lines of " + process.log() + ":\n" + process.tail(15);
                     failureListeners.forEach(Runnable::run);
@@ -249,13 +315,12 @@ public final class LocalGargamelCluster implements GargamelCluster {
         }
     }
 
-    private void awaitReady(ChildProcess process, String marker) throws InterruptedException {
+    /** Waits until the process's log says {@code marker} after its first {@code from} bytes (earlier runs' lines). */
+    private void awaitReady(ChildProcess process, String marker, long from) throws InterruptedException {
         long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
         while (true) {
             try {
-                if (Files.exists(process.log())
-                        && Files.readString(process.log(), StandardCharsets.UTF_8)
-                                .contains(marker)) {
+                if (Files.exists(process.log()) && logSince(process.log(), from).contains(marker)) {
                     return;
                 }
             } catch (IOException e) {

@@ -64,6 +64,11 @@ abstract sealed class RunConnection implements AutoCloseable
     /** The line printed before the checks after the run. */
     abstract String checkingMessage();
 
+    /** The cluster this run started on this machine, whose processes a chaos run may kill; empty otherwise. */
+    Optional<LocalGargamelCluster> localCluster() {
+        return Optional.empty();
+    }
+
     /** The error when the checks after the run fail. */
     abstract String checkFailedMessage();
 
@@ -136,6 +141,11 @@ abstract sealed class RunConnection implements AutoCloseable
             this.cluster = cluster;
             this.replicas = replicas;
             this.err = err;
+        }
+
+        @Override
+        Optional<LocalGargamelCluster> localCluster() {
+            return cluster instanceof LocalGargamelCluster local ? Optional.of(local) : Optional.empty();
         }
 
         /** Starts the scheduler and nodes here, or joins the running cluster given by --scheduler. */

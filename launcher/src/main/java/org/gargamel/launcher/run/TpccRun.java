@@ -11,12 +11,17 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.gargamel.launcher.chaos.Fault;
+import org.gargamel.launcher.chaos.FaultInjector;
+import org.gargamel.launcher.chaos.FaultPlan;
 import org.gargamel.launcher.cluster.ClusterStatistics;
+import org.gargamel.launcher.cluster.LocalGargamelCluster;
 import org.gargamel.launcher.server.CommandFailedException;
 import org.gargamel.launcher.server.ExitCodes;
 import org.gargamel.provisioning.PostgresCluster;
 import org.gargamel.tpcc.check.CheckReport;
 import org.gargamel.tpcc.check.CheckRunner;
+import org.gargamel.tpcc.check.NewOrderLedger;
 import org.gargamel.tpcc.random.NURandConstants;
 import org.gargamel.tpcc.result.RunDescription;
 import org.gargamel.tpcc.result.RunResult;
@@ -37,12 +42,20 @@ public final class TpccRun {
     private final RunRequest request;
     private final PrintStream out;
     private final PrintStream err;
+    /** A chaos run's faults, or null. */
+    private FaultPlan faults;
 
     /** {@code out}: the summary, the checks and the result file's path; {@code err}: progress and status lines. */
     public TpccRun(RunRequest request, PrintStream out, PrintStream err) {
         this.request = request;
         this.out = out;
         this.err = err;
+    }
+
+    /** Injects {@code plan}'s faults into the cluster this run starts while the terminals run (a chaos run). */
+    public TpccRun withFaults(FaultPlan plan) {
+        this.faults = plan;
+        return this;
     }
 
     public int execute() {
@@ -73,6 +86,8 @@ public final class TpccRun {
                 Runtime.getRuntime().addShutdownHook(stopOnInterrupt);
                 RunStatistics statistics;
                 Optional<ClusterStatistics> nodes;
+                long nextOrderIdsBefore;
+                List<Fault> injected = null;
                 try {
                     err.printf(
                             "running TPC-C %s %d warehouse(s), %s, %s%n",
@@ -82,7 +97,16 @@ public final class TpccRun {
                                     ? request.terminals() + " terminal(s)"
                                     : request.rate() + " calls/s over " + request.terminals() + " connection(s)",
                             request.interval());
-                    statistics = emulator.run();
+                    nextOrderIdsBefore = NewOrderLedger.nextOrderIds(urls.get(0));
+                    FaultInjector injector = faults == null ? null : startFaults(connection);
+                    try {
+                        statistics = emulator.run();
+                    } finally {
+                        if (injector != null) {
+                            injector.stop(); // a node killed last is back before the checks
+                            injected = injector.faults();
+                        }
+                    }
                     nodes = connection.finish(interrupted.get());
                 } finally {
                     removeHook(stopOnInterrupt);
@@ -98,11 +122,16 @@ public final class TpccRun {
                         request.seed(),
                         startedAt);
                 RunResult measured = RunResult.of(description, statistics, emulator.measuredSeconds());
-                RunResult result = nodes.map(
-                                counted -> measured.withServerCounters(counted.conflictAborts(), counted.retries()))
+                RunResult counted = nodes.map(
+                                byNodes -> measured.withServerCounters(byNodes.conflictAborts(), byNodes.retries()))
                         .orElse(measured);
+                RunResult result = injected == null ? counted : counted.withFaults(injected);
                 out.print(RunSummary.render(result));
-                nodes.ifPresent(counted -> out.print(counted.render()));
+                if (injected != null) {
+                    out.printf("faults injected: %d%n", injected.size());
+                    FaultInjector.describe(injected).forEach(out::println);
+                }
+                nodes.ifPresent(byNodes -> out.print(byNodes.render()));
                 out.flush();
                 if (interrupted.get()) {
                     // Ctrl-C: the JVM is shutting down and embedded servers are being stopped by their own hook.
@@ -110,7 +139,7 @@ public final class TpccRun {
                             + "written");
                     return ExitCodes.INTERRUPTED;
                 }
-                return check(urls, result, nodes, connection);
+                return check(urls, result, nodes, connection, emulator.ledger(), nextOrderIdsBefore);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -123,21 +152,39 @@ public final class TpccRun {
 
     /** The checks after the run, result.json (and nodes.json), and the exit code. */
     private int check(
-            List<String> urls, RunResult measured, Optional<ClusterStatistics> nodes, RunConnection connection)
+            List<String> urls,
+            RunResult measured,
+            Optional<ClusterStatistics> nodes,
+            RunConnection connection,
+            NewOrderLedger ledger,
+            long nextOrderIdsBefore)
             throws IOException {
         err.println(connection.checkingMessage());
         CheckReport check = new CheckRunner().run(urls);
+        NewOrderLedger.Report acknowledged = ledger.check(urls, nextOrderIdsBefore);
         Map<String, Object> checks = check.toResultMap();
-        RunResult result = measured.withChecks(checks.get("consistency"), checks.get("convergence"));
+        RunResult result = measured.withChecks(checks.get("consistency"), checks.get("convergence"))
+                .withLedger(acknowledged.acknowledged(), acknowledged.missing(), acknowledged.duplicates());
         Path resultFile = request.out().resolve("result.json");
         result.write(resultFile);
         if (nodes.isPresent()) {
             nodes.get().write(request.out().resolve("nodes.json"));
         }
         out.print(check.render());
+        out.print(acknowledged.render());
         out.println("result: " + resultFile);
         if (!check.passed()) {
             err.println("gargamel: error: " + connection.checkFailedMessage());
+            return ExitCodes.FAILED;
+        }
+        if (result.faults() instanceof List<?> injected
+                && injected.stream().anyMatch(fault -> ((Fault) fault).error() != null)) {
+            err.println("gargamel: error: a node killed by the chaos run did not come back (see the faults above)");
+            return ExitCodes.FAILED;
+        }
+        if (!acknowledged.passed()) {
+            err.println("gargamel: error: " + acknowledged.missing() + " acknowledged New-Order(s) missing from some "
+                    + "replica, " + acknowledged.duplicates() + " order(s) created twice");
             return ExitCodes.FAILED;
         }
         if (result.errors() > 0) {
@@ -146,6 +193,16 @@ public final class TpccRun {
             return ExitCodes.FAILED;
         }
         return ExitCodes.OK;
+    }
+
+    private FaultInjector startFaults(RunConnection connection) {
+        LocalGargamelCluster cluster = connection
+                .localCluster()
+                .orElseThrow(() -> new CommandFailedException(
+                        "faults can only be injected into a cluster this run starts (not with --scheduler or direct)"));
+        FaultInjector injector = new FaultInjector(cluster, faults, err);
+        injector.start();
+        return injector;
     }
 
     /**

@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicReference;
 import org.gargamel.common.config.Secrets;
 import org.gargamel.common.jdbc.JdbcConnections;
 import org.gargamel.node.NodeConfig;
@@ -47,16 +48,31 @@ public final class NodeCommand implements Callable<Integer> {
             throw Usage.error(spec, "node needs --config FILE (format: docs/node.md)");
         }
         NodeConfig settings = NodeConfig.read(config);
-        NodeServer node = new NodeServer(settings);
         PrintStream out = context.out();
         PrintStream err = context.err();
         ServerLifetime lifetime = new ServerLifetime(settings.name(), context.parentGone());
+        AtomicReference<NodeServer> running = new AtomicReference<>(new NodeServer(settings));
         lifetime.stopOnShutdown(() -> {
+            NodeServer node = running.get();
             node.close();
             err.print("gargamel node stopped: " + node.statistics().render());
             err.flush();
         });
-        node.start();
+        NodeServer node = running.get();
+        try {
+            node.start();
+        } catch (Exception e) {
+            if (!NodeServer.mustBeRebuilt(e)) {
+                throw e;
+            }
+            // Catching up showed that this replica holds what the others do not (it committed a transaction the log
+            // then settled as abandoned, before a crash): start again, which rebuilds it from a peer first.
+            err.println("gargamel node: " + settings.name() + " must be rebuilt; starting again from a peer's copy");
+            node.close();
+            node = new NodeServer(settings);
+            running.set(node);
+            node.start();
+        }
         out.println(NodeServer.READY + ": " + node.describe());
         out.flush();
         lifetime.failWhen(node.failure());

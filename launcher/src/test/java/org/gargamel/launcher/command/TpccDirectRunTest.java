@@ -75,6 +75,14 @@ class TpccDirectRunTest {
             assertTrue(result.get("convergence").get("identical").asBoolean(), run.out());
             assertEquals(0, result.get("errors").asLong(), run.toString());
             assertTrue(result.get("tpmC").asDouble() > 0, "no New-Order committed: " + run.out());
+            // The ledger: every acknowledged New-Order (warm-up included) is in the database, none was created twice.
+            assertTrue(
+                    result.get("acknowledgedNewOrders").asLong()
+                            >= result.get("committed").get("NEW_ORDER").asLong(),
+                    run.out());
+            assertEquals(0, result.get("acknowledgedMissing").asLong(), run.out());
+            assertEquals(0, result.get("duplicateOrders").asLong(), run.out());
+            assertTrue(run.out().contains("every one on every replica"), run.out());
 
             long newOrders = result.get("committed").get("NEW_ORDER").asLong();
             long userAborts = result.get("userAborts").asLong();

@@ -5,22 +5,30 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.gargamel.common.lifecycle.FatalException;
 import org.gargamel.common.wire.Abandon;
+import org.gargamel.common.wire.CallOutcome;
 import org.gargamel.common.wire.LogMark;
 import org.gargamel.common.wire.Message;
+import org.gargamel.common.wire.Settlement;
 import org.gargamel.common.wire.WriteSet;
 import org.gargamel.node.NodeStatistics;
 import org.gargamel.node.certify.Certification;
 import org.gargamel.node.progress.ProgressReporter;
+import org.gargamel.node.transfer.TaintedReplicaException;
 import org.gargamel.node.visibility.Visibility;
+import org.gargamel.node.writeset.OwnTransaction;
 import org.gargamel.node.writeset.OwnTransactions;
 import org.gargamel.node.writeset.ReplicaState;
 import org.slf4j.Logger;
@@ -47,6 +55,8 @@ public final class ApplyLoop {
     private static final Logger LOG = LoggerFactory.getLogger(ApplyLoop.class);
     /** Entries handled without a database transaction before their position is written anyway. */
     private static final int POSITION_LAG = 1_000;
+    /** Outcomes of other replicas' transactions kept for settlements ({@link #recentOutcomes}). */
+    static final int RECENT_OUTCOMES = 1 << 16;
 
     /**
      * A committed log entry ({@code logId}: the log's identity, with the first entry only); or, with no message, a
@@ -57,6 +67,12 @@ public final class ApplyLoop {
             this(message, index, logId, null);
         }
     }
+
+    /**
+     * One write-set as its origin sent it: a round-robin loser runs again under the same transaction id, with a later
+     * certification snapshot, so the id alone does not tell a re-send from a new attempt.
+     */
+    private record Sent(long txn, long snapshot) {}
 
     /** A transaction reflected here ahead of the persisted position, and its entry's index. */
     private record Ahead(long txn, long index) {}
@@ -86,6 +102,49 @@ public final class ApplyLoop {
      */
     private final Set<Long> abandoned = new HashSet<>();
 
+    /**
+     * The outcomes carried by the latest other replicas' write-sets, by transaction: when a node dies after its entry
+     * is committed but before it answered its client, the settlement of its transactions gives their outcomes to the
+     * scheduler from here. Bounded: the scheduler's in-flight limit keeps a departed node's unanswered transactions far
+     * fewer than this, and they are among the latest entries.
+     */
+    private final Map<Long, CallOutcome> recentOutcomes = new LinkedHashMap<>(1 << 10, 0.75f, false) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Long, CallOutcome> eldest) {
+            return size() > RECENT_OUTCOMES;
+        }
+    };
+
+    /** Transactions lately settled (abandoned or standing): a later copy of the same decision finds nothing to do. */
+    private final Map<Long, Boolean> recentlySettled = new LinkedHashMap<>(1 << 6, 0.75f, false) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Long, Boolean> eldest) {
+            return size() > RECENT_OUTCOMES;
+        }
+    };
+
+    /** Transactions an ABANDON named, in log order as delivered (jgroups-raft's thread only). */
+    private final Map<Long, Boolean> abandonedInLog = new LinkedHashMap<>(1 << 6, 0.75f, false) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Long, Boolean> eldest) {
+            return size() > RECENT_OUTCOMES;
+        }
+    };
+
+    /**
+     * Write-sets met in the log, latest last: an append that seemed lost is sent again (WriteSetLog), so the log may
+     * hold a write-set twice; the second copy is ignored. Keyed by {@link Sent}. Bounded alike at every replica (it follows the log alone).
+     */
+    private final Map<Sent, Boolean> seenWriteSets = new LinkedHashMap<>(1 << 10, 0.75f, false) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Sent, Boolean> eldest) {
+            return size() > RECENT_OUTCOMES;
+        }
+    };
+
+    /** Sends this node's answers whose entries are committed (see {@link #deliver}). */
+    private final ExecutorService answers;
+
     private final Map<ChainKey, Chain> chains = new HashMap<>();
     /** Log indexes of write-sets waiting for their predecessor in their chain: the position cannot pass them. */
     private final TreeSet<Long> waitingIndexes = new TreeSet<>();
@@ -94,7 +153,7 @@ public final class ApplyLoop {
     /** Rows of committed_ahead whose entries are handled: forgotten once the position passes them. */
     private final java.util.ArrayDeque<Ahead> forgettable = new java.util.ArrayDeque<>();
 
-    private final CompletableFuture<Long> markApplied = new CompletableFuture<>();
+    private volatile CompletableFuture<Long> markApplied = new CompletableFuture<>();
     /** The log this replica reads began at a snapshot: the commit-order chains before it are unknown. */
     private volatile boolean startedFromSnapshot;
 
@@ -123,6 +182,11 @@ public final class ApplyLoop {
         this.certification = certification;
         this.progress = progress;
         this.statistics = statistics;
+        this.answers = Executors.newSingleThreadExecutor(runnable -> {
+            Thread thread = new Thread(runnable, node + "-answers");
+            thread.setDaemon(true);
+            return thread;
+        });
         this.persistedIndex = ReplicaState.appliedIndex(connection);
         this.handledIndex = persistedIndex;
         this.committedAhead = ReplicaState.committedAhead(connection);
@@ -139,18 +203,41 @@ public final class ApplyLoop {
         return persistedIndex;
     }
 
-    /** The log committed {@code message} at {@code index}. jgroups-raft's thread, in log order; never blocks. */
+    /**
+     * The log committed {@code message} at {@code index}. jgroups-raft's thread, in log order; never blocks. A call of
+     * this node whose entry this is gets its answer now, without waiting for the entries before it to be applied here,
+     * unless an ABANDON of its transaction came first in the log (then it never gets one from here).
+     */
     public void deliver(Message message, long index, String logId) {
+        if (message instanceof Abandon decision) {
+            for (long txn : decision.transactions()) {
+                abandonedInLog.put(txn, Boolean.TRUE);
+            }
+        } else if (message instanceof WriteSet writeSet
+                && writeSet.origin().equals(node)
+                && !abandonedInLog.containsKey(writeSet.txnId())) {
+            OwnTransactions.Confirmation confirmation = own.confirmation(writeSet.txnId());
+            if (confirmation != null) {
+                answers.execute(confirmation::answer); // a send on the control channel may block: not on this thread
+            }
+        }
         delivered.add(new Entry(message, index, logId));
+    }
+
+    /** Stops the thread that sends answers. */
+    public void close() {
+        answers.shutdownNow();
     }
 
     /**
      * Waits until the log entry {@link LogMark} with {@code nonce} from this node is applied: then this replica
      * reflects every entry committed before it. Returns its index.
      */
-    public CompletableFuture<Long> markApplied(long nonce) {
+    public synchronized CompletableFuture<Long> markApplied(long nonce) {
+        CompletableFuture<Long> applied = new CompletableFuture<>();
+        markApplied = applied;
         markNonce = nonce;
-        return markApplied;
+        return applied;
     }
 
     /** Blocks until every entry handed over so far is handled and the position recorded (before a snapshot). */
@@ -216,7 +303,14 @@ public final class ApplyLoop {
             settle(decision, replayed);
             handled(index);
         } else if (message instanceof WriteSet writeSet) {
+            if (seenWriteSets.put(new Sent(writeSet.txnId(), writeSet.snapshot()), Boolean.TRUE) != null) {
+                handled(index); // a second copy: its origin sent it again when its first send seemed lost
+                return;
+            }
             if (abandoned.remove(writeSet.txnId())) {
+                if (writeSet.origin().equals(node) && !replayed) {
+                    discardOwn(writeSet.txnId());
+                }
                 LOG.warn(
                         "{}: discarded the write-set of transaction {} from {}, committed in the log after it was "
                                 + "abandoned",
@@ -253,11 +347,26 @@ public final class ApplyLoop {
         }
     }
 
-    /** Applies, decides or only remembers one write-set, and marks its entry handled. */
+    /**
+     * Applies, decides or only remembers one write-set, and marks its entry handled; then, if it is this node's and its
+     * call waits for it, answers the call ({@link OwnTransactions.Confirmation}).
+     */
     private void writeSet(Entry entry, WriteSet writeSet, boolean replayed) throws SQLException, InterruptedException {
+        boolean mine = writeSet.origin().equals(node);
+        OwnTransactions.Confirmation confirmation = mine ? own.takeConfirmation(writeSet.txnId()) : null;
+        if (!mine && writeSet.outcome() != null) {
+            recentOutcomes.put(writeSet.txnId(), writeSet.outcome());
+        }
+        handleWriteSet(entry, writeSet, replayed, confirmation != null && confirmation.effects());
+        if (confirmation != null) {
+            confirmation.answer(); // normally done already, on delivery
+        }
+    }
+
+    private void handleWriteSet(Entry entry, WriteSet writeSet, boolean replayed, boolean ownHere)
+            throws SQLException, InterruptedException {
         long txn = writeSet.txnId();
         long index = entry.index();
-        boolean ownHere = writeSet.origin().equals(node) && own.takeCommittedHere(txn);
         if (replayed || ownHere || committedAhead.remove(txn)) {
             // Already reflected here: rebuild only what this process keeps in memory.
             if (!replayed) {
@@ -296,7 +405,7 @@ public final class ApplyLoop {
             return;
         }
         if (ownLive) {
-            own.deliver(txn, true); // SI: its worker commits now; the next entry waits for that
+            own.deliver(txn, OwnTransaction.Decision.COMMIT); // SI: its worker commits now; the next entry waits
             forgettable.add(new Ahead(txn, index));
             handled(index);
             return;
@@ -316,38 +425,133 @@ public final class ApplyLoop {
     }
 
     /**
-     * A departed node's unreported transactions, in log order: each one not yet visible here (its write-set not
-     * committed in the log before this) is done with no effect, so its dependents may start; its write-set, if it
-     * ever comes, is discarded. Every node decides alike, since all see the same log.
+     * A departed node's unreported transactions, in log order: each one whose write-set the log committed before this
+     * stands; every other one is done with no effect, so its dependents may start, and its write-set, if it ever comes
+     * (or if it came but still waits for an earlier one of its origin), is discarded. Every node decides alike, since
+     * all see the same log, and tells the scheduler ({@link Settlement}), which answers the calls that stand and runs
+     * the others again (thesis Alg 4).
+     *
+     * <p>If this node is the one taken for departed (falsely suspected, or cut off and back): a transaction it
+     * committed (PSI) that the log settles as abandoned is fatal, since this replica now holds what no other does;
+     * one waiting for its entry (SI, round-robin, a rolled-back call) is rolled back without an answer to its client.
      */
-    private void settle(Abandon decision, boolean replayed) {
-        int settled = 0;
+    private void settle(Abandon decision, boolean replayed) throws InterruptedException {
+        List<Long> settledNow = new ArrayList<>();
+        List<CallOutcome> stood = new ArrayList<>();
+        List<Long> unknown = new ArrayList<>();
         for (long txn : decision.transactions()) {
-            if (!replayed && (committedAhead.contains(txn) || own.takeCommittedHere(txn))) {
-                // This replica committed it (PSI commits before the log holds it), the cluster has decided it never
-                // happened: this replica now holds what no other does, and must not serve with it.
-                throw new FatalException(node + " committed transaction " + txn + " but the write-set log settled it "
-                        + "as abandoned (" + decision.describe() + "): this replica holds what the others do not and "
-                        + "must be rebuilt by state transfer before it serves again");
+            if (recentlySettled.containsKey(txn)) {
+                continue; // settled by an earlier copy of the decision
             }
-            if (!visibility.isVisible(txn)) {
-                abandoned.add(txn);
-                if (replayed) {
-                    visibility.markVisible(txn);
-                } else {
-                    visible(txn);
+            boolean waitingHere = false;
+            if (!replayed) {
+                OwnTransactions.Confirmation confirmation = own.takeConfirmation(txn);
+                if (committedAhead.contains(txn) || (confirmation != null && confirmation.effects())) {
+                    throw tainted(node + " committed transaction " + txn + " but the write-set log settled it as "
+                            + "abandoned (" + decision.describe() + "): this replica holds what the others do not and "
+                            + "is rebuilt from a peer before it serves again");
                 }
-                settled++;
+                waitingHere = confirmation != null || own.isPending(txn);
+                if (own.isPending(txn)) {
+                    own.deliver(txn, OwnTransaction.Decision.ABANDONED); // its worker rolls back and answers nobody
+                }
             }
+            if (visibility.isVisible(txn) && !waitingHere) {
+                recentlySettled.put(txn, Boolean.TRUE);
+                CallOutcome outcome = recentOutcomes.get(txn);
+                if (outcome != null) {
+                    stood.add(outcome);
+                } else {
+                    unknown.add(txn);
+                }
+                continue;
+            }
+            if (!dropWaiting(txn)) {
+                abandoned.add(txn);
+            }
+            recentlySettled.put(txn, Boolean.TRUE);
+            if (replayed) {
+                visibility.markVisible(txn);
+            } else {
+                visible(txn);
+            }
+            settledNow.add(txn);
         }
-        if (settled > 0 && !replayed) { // copies of the decision (one per survivor) find nothing left to settle
+        if (replayed || (settledNow.isEmpty() && stood.isEmpty() && unknown.isEmpty())) {
+            return;
+        }
+        if (!settledNow.isEmpty()) { // copies of the decision (one per survivor) find nothing left to settle
             LOG.info(
                     "{}: {} left; {} of its {} unreported transaction(s) settled as done with no effect",
                     node,
                     decision.origin(),
-                    settled,
+                    settledNow.size(),
                     decision.transactions().length);
         }
+        if (!unknown.isEmpty()) {
+            LOG.warn(
+                    "{}: {} transaction(s) of {} stand but their outcomes are no longer held here: {}",
+                    node,
+                    unknown.size(),
+                    decision.origin(),
+                    unknown);
+        }
+        progress.settled(new Settlement(
+                node,
+                decision.origin(),
+                settledNow.stream().mapToLong(Long::longValue).toArray(),
+                stood,
+                unknown.stream().mapToLong(Long::longValue).toArray()));
+    }
+
+    /**
+     * This node's own write-set came after the log settled its transaction as abandoned (this node was taken for
+     * departed and the call sent to it was still run): PSI committed it here, which is fatal as in {@link #settle};
+     * a transaction still waiting for its entry rolls back, and no client hears from here.
+     */
+    private void discardOwn(long txn) throws InterruptedException {
+        OwnTransactions.Confirmation confirmation = own.takeConfirmation(txn);
+        if (committedAhead.contains(txn) || (confirmation != null && confirmation.effects())) {
+            throw tainted(node + " committed transaction " + txn + " after the write-set log settled it as abandoned: "
+                    + "this replica holds what the others do not and is rebuilt from a peer before it serves again");
+        }
+        if (own.isPending(txn)) {
+            own.deliver(txn, OwnTransaction.Decision.ABANDONED);
+        }
+    }
+
+    /** Marks this replica's database for a rebuild at the next start, and returns the failure to throw. */
+    private TaintedReplicaException tainted(String reason) {
+        try {
+            ReplicaState.markTainted(connection, reason);
+        } catch (SQLException e) {
+            LOG.error("{}: cannot mark the replica for a rebuild: {}", node, e.getMessage());
+        }
+        return new TaintedReplicaException(reason);
+    }
+
+    /**
+     * A write-set of {@code txn} already in the log but waiting for an earlier one of its origin (which is now settled
+     * as never having happened): it is dropped, and the position may pass it. Returns whether there was one.
+     */
+    private boolean dropWaiting(long txn) {
+        for (Chain chain : chains.values()) {
+            for (Iterator<Entry> waiting = chain.waitingByPrevious.values().iterator(); waiting.hasNext(); ) {
+                Entry entry = waiting.next();
+                if (((WriteSet) entry.message()).txnId() == txn) {
+                    waiting.remove();
+                    waitingIndexes.remove(entry.index());
+                    LOG.warn(
+                            "{}: discarded the write-set of transaction {} (entry {}), which waited for an earlier "
+                                    + "transaction of its origin settled as abandoned",
+                            node,
+                            txn,
+                            entry.index());
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /**

@@ -8,6 +8,7 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import org.gargamel.common.wire.WriteSet;
 import org.gargamel.node.apply.WriteSetApplier;
+import org.gargamel.node.writeset.OwnTransaction;
 import org.gargamel.node.writeset.OwnTransactions;
 
 /**
@@ -77,7 +78,7 @@ public final class Certification {
         boolean numbered = certifier.numbered(writeSet);
         boolean won = certifier.certify(writeSet);
         if (ownTransaction) {
-            own.deliver(writeSet.txnId(), won);
+            own.deliver(writeSet.txnId(), won ? OwnTransaction.Decision.COMMIT : OwnTransaction.Decision.LOSE);
         } else if (won && !writeSet.changes().isEmpty()) {
             applyMakingRoom(writeSet, applier, connection, appliedIndex, extra);
         }

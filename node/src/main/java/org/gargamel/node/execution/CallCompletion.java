@@ -12,6 +12,13 @@ public interface CallCompletion {
     /** Marks the call's transaction visible here and reports it to the scheduler. */
     void visible(Execute call);
 
+    /**
+     * Marks the call's transaction visible here only, so that calls here that depend on it may start; the scheduler
+     * hears of it with the outcome ({@link #finish}), once the log holds it: until then, were this node to die, the
+     * transaction would be among those the survivors settle.
+     */
+    void visibleHere(Execute call);
+
     /** Sends {@code outcome} to the call's client. */
     void reply(Execute call, CallOutcome outcome);
 

@@ -53,15 +53,16 @@ final class CertifiedExecution implements UpdateExecution {
                     conflictAbort();
                     continue;
                 }
-                WriteSet empty =
-                        new WriteSet(call.txnId(), context.node(), procedure, new long[0], snapshot, List.of());
+                CallOutcome aborted =
+                        CallOutcome.userAborted(call.callId(), call.txnId(), e.getSQLState(), e.getMessage());
+                WriteSet empty = new WriteSet(call.txnId(), context.node(), procedure, new long[0], snapshot, List.of())
+                        .withOutcome(aborted);
                 attempt.irrevocable();
-                context.append(empty);
                 context.statistics().executed(procedure, false, System.nanoTime() - start);
-                context.completion()
-                        .finish(
-                                call,
-                                CallOutcome.userAborted(call.callId(), call.txnId(), e.getSQLState(), e.getMessage()));
+                // Answered once the log holds the entry: were it settled as abandoned, the call would run again.
+                context.replyOnEntry(call, aborted, false);
+                context.completion().visibleHere(call);
+                context.append(empty);
                 return;
             }
             if (cancelled) {
@@ -71,15 +72,17 @@ final class CertifiedExecution implements UpdateExecution {
                 conflictAbort();
                 continue;
             }
-            WriteSet writeSet =
-                    new WriteSet(call.txnId(), context.node(), procedure, new long[0], snapshot, ran.changes());
+            CallOutcome committed = CallOutcome.committed(call.callId(), call.txnId(), ran.result());
+            WriteSet writeSet = new WriteSet(
+                            call.txnId(), context.node(), procedure, new long[0], snapshot, ran.changes())
+                    .withOutcome(committed);
             OwnTransaction transaction = context.own().register(call.txnId(), certification.rows(ran.changes()));
-            boolean won;
+            OwnTransaction.Decision decision;
             try {
                 attempt.irrevocable();
                 context.append(writeSet);
-                won = transaction.awaitDecision(connection::endTransaction);
-                if (won) {
+                decision = transaction.awaitDecision(connection::endTransaction);
+                if (decision == OwnTransaction.Decision.COMMIT) {
                     commitWinner(connection, writeSet);
                 } else {
                     connection.endTransaction();
@@ -92,10 +95,13 @@ final class CertifiedExecution implements UpdateExecution {
             } finally {
                 transaction.finished();
             }
-            if (won) {
+            if (decision == OwnTransaction.Decision.COMMIT) {
                 context.statistics().executed(procedure, true, System.nanoTime() - start);
-                context.completion().finish(call, CallOutcome.committed(call.callId(), call.txnId(), ran.result()));
+                context.completion().finish(call, committed);
                 return;
+            }
+            if (decision == OwnTransaction.Decision.ABANDONED) {
+                return; // this node was taken for departed: the scheduler runs the call again elsewhere
             }
             attempt.revocable(); // lost everywhere alike: nothing of it exists anywhere
             conflictAbort();

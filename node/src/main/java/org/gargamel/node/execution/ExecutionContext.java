@@ -2,6 +2,8 @@ package org.gargamel.node.execution;
 
 import org.gargamel.common.config.Isolation;
 import org.gargamel.common.lifecycle.Futures;
+import org.gargamel.common.wire.CallOutcome;
+import org.gargamel.common.wire.Execute;
 import org.gargamel.node.NodeStatistics;
 import org.gargamel.node.visibility.Visibility;
 import org.gargamel.node.writeset.CommitOrder;
@@ -26,6 +28,15 @@ public record ExecutionContext(
 
     boolean si() {
         return isolation == Isolation.SI;
+    }
+
+    /**
+     * The call's client hears {@code outcome}, and the scheduler that it is done here, only when the apply loop meets
+     * its transaction's entry (see {@link OwnTransactions.Confirmation}); {@code effects}: PSI, the transaction
+     * committed here. Call before the entry is appended.
+     */
+    void replyOnEntry(Execute call, CallOutcome outcome, boolean effects) {
+        own.confirmOnEntry(call.txnId(), effects, () -> completion.finish(call, outcome));
     }
 
     /** Appends a write-set whose place the log decides; the node stops if the log does not take it. */

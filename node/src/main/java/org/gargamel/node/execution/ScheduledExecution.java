@@ -58,23 +58,24 @@ final class ScheduledExecution implements UpdateExecution {
                 abort(call, connection, attempt, e, start);
                 return;
             }
-            WriteSet writeSet =
-                    new WriteSet(call.txnId(), context.node(), procedure, call.backDependencies(), -1, ran.changes());
             CallOutcome committed = CallOutcome.committed(call.callId(), call.txnId(), ran.result());
+            WriteSet writeSet = new WriteSet(
+                            call.txnId(), context.node(), procedure, call.backDependencies(), -1, ran.changes())
+                    .withOutcome(committed);
             context.statistics().executed(procedure, true, System.nanoTime() - start);
             if (context.si()) {
-                commitInTotalOrder(writeSet, connection, attempt, true);
-                context.completion().finish(call, committed);
+                if (commitInTotalOrder(call, writeSet, connection, attempt, true)) {
+                    context.completion().finish(call, committed);
+                }
                 return;
             }
-            // PSI: visible here at once, so dependents here may start; COMMITTED only once the log holds it.
+            // PSI: visible here at once, so dependents here may start; COMMITTED only once the apply loop meets its
+            // entry in the log (held by a majority, and not settled as abandoned before it).
             connection.drew(ran.commitOrder());
-            context.own().committedHere(call.txnId()); // its entry, when it comes back, is already reflected here
-            context.completion().visible(call);
+            context.replyOnEntry(call, committed, true); // its entry, when it comes back, is already reflected here
+            context.completion().visibleHere(call);
             Futures.whenDone(context.commitOrder().handOver(ran.commitOrder(), writeSet), (done, failure) -> {
-                if (failure == null) {
-                    context.completion().reply(call, committed);
-                } else {
+                if (failure != null) {
                     context.completion().fail(failure);
                 }
             });
@@ -82,35 +83,49 @@ final class ScheduledExecution implements UpdateExecution {
         }
     }
 
-    /** The procedure failed: rolled back; an empty write-set still tells every replica that it is done. */
+    /**
+     * The procedure failed: rolled back; an empty write-set still tells every replica that it is done. Its client hears
+     * USER_ABORTED once the log holds that entry: were it settled as abandoned instead, the call would run again.
+     */
     private void abort(Execute call, WorkerConnection connection, CallAttempt attempt, SQLException error, long start)
             throws InterruptedException {
+        CallOutcome aborted =
+                CallOutcome.userAborted(call.callId(), call.txnId(), error.getSQLState(), error.getMessage());
         WriteSet empty = new WriteSet(
-                call.txnId(), context.node(), call.call().procedure(), call.backDependencies(), -1, List.of());
+                        call.txnId(), context.node(), call.call().procedure(), call.backDependencies(), -1, List.of())
+                .withOutcome(aborted);
+        context.statistics().executed(call.call().procedure(), false, System.nanoTime() - start);
         if (context.si()) {
-            commitInTotalOrder(empty, connection, attempt, false);
+            if (commitInTotalOrder(call, empty, connection, attempt, false)) {
+                context.completion().finish(call, aborted);
+            }
         } else {
             attempt.irrevocable();
+            context.replyOnEntry(call, aborted, false);
+            context.completion().visibleHere(call);
             context.append(empty);
         }
-        context.statistics().executed(call.call().procedure(), false, System.nanoTime() - start);
-        context.completion()
-                .finish(
-                        call,
-                        CallOutcome.userAborted(call.callId(), call.txnId(), error.getSQLState(), error.getMessage()));
     }
 
     /**
      * SI: broadcast first, commit when the own write-set is delivered, in the total order. {@code open}: the call's
-     * transaction is open and commits then (false for the empty write-set of a rolled-back call).
+     * transaction is open and commits then (false for the empty write-set of a rolled-back call). Returns false if the
+     * log settled the transaction as abandoned first (this node was taken for departed): it is rolled back, and the
+     * scheduler runs the call again elsewhere, so its client must hear nothing from here.
      */
-    private void commitInTotalOrder(WriteSet writeSet, WorkerConnection connection, CallAttempt attempt, boolean open)
+    private boolean commitInTotalOrder(
+            Execute call, WriteSet writeSet, WorkerConnection connection, CallAttempt attempt, boolean open)
             throws InterruptedException {
         OwnTransaction transaction = context.own().register(writeSet.txnId(), Set.of());
         try {
             attempt.irrevocable();
             context.append(writeSet);
-            transaction.awaitDecision();
+            if (transaction.awaitDecision() == OwnTransaction.Decision.ABANDONED) {
+                if (open) {
+                    connection.endTransactionOrStop(call, null);
+                }
+                return false;
+            }
             if (open) {
                 try {
                     CallRunner.commit(connection.jdbc());
@@ -126,6 +141,7 @@ final class ScheduledExecution implements UpdateExecution {
         } finally {
             transaction.finished();
         }
+        return true;
     }
 
     /** A PSI pipeline that failed at its COMMIT had drawn a number: later write-sets must not wait for it. */

@@ -113,14 +113,20 @@ public final class Worker {
                     failure);
         }
         connection.endTransactionOrStop(call, null);
-        if (!call.readOnly()) {
-            context.append(new WriteSet(
-                    call.txnId(), context.node(), call.call().procedure(), call.backDependencies(), -1, List.of()));
-        }
         context.statistics().failedCall();
         String reason = context.node() + " could not run " + what + ": " + failure + "; it changed nothing"
                 + (call.readOnly() ? "" : " and its dependents go on");
         LOG.error("{} worker {}: {}", context.node(), index, reason, failure);
-        context.completion().finish(call, CallOutcome.rejected(call.callId(), call.txnId(), reason));
+        CallOutcome rejected = CallOutcome.rejected(call.callId(), call.txnId(), reason);
+        if (call.readOnly()) {
+            context.completion().finish(call, rejected);
+            return;
+        }
+        // Answered once the log holds the entry: were it settled as abandoned, the call would run again.
+        context.replyOnEntry(call, rejected, false);
+        context.completion().visibleHere(call);
+        context.append(new WriteSet(
+                        call.txnId(), context.node(), call.call().procedure(), call.backDependencies(), -1, List.of())
+                .withOutcome(rejected));
     }
 }

@@ -4,7 +4,9 @@ import java.util.Arrays;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.BiConsumer;
 import java.util.function.Supplier;
+import org.gargamel.common.wire.Message;
 import org.gargamel.common.wire.Progress;
+import org.gargamel.common.wire.Settlement;
 import org.jgroups.Address;
 
 /**
@@ -19,10 +21,10 @@ public final class ProgressReporter {
     private final String node;
     private final ConcurrentLinkedQueue<Long> visible = new ConcurrentLinkedQueue<>();
     private final Supplier<Address> scheduler;
-    private final BiConsumer<Address, Progress> send;
+    private final BiConsumer<Address, Message> send;
 
     /** {@code scheduler}: the scheduler's current address (null while none is known); {@code send}: on the control channel. */
-    public ProgressReporter(String node, Supplier<Address> scheduler, BiConsumer<Address, Progress> send) {
+    public ProgressReporter(String node, Supplier<Address> scheduler, BiConsumer<Address, Message> send) {
         this.node = node;
         this.scheduler = scheduler;
         this.send = send;
@@ -31,6 +33,17 @@ public final class ProgressReporter {
     /** {@code txn} is visible here. Any thread. */
     public void visible(long txn) {
         visible.add(txn);
+    }
+
+    /**
+     * How this node's log settled a departed node's transactions: sent at once (the scheduler answers or re-runs those
+     * calls). With no scheduler known it is dropped (those calls' clients then time out).
+     */
+    public void settled(Settlement settlement) {
+        Address target = scheduler.get();
+        if (target != null) {
+            send.accept(target, settlement);
+        }
     }
 
     /** The reporting loop, run by a supervised thread until interrupted. */

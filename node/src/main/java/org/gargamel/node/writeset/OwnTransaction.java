@@ -9,13 +9,26 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * One local update transaction waiting for its write-set's delivery: the decision (true: commit; false: a round-robin
- * certification loss) and, back to the apply loop, that the worker has finished with it. In round-robin mode the
+ * One local update transaction waiting for its write-set's delivery: the {@link Decision} and, back to the apply loop,
+ * that the worker has finished with it. In round-robin mode the
  * apply loop may <em>doom</em> it while it waits: a write-set delivered earlier won certification and needs a row this
  * transaction holds, so this one will lose too and must release its locks at once.
  */
 public final class OwnTransaction {
-    private final CompletableFuture<Boolean> decision = new CompletableFuture<>();
+    /** What the log decided for a waiting transaction. */
+    public enum Decision {
+        /** Its write-set is delivered (and, in round-robin mode, certified): commit it. */
+        COMMIT,
+        /** Round-robin: an earlier write-set won certification; roll back and run the call again. */
+        LOSE,
+        /**
+         * The log settled it as abandoned before its write-set came (this node was taken for departed): roll back and
+         * give the client no outcome; the scheduler runs the call again elsewhere.
+         */
+        ABANDONED
+    }
+
+    private final CompletableFuture<Decision> decision = new CompletableFuture<>();
     private final CountDownLatch finished = new CountDownLatch(1);
     private final Set<String> rows;
     private volatile boolean doomed;
@@ -24,8 +37,8 @@ public final class OwnTransaction {
         this.rows = rows;
     }
 
-    void decide(boolean won) {
-        decision.complete(won);
+    void decide(Decision decided) {
+        decision.complete(decided);
     }
 
     void doomIfTouches(Set<String> held) {
@@ -44,7 +57,7 @@ public final class OwnTransaction {
     }
 
     /** Waits for the decision. */
-    public boolean awaitDecision() throws InterruptedException {
+    public Decision awaitDecision() throws InterruptedException {
         try {
             return decision.get();
         } catch (ExecutionException e) {
@@ -54,17 +67,17 @@ public final class OwnTransaction {
 
     /**
      * Waits for the decision, calling {@code release} once (to roll back and free the rows) if the transaction is
-     * doomed first; a doomed transaction always loses, but its decision is still awaited.
+     * doomed first; a doomed transaction never commits, but its decision is still awaited.
      */
-    public boolean awaitDecision(Releaser release) throws InterruptedException, java.sql.SQLException {
+    public Decision awaitDecision(Releaser release) throws InterruptedException, java.sql.SQLException {
         while (true) {
             try {
                 return decision.get(20, TimeUnit.MILLISECONDS);
             } catch (TimeoutException e) {
                 if (doomed) {
                     release.release();
-                    awaitDecision();
-                    return false;
+                    Decision decided = awaitDecision();
+                    return decided == Decision.ABANDONED ? decided : Decision.LOSE;
                 }
             } catch (ExecutionException e) {
                 throw new IllegalStateException("the decision of an own transaction failed", e.getCause());

@@ -3,6 +3,7 @@ package org.gargamel.node.writeset;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * This node's update transactions whose fate waits for their own write-set's delivery in the total order: in SI mode
@@ -12,8 +13,37 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class OwnTransactions {
     private final Map<Long, OwnTransaction> pending = new ConcurrentHashMap<>();
-    /** PSI: committed here by this start of the node, entry not yet met by the apply loop. */
-    private final Set<Long> committedHere = ConcurrentHashMap.newKeySet();
+    /** Calls answered only once the apply loop meets their transaction's entry (by transaction). */
+    private final Map<Long, Confirmation> confirmations = new ConcurrentHashMap<>();
+
+    /**
+     * A call whose client hears its outcome only once its transaction's entry is committed in the log <em>and</em> no
+     * ABANDON of that transaction comes before it there: such a decision means the cluster settled the transaction as
+     * never having happened, and the call is then run again elsewhere, so this node must not answer. Answered at most
+     * once, from whichever thread first sees the entry in log order. With {@code effects} (PSI), the transaction
+     * committed here; without, it is a rolled-back call, whose entry is empty.
+     */
+    public static final class Confirmation {
+        private final boolean effects;
+        private final Runnable reply;
+        private final AtomicBoolean answered = new AtomicBoolean();
+
+        Confirmation(boolean effects, Runnable reply) {
+            this.effects = effects;
+            this.reply = reply;
+        }
+
+        public boolean effects() {
+            return effects;
+        }
+
+        /** Sends the outcome, unless it was sent already. */
+        public void answer() {
+            if (answered.compareAndSet(false, true)) {
+                reply.run();
+            }
+        }
+    }
 
     /** Registers {@code txn}, whose write-set touches {@code rows} (round-robin; empty otherwise). */
     public OwnTransaction register(long txn, Set<String> rows) {
@@ -27,22 +57,30 @@ public final class OwnTransactions {
      * worker has committed or rolled back, so the next delivered write-set applies after it. A transaction that was
      * never registered (an empty write-set of a failed call) needs nothing.
      */
-    public void deliver(long txn, boolean won) throws InterruptedException {
+    public void deliver(long txn, OwnTransaction.Decision decision) throws InterruptedException {
         OwnTransaction transaction = pending.remove(txn);
         if (transaction != null) {
-            transaction.decide(won);
+            transaction.decide(decision);
             transaction.awaitFinished();
         }
     }
 
-    /** PSI: {@code txn} committed here; its entry, when the apply loop meets it, needs no applying. */
-    public void committedHere(long txn) {
-        committedHere.add(txn);
+    /**
+     * {@code txn}'s outcome waits for its entry (see {@link Confirmation}). With {@code effects} (PSI), it committed
+     * here: its entry, when the apply loop meets it, needs no applying. Register before appending the entry.
+     */
+    public void confirmOnEntry(long txn, boolean effects, Runnable reply) {
+        confirmations.put(txn, new Confirmation(effects, reply));
     }
 
-    /** Whether {@code txn} committed here by this start of the node (and forgets it: its entry is being met). */
-    public boolean takeCommittedHere(long txn) {
-        return committedHere.remove(txn);
+    /** The confirmation registered for {@code txn} by this start of the node, or null; keeps it. */
+    public Confirmation confirmation(long txn) {
+        return confirmations.get(txn);
+    }
+
+    /** The confirmation registered for {@code txn} by this start of the node, or null; forgets it. */
+    public Confirmation takeConfirmation(long txn) {
+        return confirmations.remove(txn);
     }
 
     /** Whether a worker of this start of the node awaits {@code txn}'s entry. */

@@ -1,6 +1,7 @@
 package org.gargamel.node.writeset;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -21,6 +22,8 @@ import java.util.Set;
  * transaction), and write-sets applied while an earlier entry still waited (an origin's write-sets apply in their
  * commit order). Deleted once {@code applied_index} passes them, so after a crash a replayed entry that is already
  * here is recognised and not applied twice.</li>
+ * <li>{@code replica_state.tainted}: set (with the reason) when this replica holds a transaction the log settled as
+ * abandoned; the next start rebuilds the replica from a peer (StateTransfer) and clears it.</li>
  * <li>{@code commit_order}: a sequence (no cache) that PSI calls draw from just before they commit. A call that read
  * another's effects drew after it, so handing write-sets to the log in this order keeps the log consistent with what
  * each transaction could read.</li>
@@ -45,6 +48,30 @@ public final class ReplicaState {
             statement.execute("ALTER TABLE " + SCHEMA + ".replica_state ADD COLUMN IF NOT EXISTS log_id text");
             statement.execute("CREATE TABLE IF NOT EXISTS " + SCHEMA + ".committed_ahead (txn bigint PRIMARY KEY)");
             statement.execute("CREATE SEQUENCE IF NOT EXISTS " + SCHEMA + ".commit_order CACHE 1");
+            statement.execute("ALTER TABLE " + SCHEMA + ".replica_state ADD COLUMN IF NOT EXISTS tainted text");
+        }
+    }
+
+    /**
+     * Records why this replica must not serve as it is: it holds what the others do not (a transaction it committed
+     * that the log settled as abandoned). The next start rebuilds it from a peer before anything else
+     * ({@code StateTransfer}). Committed at once, on its own.
+     */
+    public static void markTainted(Connection connection, String reason) throws SQLException {
+        connection.rollback();
+        try (PreparedStatement statement =
+                connection.prepareStatement("UPDATE " + SCHEMA + ".replica_state SET tainted = ?")) {
+            statement.setString(1, reason);
+            statement.executeUpdate();
+        }
+        connection.commit();
+    }
+
+    /** Why this replica must be rebuilt before it serves, or null. */
+    public static String tainted(Connection connection) throws SQLException {
+        try (Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery("SELECT tainted FROM " + SCHEMA + ".replica_state")) {
+            return rows.next() ? rows.getString(1) : null;
         }
     }
 

@@ -2,8 +2,10 @@ package org.gargamel.node.writeset;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.gargamel.common.group.Channels;
 import org.gargamel.common.lifecycle.FatalException;
+import org.gargamel.common.lifecycle.Futures;
 import org.gargamel.common.wire.Message;
 import org.gargamel.common.wire.WireCodec;
 import org.jgroups.JChannel;
@@ -18,15 +20,19 @@ import org.jgroups.raft.StateMachine;
  * so a transaction acknowledged once its entry is committed survives the death of any minority of the nodes.
  *
  * <p>An append goes to the leader (REDIRECT). While there is no leader (an election), nothing was sent and the append
- * is tried again; once an append may have reached the leader its fate can only be learnt from the log, so it is never
- * re-sent: an append that fails or is not committed in time is a {@link FatalException} (the node stops, and rejoins
- * from its log when restarted).
+ * is tried again. An append sent to a leader that then dies is neither committed nor failed: it may or may not be in
+ * the log. So an append not committed within {@link #RESEND_AFTER} is sent again, until {@link #GIVE_UP}; the log may
+ * then hold an entry twice, and the apply loop ignores the second copy (every replica alike, since all read the same
+ * log). An append still not committed after {@link #GIVE_UP} is a {@link FatalException} (no majority: the node
+ * stops, and rejoins from its log when restarted).
  */
 public final class WriteSetLog implements LogAppender, AutoCloseable {
     /** How long an append may wait for a leader to exist (elections take a few hundred milliseconds). */
     static final Duration LEADER_WAIT = Duration.ofSeconds(30);
-    /** How long a sent append may take to be committed before the node gives up on the log. */
-    static final Duration COMMIT_WAIT = Duration.ofSeconds(30);
+    /** How long a sent append may take to be committed before it is sent again (its leader may have died). */
+    static final Duration RESEND_AFTER = Duration.ofSeconds(3);
+    /** How long an append may take, re-sends included, before the node gives up on the log. */
+    static final Duration GIVE_UP = Duration.ofSeconds(60);
 
     private final String node;
     private final JChannel channel;
@@ -62,25 +68,12 @@ public final class WriteSetLog implements LogAppender, AutoCloseable {
         long deadline = System.nanoTime() + LEADER_WAIT.toNanos();
         while (true) {
             try {
-                return raft.setAsync(entry, 0, entry.length)
-                        .orTimeout(COMMIT_WAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
-                        .handle((response, failure) -> {
-                            if (failure != null) {
-                                throw new FatalException(
-                                        node + ": the write-set log did not commit " + what
-                                                + " (it may or may not be in the log): " + failure,
-                                        failure);
-                            }
-                            return (Void) null;
-                        });
+                CompletableFuture<Void> committed = new CompletableFuture<>();
+                await(raft.setAsync(entry, 0, entry.length), entry, what, committed, System.nanoTime());
+                return committed;
             } catch (RaftLeaderException e) {
                 if (System.nanoTime() > deadline) {
-                    return CompletableFuture.failedFuture(new FatalException(
-                            node + ": no leader of the write-set "
-                                    + "log within " + LEADER_WAIT.toSeconds() + " s for " + what
-                                    + " (is a majority of the "
-                                    + "replicas up?): " + e.getMessage(),
-                            e));
+                    return CompletableFuture.failedFuture(noLeader(what, e));
                 }
                 try {
                     Thread.sleep(20); // an election is under way; nothing was sent
@@ -93,6 +86,46 @@ public final class WriteSetLog implements LogAppender, AutoCloseable {
                         new FatalException(node + ": cannot append " + what + " to the write-set log: " + e, e));
             }
         }
+    }
+
+    /** Completes {@code committed} when {@code sent} is committed; sends the entry again if that takes too long. */
+    private void await(
+            CompletableFuture<byte[]> sent, byte[] entry, String what, CompletableFuture<Void> committed, long since) {
+        Futures.whenDone(sent.orTimeout(RESEND_AFTER.toMillis(), TimeUnit.MILLISECONDS), (response, failure) -> {
+            if (failure == null) {
+                committed.complete(null);
+            } else if (System.nanoTime() - since > GIVE_UP.toNanos()) {
+                committed.completeExceptionally(new FatalException(
+                        node + ": the write-set log did not commit " + what + " within " + GIVE_UP.toSeconds()
+                                + " s (is a majority of the replicas up?): " + failure,
+                        failure));
+            } else {
+                resend(entry, what, committed, since);
+            }
+        });
+    }
+
+    private void resend(byte[] entry, String what, CompletableFuture<Void> committed, long since) {
+        try {
+            await(raft.setAsync(entry, 0, entry.length), entry, what, committed, since);
+        } catch (RaftLeaderException e) {
+            if (System.nanoTime() - since > GIVE_UP.toNanos()) {
+                committed.completeExceptionally(noLeader(what, e));
+            } else {
+                CompletableFuture.delayedExecutor(20, TimeUnit.MILLISECONDS)
+                        .execute(() -> resend(entry, what, committed, since));
+            }
+        } catch (Exception e) {
+            committed.completeExceptionally(
+                    new FatalException(node + ": cannot append " + what + " to the write-set log: " + e, e));
+        }
+    }
+
+    private FatalException noLeader(String what, Exception e) {
+        return new FatalException(
+                node + ": no leader of the write-set log for " + what + " (is a majority of the replicas up?): "
+                        + e.getMessage(),
+                e);
     }
 
     @Override

@@ -41,6 +41,8 @@ public final class Scheduler {
         final long joinSequence;
         final WorkerState[] workers;
         boolean live = true;
+        /** Calls may be placed here (a joining node counts for garbage collection before it serves). */
+        boolean serving;
 
         NodeState(String name, int slot, long joinSequence, int workerCount) {
             this.bit = 1L << slot;
@@ -138,6 +140,14 @@ public final class Scheduler {
      * of the transactions placed after it joined.
      */
     public void addNode(String node, int workers) {
+        addNode(node, workers, true);
+    }
+
+    /**
+     * As {@link #addNode(String, int)}; with {@code serving} false the node counts for garbage collection at once but
+     * gets no call until it is announced again with {@code serving} true (once it has caught up).
+     */
+    public void addNode(String node, int workers, boolean serving) {
         if (node == null || node.isBlank()) {
             throw new IllegalArgumentException("a node needs a non-empty name");
         }
@@ -151,6 +161,10 @@ public final class Scheduler {
                 throw new IllegalArgumentException(
                         "node " + node + " already announced " + existing.workers.length + " workers, now " + workers);
             }
+            if (serving && !existing.serving) {
+                existing.serving = true;
+                rebuildWorkers();
+            }
             return;
         }
         if (nodes.size() >= MAX_NODES) {
@@ -158,6 +172,7 @@ public final class Scheduler {
         }
         int slot = Long.numberOfTrailingZeros(~liveMask);
         NodeState state = new NodeState(node, slot, joinSequence++, workers);
+        state.serving = serving;
         nodes.put(node, state);
         nodesByName.put(node, state);
         liveMask |= state.bit;
@@ -310,8 +325,15 @@ public final class Scheduler {
         }
     }
 
+    /** Nodes that serve (a joining node that has not caught up yet does not count). */
     public int nodeCount() {
-        return nodes.size();
+        int serving = 0;
+        for (NodeState node : nodes.values()) {
+            if (node.serving) {
+                serving++;
+            }
+        }
+        return serving;
     }
 
     /** Placed transactions not yet visible at every live node (read-only: not yet reported by their node). */
@@ -448,6 +470,9 @@ public final class Scheduler {
         List<WorkerState> live = new ArrayList<>();
         NodeState first = null;
         for (NodeState node : nodes.values()) {
+            if (!node.serving) {
+                continue;
+            }
             live.addAll(Arrays.asList(node.workers));
             if (first == null || node.joinSequence < first.joinSequence) {
                 first = node;

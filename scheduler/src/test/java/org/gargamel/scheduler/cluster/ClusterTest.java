@@ -10,8 +10,10 @@ import java.time.Duration;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -260,7 +262,7 @@ class ClusterTest {
     }
 
     @Test
-    void aNodeLeavingGetsItsPendingCallsRejectedAndNothingHangs() throws Exception {
+    void aNodeLeavingHasItsCallsAnsweredFromTheLogOrRunAgainOnTheSurvivors() throws Exception {
         try (TestCluster cluster = TestCluster.inMemory(2, 1)) {
             FakeNode staying = cluster.nodes.get(0);
             FakeNode leaving = cluster.nodes.get(1);
@@ -277,31 +279,78 @@ class ClusterTest {
             waitUntil(() -> cluster.scheduler.scheduledCount() == 10, "every call was scheduled");
             staying.pause(false);
             waitUntil(() -> cluster.bus.executions.get() >= 5, "node-1 ran its share");
+            // node-2 runs two of its five calls and dies before answering them: their write-sets are delivered.
+            leaving.mute(true);
+            leaving.budget(2);
+            leaving.pause(false);
+            waitUntil(() -> cluster.bus.executions.get() >= 7, "node-2 ran two calls");
+            Set<Long> ranByTheDeparted = new HashSet<>();
+            cluster.bus.executed.forEach((txn, node) -> {
+                if (node.equals("node-2")) {
+                    ranByTheDeparted.add(txn);
+                }
+            });
             leaving.close();
-            int rejected = 0;
-            int committed = 0;
+            int fromTheLog = 0;
+            int ranAgain = 0;
             for (CompletableFuture<CallOutcome> future : futures) {
                 CallOutcome outcome = future.get(20, TimeUnit.SECONDS);
-                if (outcome.status() == CallOutcome.Status.REJECTED) {
-                    rejected++;
-                    assertTrue(outcome.message().contains("node-2 left the cluster"), outcome.message());
-                } else {
-                    assertEquals(CallOutcome.Status.COMMITTED, outcome.status());
-                    committed++;
+                assertEquals(CallOutcome.Status.COMMITTED, outcome.status(), outcome.toString());
+                String ranAt = cluster.bus.executed.get(outcome.txnId());
+                assertEquals("ok " + outcome.txnId(), outcome.result(), "the outcome of the execution that counts");
+                if (ranByTheDeparted.contains(outcome.txnId())) {
+                    assertEquals("node-2", ranAt);
+                    fromTheLog++;
+                } else if (outcome.txnId() > 10) {
+                    assertEquals("node-1", ranAt, "a call run again runs on the survivor");
+                    ranAgain++;
                 }
             }
-            assertEquals(5, rejected, "node-2's five calls");
-            assertEquals(5, committed);
-            // The survivor is asked to settle node-2's five update transactions in the write-set group's total order.
-            waitUntil(() -> !staying.abandons.isEmpty(), "an ABANDON reached node-1");
+            assertEquals(2, fromTheLog, "node-2's two delivered transactions are answered from their write-sets");
+            assertEquals(3, ranAgain, "node-2's three others ran again on node-1");
+            assertEquals(2, cluster.scheduler.answeredFromLogCount());
+            assertEquals(3, cluster.scheduler.ranAgainCount());
+            assertEquals(0, cluster.scheduler.rejectedCount());
+            assertEquals(0, cluster.bus.duplicates.get());
+            assertEquals(List.of(), cluster.bus.violations);
+            // The survivor was asked to settle node-2's five update transactions in the write-set group's total order.
             assertEquals("node-2", staying.abandons.get(0).origin());
             assertEquals(5, staying.abandons.get(0).transactions().length, staying.abandons.toString());
-            // The cluster goes on with node-1 alone.
+            // The cluster goes on with node-1 alone, and quiesces.
             CallOutcome after = client.submit(
                             ProcedureCall.of("delivery", 1, 1, java.time.LocalDateTime.now(ZoneOffset.UTC)))
                     .get(20, TimeUnit.SECONDS);
             assertEquals(CallOutcome.Status.COMMITTED, after.status());
+            waitUntil(
+                    () -> {
+                        try {
+                            return client.drainStatus(Duration.ofSeconds(5)).inFlight() == 0;
+                        } catch (Exception e) {
+                            return false;
+                        }
+                    },
+                    "quiescence");
             assertEquals(1, client.drainStatus(Duration.ofSeconds(5)).nodes());
+        }
+    }
+
+    @Test
+    void theLastNodeLeavingLeavesItsCallsOutcomesUnknown() throws Exception {
+        try (TestCluster cluster = TestCluster.inMemory(1, 1)) {
+            FakeNode only = cluster.nodes.get(0);
+            only.pause(true);
+            GargamelClient client = cluster.readyClient(OPTIONS);
+            CompletableFuture<CallOutcome> update =
+                    client.submit(ProcedureCall.of("delivery", 1, 1, java.time.LocalDateTime.now(ZoneOffset.UTC)));
+            waitUntil(() -> cluster.scheduler.scheduledCount() == 1, "the call was scheduled");
+            only.close();
+            CallOutcome outcome = update.get(20, TimeUnit.SECONDS);
+            assertEquals(CallOutcome.Status.REJECTED, outcome.status());
+            assertTrue(
+                    outcome.message().contains("every node left")
+                            && outcome.message().contains("unknown"),
+                    outcome.message());
+            assertEquals(0, cluster.bus.executions.get());
         }
     }
 

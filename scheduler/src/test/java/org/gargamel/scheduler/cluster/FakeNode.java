@@ -10,6 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.gargamel.common.client.GargamelClient;
@@ -21,6 +22,7 @@ import org.gargamel.common.wire.Execute;
 import org.gargamel.common.wire.Message;
 import org.gargamel.common.wire.NodeHello;
 import org.gargamel.common.wire.Progress;
+import org.gargamel.common.wire.Settlement;
 import org.gargamel.common.wire.WireCodec;
 import org.jgroups.Address;
 import org.jgroups.BytesMessage;
@@ -45,6 +47,8 @@ public final class FakeNode implements AutoCloseable {
         final List<FakeNode> nodes = new CopyOnWriteArrayList<>();
         /** Update transactions executed somewhere, with the node that ran them. */
         public final ConcurrentHashMap<Long, String> executed = new ConcurrentHashMap<>();
+        /** The outcomes of those update transactions (what their write-sets carry). */
+        public final ConcurrentHashMap<Long, CallOutcome> outcomes = new ConcurrentHashMap<>();
 
         public final List<String> violations = new CopyOnWriteArrayList<>();
         public final AtomicLong executions = new AtomicLong();
@@ -68,6 +72,8 @@ public final class FakeNode implements AutoCloseable {
     private final Thread thread;
     private volatile Address scheduler;
     private volatile boolean paused;
+    private volatile boolean mute;
+    private final AtomicInteger budget = new AtomicInteger(Integer.MAX_VALUE);
     private volatile boolean running = true;
 
     /** ABANDON decisions the scheduler asked this node to broadcast (a fake node only records them). */
@@ -90,6 +96,7 @@ public final class FakeNode implements AutoCloseable {
                     inbox.add(execute);
                 } else if (decoded instanceof Abandon abandon) {
                     abandons.add(abandon);
+                    inbox.add(abandon);
                 }
             }
 
@@ -129,6 +136,19 @@ public final class FakeNode implements AutoCloseable {
         inbox.add("wake");
     }
 
+    /**
+     * A mute node runs its calls and shares their "write-sets", but neither answers nor reports them: a node that died
+     * right after the log took its entries.
+     */
+    public void mute(boolean mute) {
+        this.mute = mute;
+    }
+
+    /** Runs at most {@code executions} more calls, then holds the rest. */
+    public void budget(int executions) {
+        budget.set(executions);
+    }
+
     /** Leaves the group (as a crash would, seen from the scheduler). */
     @Override
     public void close() {
@@ -164,6 +184,8 @@ public final class FakeNode implements AutoCloseable {
                     }
                 } else if (event instanceof Visible v) {
                     makeVisible(v.txn());
+                } else if (event instanceof Abandon abandon) {
+                    settle(abandon);
                 } else if ("hello".equals(event)) {
                     send(scheduler, new NodeHello(name, workers));
                 }
@@ -182,7 +204,8 @@ public final class FakeNode implements AutoCloseable {
             progressed = false;
             for (Queue<Execute> queue : queues) {
                 Execute head;
-                while ((head = queue.peek()) != null && ready(head)) {
+                while ((head = queue.peek()) != null && ready(head) && budget.get() > 0) {
+                    budget.decrementAndGet();
                     queue.poll();
                     execute(head);
                     progressed = true;
@@ -219,16 +242,50 @@ public final class FakeNode implements AutoCloseable {
             if (bus.executed.putIfAbsent(txn, name) != null) {
                 bus.duplicates.incrementAndGet();
             }
-            makeVisible(txn);
+            bus.outcomes.put(txn, outcome);
+            if (mute) {
+                visible.add(txn);
+            } else {
+                makeVisible(txn);
+            }
             for (FakeNode other : bus.nodes) {
                 if (other != this) {
                     other.inbox.add(new Visible(txn));
                 }
             }
-        } else {
+        } else if (!mute) {
             addProgress(txn);
         }
-        send(execute.client(), outcome);
+        if (!mute) {
+            send(execute.client(), outcome);
+        }
+    }
+
+    /**
+     * As a real node's apply loop does with an ABANDON (here the first copy is the only one): a transaction executed
+     * somewhere stands, with its outcome; the others are done with no effect here.
+     */
+    private void settle(Abandon abandon) {
+        List<Long> abandoned = new ArrayList<>();
+        List<CallOutcome> stood = new ArrayList<>();
+        for (long txn : abandon.transactions()) {
+            CallOutcome outcome = bus.outcomes.get(txn);
+            if (outcome != null) {
+                stood.add(outcome);
+            } else {
+                abandoned.add(txn);
+                makeVisible(txn);
+            }
+        }
+        flushProgress();
+        send(
+                scheduler,
+                new Settlement(
+                        name,
+                        abandon.origin(),
+                        abandoned.stream().mapToLong(Long::longValue).toArray(),
+                        stood,
+                        new long[0]));
     }
 
     private void makeVisible(long txn) {

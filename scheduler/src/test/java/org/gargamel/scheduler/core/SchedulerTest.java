@@ -46,6 +46,30 @@ class SchedulerTest {
         return sorted;
     }
 
+    /**
+     * A joining node counts for garbage collection at once (a transaction placed from then on waits for its report, so
+     * it cannot be collected before the node has it) but is given no call until it says it is ready.
+     */
+    @Test
+    void aJoiningNodeCountsForCollectionAtOnceAndGetsCallsOnlyWhenReady() {
+        Scheduler s = new Scheduler(RULES, Mode.GARGAMEL, Isolation.PSI);
+        s.addNode("a", 2);
+        s.addNode("b", 2, false);
+        assertEquals(1, s.nodeCount(), "b does not serve yet");
+        Placement t1 = s.place(newOrder(1, 1, 1));
+        Placement t2 = s.place(newOrder(1, 2, 2));
+        assertEquals("a", t1.worker().node());
+        assertEquals("a", t2.worker().node(), "no call on a joining node");
+        s.reportVisible("a", 1);
+        assertEquals(2, s.inFlight(), "transaction 1 waits for b's report too");
+        s.reportVisible("b", 1);
+        assertEquals(1, s.inFlight());
+        s.addNode("b", 2, true);
+        assertEquals(2, s.nodeCount());
+        Placement t3 = s.place(newOrder(1, 3, 3));
+        assertEquals("b", t3.worker().node(), "b serves now and is the least loaded");
+    }
+
     @Test
     void fig33aTwoIndependentCallsStartTwoChains() {
         Scheduler s = gargamel();

@@ -1,0 +1,19 @@
+package org.gargamel.launcher.chaos;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+
+/**
+ * One injected fault, as result.json's {@code faults} lists it.
+ *
+ * @param at               seconds after the terminals started
+ * @param kind             {@code node}: the node process was killed with SIGKILL
+ * @param target           the process killed, e.g. {@code node-2}
+ * @param recoveredAfterMs from the kill until the scheduler had taken the node out and served calls without it
+ * @param rejoinedAfterMs  from the kill until the restarted node had caught up and joined again
+ * @param error            why the fault's recovery failed, else null
+ */
+@JsonPropertyOrder({"at", "kind", "target", "pid", "recoveredAfterMs", "rejoinedAfterMs", "error"})
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record Fault(
+        double at, String kind, String target, long pid, Long recoveredAfterMs, Long rejoinedAfterMs, String error) {}

@@ -1,0 +1,182 @@
+package org.gargamel.launcher.chaos;
+
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeoutException;
+import org.gargamel.common.client.GargamelClient;
+import org.gargamel.launcher.cluster.LocalGargamelCluster;
+
+/**
+ * Runs a {@link FaultPlan} against a local cluster while the terminals run: kill -9 a node, wait until the scheduler
+ * serves without it, start it again after the downtime, wait until it has caught up and joined, then wait the interval.
+ * One fault at a time, so the write-set log always has its majority. Each fault is recorded ({@link #faults()}); a
+ * node that cannot be started again ends the injection and is reported (the run then fails its checks).
+ */
+public final class FaultInjector {
+    private static final Duration POLL = Duration.ofMillis(50);
+    private static final Duration NOTICE_TIMEOUT = Duration.ofSeconds(60);
+
+    private final LocalGargamelCluster cluster;
+    private final FaultPlan plan;
+    private final PrintStream err;
+    private final List<Fault> faults = new CopyOnWriteArrayList<>();
+    private final Thread thread;
+    private volatile boolean stopping;
+    /** The injector waits the interval on this; {@link #stop} wakes it (a fault under way is never interrupted). */
+    private final Object pause = new Object();
+
+    private long startNanos;
+
+    public FaultInjector(LocalGargamelCluster cluster, FaultPlan plan, PrintStream err) {
+        this.cluster = cluster;
+        this.plan = plan;
+        this.err = err;
+        this.thread = new Thread(this::run, "fault-injector");
+        this.thread.setDaemon(true);
+    }
+
+    /** Starts injecting; the first fault comes after one interval. */
+    public void start() {
+        startNanos = System.nanoTime();
+        thread.start();
+    }
+
+    /** The faults injected so far, in order. */
+    public List<Fault> faults() {
+        return List.copyOf(faults);
+    }
+
+    /** Stops injecting; a fault under way is completed first (its node is started again). */
+    public void stop() throws InterruptedException {
+        stopping = true;
+        synchronized (pause) {
+            pause.notifyAll();
+        }
+        if (thread.isAlive()) {
+            thread.join();
+        }
+    }
+
+    private void run() {
+        SplittableRandom random = new SplittableRandom(plan.seed());
+        List<String> nodes = cluster.nodeNames();
+        try {
+            while (!stopping) {
+                long end = System.nanoTime() + plan.interval().toNanos();
+                synchronized (pause) {
+                    long remaining;
+                    while (!stopping && (remaining = (end - System.nanoTime()) / 1_000_000) > 0) {
+                        pause.wait(remaining);
+                    }
+                }
+                if (stopping) {
+                    return;
+                }
+                String target = nodes.get(random.nextInt(nodes.size()));
+                if (!inject(target)) {
+                    return;
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** One fault on {@code target}; false if its node could not be brought back. */
+    private boolean inject(String target) {
+        GargamelClient client = cluster.client();
+        int before = nodeCount(client);
+        double at = (System.nanoTime() - startNanos) / 1e9;
+        long killed = System.nanoTime();
+        long pid;
+        try {
+            pid = cluster.kill(target);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+        err.printf("chaos: %.1f s: killed %s (pid %d) with SIGKILL%n", at, target, pid);
+        Long recovered = null;
+        String error = null;
+        try {
+            awaitNodes(client, count -> count < before);
+            recovered = millisSince(killed);
+            sleepUninterruptibly(plan.downtime());
+            cluster.restart(target);
+            awaitNodes(client, count -> count >= before);
+        } catch (Exception e) {
+            error = e.getMessage();
+        }
+        Long rejoined = error == null ? millisSince(killed) : null;
+        faults.add(new Fault(Math.round(at * 10) / 10.0, "node", target, pid, recovered, rejoined, error));
+        if (error != null) {
+            err.printf("chaos: %s did not come back: %s%n", target, error);
+            return false;
+        }
+        err.printf(
+                "chaos: %s: out of the cluster after %d ms, caught up and back after %d ms%n",
+                target, recovered, rejoined);
+        return true;
+    }
+
+    private void awaitNodes(GargamelClient client, java.util.function.IntPredicate done)
+            throws InterruptedException, TimeoutException {
+        long deadline = System.nanoTime() + NOTICE_TIMEOUT.toNanos();
+        while (!done.test(nodeCount(client))) {
+            if (System.nanoTime() > deadline) {
+                throw new TimeoutException(
+                        "the scheduler's node count did not change within " + NOTICE_TIMEOUT.toSeconds() + " s");
+            }
+            Thread.sleep(POLL.toMillis());
+        }
+    }
+
+    private static int nodeCount(GargamelClient client) {
+        try {
+            return client.drainStatus(Duration.ofSeconds(5)).nodes();
+        } catch (Exception e) {
+            return -1;
+        }
+    }
+
+    private static long millisSince(long nanos) {
+        return (System.nanoTime() - nanos) / 1_000_000;
+    }
+
+    /** The downtime is served even when the run ends meanwhile: the node must come back before the checks. */
+    private static void sleepUninterruptibly(Duration duration) {
+        long end = System.nanoTime() + duration.toNanos();
+        boolean interrupted = false;
+        while (System.nanoTime() < end) {
+            try {
+                Thread.sleep(Math.max(1, (end - System.nanoTime()) / 1_000_000));
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** For the summary: one line per fault. */
+    public static List<String> describe(List<Fault> faults) {
+        List<String> lines = new ArrayList<>();
+        for (Fault fault : faults) {
+            lines.add(String.format(
+                    "  %6.1f s  %s %-8s %s",
+                    fault.at(),
+                    fault.kind(),
+                    fault.target(),
+                    fault.error() != null
+                            ? "FAILED: " + fault.error()
+                            : "out after " + fault.recoveredAfterMs() + " ms, back after " + fault.rejoinedAfterMs()
+                                    + " ms"));
+        }
+        return lines;
+    }
+}
