@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -108,39 +107,19 @@ public final class ApplyLoop {
      * scheduler from here. Bounded: the scheduler's in-flight limit keeps a departed node's unanswered transactions far
      * fewer than this, and they are among the latest entries.
      */
-    private final Map<Long, CallOutcome> recentOutcomes = new LinkedHashMap<>(1 << 10, 0.75f, false) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<Long, CallOutcome> eldest) {
-            return size() > RECENT_OUTCOMES;
-        }
-    };
+    private final Map<Long, CallOutcome> recentOutcomes = new Recent<>(RECENT_OUTCOMES);
 
     /** Transactions lately settled (abandoned or standing): a later copy of the same decision finds nothing to do. */
-    private final Map<Long, Boolean> recentlySettled = new LinkedHashMap<>(1 << 6, 0.75f, false) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<Long, Boolean> eldest) {
-            return size() > RECENT_OUTCOMES;
-        }
-    };
+    private final Map<Long, Boolean> recentlySettled = new Recent<>(RECENT_OUTCOMES);
 
     /** Transactions an ABANDON named, in log order as delivered (jgroups-raft's thread only). */
-    private final Map<Long, Boolean> abandonedInLog = new LinkedHashMap<>(1 << 6, 0.75f, false) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<Long, Boolean> eldest) {
-            return size() > RECENT_OUTCOMES;
-        }
-    };
+    private final Map<Long, Boolean> abandonedInLog = new Recent<>(RECENT_OUTCOMES);
 
     /**
      * Write-sets met in the log, latest last: an append that seemed lost is sent again (WriteSetLog), so the log may
      * hold a write-set twice; the second copy is ignored. Keyed by {@link Sent}. Bounded alike at every replica (it follows the log alone).
      */
-    private final Map<Sent, Boolean> seenWriteSets = new LinkedHashMap<>(1 << 10, 0.75f, false) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<Sent, Boolean> eldest) {
-            return size() > RECENT_OUTCOMES;
-        }
-    };
+    private final Map<Sent, Boolean> seenWriteSets = new Recent<>(RECENT_OUTCOMES);
 
     /** Sends this node's answers whose entries are committed (see {@link #deliver}). */
     private final ExecutorService answers;
@@ -411,7 +390,7 @@ public final class ApplyLoop {
             return;
         }
         // Another replica's write-set, or one of this replica's earlier start that never committed here.
-        visibility.awaitAll(writeSet.backDependencies());
+        awaitDependencies(writeSet, index);
         if (!writeSet.changes().isEmpty()) {
             long start = System.nanoTime();
             applier.apply(writeSet.changes(), positionAfter(index), aheadRecord(index, txn));
@@ -422,6 +401,22 @@ public final class ApplyLoop {
             handled(index);
         }
         visible(txn);
+    }
+
+    /** Waits for a write-set's back-dependencies, saying every 10 s what it waits for (a stall must be visible). */
+    private void awaitDependencies(WriteSet writeSet, long index) throws InterruptedException {
+        long started = System.nanoTime();
+        List<Long> missing = visibility.awaitAll(writeSet.backDependencies(), 10_000);
+        while (!missing.isEmpty()) {
+            LOG.warn(
+                    "{}: entry {} ({}) has waited {} s for transaction(s) {} to be visible here",
+                    node,
+                    index,
+                    writeSet.describe(),
+                    (System.nanoTime() - started) / 1_000_000_000,
+                    missing);
+            missing = visibility.awaitAll(writeSet.backDependencies(), 10_000);
+        }
     }
 
     /**

@@ -82,6 +82,32 @@ public final class Visibility {
         }
     }
 
+    /** Blocks until every id in {@code txns} is visible or {@code millis} pass; returns those still not visible. */
+    public java.util.List<Long> awaitAll(long[] txns, long millis) throws InterruptedException {
+        long deadline = System.nanoTime() + millis * 1_000_000;
+        lock.lock();
+        try {
+            for (long txn : txns) {
+                while (!visible(txn)) {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        java.util.List<Long> missing = new java.util.ArrayList<>();
+                        for (long each : txns) {
+                            if (!visible(each)) {
+                                missing.add(each);
+                            }
+                        }
+                        return missing;
+                    }
+                    changed.awaitNanos(left);
+                }
+            }
+            return java.util.List.of();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Wakes every waiter (shutdown). */
     public void wakeAll() {
         lock.lock();
