@@ -100,11 +100,39 @@ final class ScheduledExecution implements UpdateExecution {
                 context.completion().finish(call, aborted);
             }
         } else {
-            attempt.irrevocable();
-            context.replyOnEntry(call, aborted, false);
-            context.completion().visibleHere(call);
-            context.append(empty);
+            handOverEmpty(call, connection, attempt, empty, aborted, context);
         }
+    }
+
+    /**
+     * PSI: the empty write-set of a rolled-back call takes its place in this node's commit order like a commit, so
+     * the log never holds it before a transaction of this node it depended on (a replica applying the log would wait
+     * for that one forever: found by a chaos run), nor a later call that depended on it before it.
+     */
+    static void handOverEmpty(
+            Execute call,
+            WorkerConnection connection,
+            CallAttempt attempt,
+            WriteSet empty,
+            CallOutcome outcome,
+            ExecutionContext context) {
+        long number;
+        try {
+            number = connection.drawCommitOrder();
+        } catch (SQLException e) {
+            throw new FatalException(
+                    context.node() + ": the connection broke after transaction " + call.txnId() + " rolled back: "
+                            + e.getMessage(),
+                    e);
+        }
+        attempt.irrevocable();
+        context.replyOnEntry(call, outcome, false);
+        context.completion().visibleHere(call);
+        Futures.whenDone(context.commitOrder().handOver(number, empty), (done, failure) -> {
+            if (failure != null) {
+                context.completion().fail(failure);
+            }
+        });
     }
 
     /**

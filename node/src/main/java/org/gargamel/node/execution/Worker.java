@@ -122,11 +122,16 @@ public final class Worker {
             context.completion().finish(call, rejected);
             return;
         }
+        WriteSet empty = new WriteSet(
+                        call.txnId(), context.node(), call.call().procedure(), call.backDependencies(), -1, List.of())
+                .withOutcome(rejected);
+        if (updates instanceof ScheduledExecution && !context.si()) {
+            ScheduledExecution.handOverEmpty(call, connection, attempt, empty, rejected, context);
+            return;
+        }
         // Answered once the log holds the entry: were it settled as abandoned, the call would run again.
         context.replyOnEntry(call, rejected, false);
         context.completion().visibleHere(call);
-        context.append(new WriteSet(
-                        call.txnId(), context.node(), call.call().procedure(), call.backDependencies(), -1, List.of())
-                .withOutcome(rejected));
+        context.append(empty);
     }
 }

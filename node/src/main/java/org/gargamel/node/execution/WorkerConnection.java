@@ -102,6 +102,19 @@ public final class WorkerConnection implements AutoCloseable {
         }
     }
 
+    /**
+     * Draws a number from the commit order outside a call (PSI: for the empty write-set of a rolled-back call, so it
+     * enters the log after everything this node committed before it, which a call depending on it may have read).
+     */
+    long drawCommitOrder() throws SQLException {
+        try (Statement statement = connection.createStatement();
+                java.sql.ResultSet rows = statement.executeQuery(ReplicaState.NEXT_COMMIT_ORDER)) {
+            rows.next();
+            lastCommitOrder = rows.getLong(1);
+            return lastCommitOrder;
+        }
+    }
+
     /** A PSI pipeline that committed drew {@code number} from the commit order. */
     void drew(long number) {
         lastCommitOrder = number;
