@@ -139,7 +139,9 @@ public final class TpccRun {
                             + "written");
                     return ExitCodes.INTERRUPTED;
                 }
-                return check(urls, result, nodes, connection, emulator.ledger(), nextOrderIdsBefore);
+                boolean faultUnrecovered =
+                        injected != null && injected.stream().anyMatch(fault -> fault.error() != null);
+                return check(urls, result, nodes, connection, emulator.ledger(), nextOrderIdsBefore, faultUnrecovered);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -157,7 +159,8 @@ public final class TpccRun {
             Optional<ClusterStatistics> nodes,
             RunConnection connection,
             NewOrderLedger ledger,
-            long nextOrderIdsBefore)
+            long nextOrderIdsBefore,
+            boolean faultUnrecovered)
             throws IOException {
         err.println(connection.checkingMessage());
         CheckReport check = new CheckRunner().run(urls);
@@ -177,8 +180,7 @@ public final class TpccRun {
             err.println("gargamel: error: " + connection.checkFailedMessage());
             return ExitCodes.FAILED;
         }
-        if (result.faults() instanceof List<?> injected
-                && injected.stream().anyMatch(fault -> ((Fault) fault).error() != null)) {
+        if (faultUnrecovered) {
             err.println("gargamel: error: a node killed by the chaos run did not come back (see the faults above)");
             return ExitCodes.FAILED;
         }
