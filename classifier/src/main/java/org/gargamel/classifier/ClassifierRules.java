@@ -101,6 +101,50 @@ public final class ClassifierRules {
         return source;
     }
 
+    /**
+     * A digest of what these rules mean: every table, procedure, parameter and write, in a canonical order, without
+     * line numbers. Two rules files that classify alike (comments, order and layout aside) have the same digest; the
+     * scheduler refuses a node whose rules have another (docs/protocol.md, Membership).
+     */
+    public String digest() {
+        StringBuilder canonical = new StringBuilder();
+        for (TableRule table : new java.util.TreeMap<>(tables).values()) {
+            canonical
+                    .append("table ")
+                    .append(table.name())
+                    .append(' ')
+                    .append(table.key())
+                    .append(' ')
+                    .append(table.columns())
+                    .append('\n');
+        }
+        for (ProcedureRule procedure : new java.util.TreeMap<>(procedures).values()) {
+            canonical.append("procedure ").append(procedure.name()).append(procedure.readOnly() ? " read-only" : "");
+            for (Parameter parameter : procedure.parameters()) {
+                canonical
+                        .append(' ')
+                        .append(parameter.name())
+                        .append(':')
+                        .append(parameter.type())
+                        .append(parameter.nullable() ? "?" : "");
+            }
+            canonical.append('\n');
+            TreeSet<String> writes = new TreeSet<>(); // the order of a procedure's writes means nothing
+            for (WriteRule write : procedure.writes()) {
+                writes.add("  " + write.operation() + " " + write.table().name() + " " + write.key() + " "
+                        + new TreeSet<>(write.columns()) + (write.fresh() ? " fresh" : ""));
+            }
+            writes.forEach(write -> canonical.append(write).append('\n'));
+        }
+        try {
+            byte[] hash = java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(canonical.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            return java.util.HexFormat.of().formatHex(hash, 0, 8);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java runtime has SHA-256", e);
+        }
+    }
+
     public Map<String, TableRule> tables() {
         return tables;
     }

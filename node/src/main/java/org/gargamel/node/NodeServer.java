@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.gargamel.classifier.ClassifierRules;
 import org.gargamel.classifier.validate.LiveValidator;
 import org.gargamel.common.client.GargamelClient;
+import org.gargamel.common.config.ConfigException;
 import org.gargamel.common.config.Mode;
 import org.gargamel.common.config.Secrets;
 import org.gargamel.common.group.Channels;
@@ -26,6 +27,7 @@ import org.gargamel.common.lifecycle.Futures;
 import org.gargamel.common.lifecycle.Supervisor;
 import org.gargamel.common.wire.Abandon;
 import org.gargamel.common.wire.CallOutcome;
+import org.gargamel.common.wire.ClusterProfile;
 import org.gargamel.common.wire.DrainQuery;
 import org.gargamel.common.wire.DrainStatus;
 import org.gargamel.common.wire.Execute;
@@ -34,6 +36,7 @@ import org.gargamel.common.wire.Message;
 import org.gargamel.common.wire.MessageEndpoint;
 import org.gargamel.common.wire.MessageType;
 import org.gargamel.common.wire.NodeHello;
+import org.gargamel.common.wire.NodeRefused;
 import org.gargamel.node.apply.ApplyLoop;
 import org.gargamel.node.capture.WriteSetCapture;
 import org.gargamel.node.certify.Certification;
@@ -44,6 +47,7 @@ import org.gargamel.node.execution.ExecutionContext;
 import org.gargamel.node.execution.Worker;
 import org.gargamel.node.execution.WorkerConnection;
 import org.gargamel.node.progress.ProgressReporter;
+import org.gargamel.node.transfer.SchemaDigest;
 import org.gargamel.node.transfer.StateTransfer;
 import org.gargamel.node.transfer.TaintedReplicaException;
 import org.gargamel.node.visibility.Visibility;
@@ -105,6 +109,8 @@ public final class NodeServer implements AutoCloseable {
     private JChannel control;
     private WriteSetLog log;
     private volatile Address scheduler;
+    /** What this node must share with the scheduler and the other nodes, sent in every NODE_HELLO. */
+    private ClusterProfile profile;
 
     public NodeServer(NodeConfig config) {
         this.config = config.validate();
@@ -157,6 +163,8 @@ public final class NodeServer implements AutoCloseable {
                     rebuild(connection, tainted);
                 }
                 primaryKeys = PrimaryKeys.read(connection, "public");
+                profile = new ClusterProfile(
+                        config.mode(), config.isolation(), rules.digest(), SchemaDigest.of(connection, "public"));
                 commitOrderDrawn = ReplicaState.drawCommitOrder(connection);
                 connection.commit();
             }
@@ -209,6 +217,11 @@ public final class NodeServer implements AutoCloseable {
                     // From the scheduler: settle a departed node's transactions in the log's order, at every node
                     // alike.
                     .on(Abandon.class, MessageType.ABANDON, (source, decision) -> appendDecision(decision))
+                    .on(
+                            NodeRefused.class,
+                            MessageType.NODE_REFUSED,
+                            (source, refused) -> supervisor.fail(
+                                    new ConfigException(name + " was refused by the scheduler: " + refused.reason())))
                     .on(DrainStatus.class, MessageType.DRAIN_STATUS, (source, status) -> {
                         CompletableFuture<Void> handled = joinQueries.remove(status.queryId());
                         if (handled != null) {
@@ -423,7 +436,7 @@ public final class NodeServer implements AutoCloseable {
             return;
         }
         if (found.equals(servingAt)) {
-            sendControl(found, new NodeHello(name, config.workers(), true));
+            sendControl(found, new NodeHello(name, config.workers(), true, profile));
             return;
         }
         if (found.equals(joining.getAndSet(found))) {
@@ -437,7 +450,7 @@ public final class NodeServer implements AutoCloseable {
 
     private void join(Address target) {
         try {
-            sendControl(target, new NodeHello(name, config.workers(), false));
+            sendControl(target, new NodeHello(name, config.workers(), false, profile));
             long queryId = new SecureRandom().nextLong();
             CompletableFuture<Void> handled = new CompletableFuture<>();
             joinQueries.put(queryId, handled);
@@ -445,7 +458,7 @@ public final class NodeServer implements AutoCloseable {
             handled.get(JOIN_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
             catchUp(applier);
             servingAt = target;
-            sendControl(target, new NodeHello(name, config.workers(), true));
+            sendControl(target, new NodeHello(name, config.workers(), true, profile));
             LOG.info("{}: serving at {}", name, target);
         } catch (Exception e) {
             if (!closed.get()) {

@@ -13,10 +13,14 @@ import org.gargamel.common.group.GroupConfig;
 import org.gargamel.common.testing.Await;
 import org.gargamel.common.wire.Abandon;
 import org.gargamel.common.wire.CallOutcome;
+import org.gargamel.common.wire.ClusterProfile;
+import org.gargamel.common.wire.DrainQuery;
+import org.gargamel.common.wire.DrainStatus;
 import org.gargamel.common.wire.Execute;
 import org.gargamel.common.wire.MessageEndpoint;
 import org.gargamel.common.wire.MessageType;
 import org.gargamel.common.wire.NodeHello;
+import org.gargamel.common.wire.NodeRefused;
 import org.gargamel.common.wire.Progress;
 import org.gargamel.common.wire.Settlement;
 import org.gargamel.common.wire.WireCodec;
@@ -37,6 +41,8 @@ final class FakeScheduler implements AutoCloseable {
     final Map<Long, CallOutcome> outcomesByTxn = new ConcurrentHashMap<>();
     final Map<String, Set<Long>> visible = new ConcurrentHashMap<>();
     final Map<String, Integer> hellos = new ConcurrentHashMap<>();
+    /** The profile each node sent in its latest NODE_HELLO. */
+    final Map<String, ClusterProfile> profiles = new ConcurrentHashMap<>();
     /** The SETTLEMENTs the nodes sent, in arrival order. */
     final List<Settlement> settlements = new java.util.concurrent.CopyOnWriteArrayList<>();
 
@@ -60,12 +66,25 @@ final class FakeScheduler implements AutoCloseable {
                     }
                 })
                 .on(Settlement.class, MessageType.SETTLEMENT, (source, settlement) -> settlements.add(settlement))
+                .on(NodeHello.class, MessageType.NODE_HELLO, (source, hello) -> {
+                    profiles.put(hello.nodeName(), hello.profile());
+                    hellos.put(hello.nodeName(), hello.workers());
+                })
+                // A joining node's DRAIN_QUERY: nothing is in flight here.
                 .on(
-                        NodeHello.class,
-                        MessageType.NODE_HELLO,
-                        (source, hello) -> hellos.put(hello.nodeName(), hello.workers()))
+                        DrainQuery.class,
+                        MessageType.DRAIN_QUERY,
+                        (source, query) -> reply(source, new DrainStatus(query.queryId(), 0, hellos.size())))
                 .onView(newView -> view = newView));
         channel.connect(Channels.CONTROL_CLUSTER);
+    }
+
+    private void reply(Address target, org.gargamel.common.wire.Message message) {
+        try {
+            channel.send(new BytesMessage(target, WireCodec.encode(message)));
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot answer " + target + ": " + e, e);
+        }
     }
 
     /** How many outcomes each transaction got: exactly one, always. */
@@ -92,6 +111,11 @@ final class FakeScheduler implements AutoCloseable {
 
     void execute(String node, int worker, long txn, long[] dependencies, ProcedureCall call) throws Exception {
         execute(node, worker, txn, dependencies, false, call);
+    }
+
+    /** Refuses {@code node}, as the scheduler does a node whose configuration differs. */
+    void refuse(String node, String reason) throws Exception {
+        channel.send(new BytesMessage(member(node), WireCodec.encode(new NodeRefused(node, reason))));
     }
 
     /** Tells {@code node} that {@code origin} left without reporting {@code txns}, as the scheduler does. */

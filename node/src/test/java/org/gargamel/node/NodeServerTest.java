@@ -2,6 +2,8 @@ package org.gargamel.node;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.math.BigDecimal;
@@ -13,7 +15,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.LongStream;
+import org.gargamel.classifier.ClassifierRules;
 import org.gargamel.common.call.ProcedureCall;
+import org.gargamel.common.config.ConfigException;
 import org.gargamel.common.config.Isolation;
 import org.gargamel.common.config.Mode;
 import org.gargamel.common.group.Channels;
@@ -21,6 +25,7 @@ import org.gargamel.common.group.GroupConfig;
 import org.gargamel.common.group.RaftSettings;
 import org.gargamel.common.testing.Await;
 import org.gargamel.common.wire.CallOutcome;
+import org.gargamel.common.wire.ClusterProfile;
 import org.gargamel.common.wire.Settlement;
 import org.gargamel.common.wire.WireCodec;
 import org.gargamel.common.wire.WriteSet;
@@ -148,6 +153,30 @@ class NodeServerTest {
 
     private long retries() {
         return nodes.stream().mapToLong(n -> n.statistics().retries()).sum();
+    }
+
+    /**
+     * Every NODE_HELLO carries what the scheduler checks (docs/protocol.md, Membership): the same profile from both
+     * replicas of one schema; a refused node stops with the scheduler's reason rather than wait unused.
+     */
+    @Test
+    void nodesStateTheirProfileAndStopWhenRefused() throws Exception {
+        startNodes("gargamel", "si");
+        Await.until("both profiles", Duration.ofSeconds(10), () -> scheduler.profiles.size() == 2);
+        ClusterProfile first = scheduler.profiles.get("node-1");
+        assertEquals(first, scheduler.profiles.get("node-2"), "one schema, one set of rules");
+        assertEquals(Mode.GARGAMEL, first.mode());
+        assertEquals(Isolation.SI, first.isolation());
+        assertEquals(ClassifierRules.load(Path.of(BankReplicas.rules())).digest(), first.rulesDigest());
+        assertTrue(first.schemaDigest().matches("[0-9a-f]{16}"), first.schemaDigest());
+        assertFalse(nodes.get(1).failure().isDone());
+        scheduler.refuse("node-2", "its configuration differs from the cluster's: mode gargamel (test)");
+        Throwable failure = nodes.get(1).failure().get(10, java.util.concurrent.TimeUnit.SECONDS);
+        assertInstanceOf(ConfigException.class, failure);
+        assertEquals(
+                "node-2 was refused by the scheduler: its configuration differs from the cluster's: mode gargamel (test)",
+                failure.getMessage());
+        assertFalse(nodes.get(0).failure().isDone(), "the other node goes on");
     }
 
     /** DESIGN.md §3: New-Order and Payment of one district at once, on two replicas and on two workers of one. */

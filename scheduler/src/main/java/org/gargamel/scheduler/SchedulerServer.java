@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import org.gargamel.classifier.ClassifierRules;
 import org.gargamel.common.call.ProcedureCall;
 import org.gargamel.common.client.GargamelClient;
 import org.gargamel.common.group.Channels;
@@ -19,6 +20,7 @@ import org.gargamel.common.lifecycle.FatalException;
 import org.gargamel.common.lifecycle.Supervisor;
 import org.gargamel.common.wire.Abandon;
 import org.gargamel.common.wire.CallOutcome;
+import org.gargamel.common.wire.ClusterProfile;
 import org.gargamel.common.wire.DrainQuery;
 import org.gargamel.common.wire.DrainStatus;
 import org.gargamel.common.wire.Execute;
@@ -26,6 +28,7 @@ import org.gargamel.common.wire.Message;
 import org.gargamel.common.wire.MessageEndpoint;
 import org.gargamel.common.wire.MessageType;
 import org.gargamel.common.wire.NodeHello;
+import org.gargamel.common.wire.NodeRefused;
 import org.gargamel.common.wire.Progress;
 import org.gargamel.common.wire.Settlement;
 import org.gargamel.common.wire.SubmitCall;
@@ -79,6 +82,16 @@ public final class SchedulerServer implements AutoCloseable {
     private final AtomicLong rejected = new AtomicLong();
     private final AtomicLong ranAgain = new AtomicLong();
     private final AtomicLong answeredFromLog = new AtomicLong();
+    /** What every node must share with this scheduler; its schema digest is unused (no database here). */
+    private final ClusterProfile profile;
+    /**
+     * The schema digest every node must have: the first accepted node's, kept for this scheduler's life, and which node
+     * that was (the scheduler has no database to compare with).
+     */
+    private String referenceSchema;
+
+    private String referenceSchemaOwner;
+    private final AtomicLong refusedNodes = new AtomicLong();
     private JChannel channel;
     /** The latest view, as seen by the loop: a NODE_HELLO from outside it is stale and ignored. */
     private View view;
@@ -185,7 +198,9 @@ public final class SchedulerServer implements AutoCloseable {
 
     public SchedulerServer(SchedulerConfig config) {
         this.config = config.validate();
-        this.scheduler = new Scheduler(config.loadRules(), config.mode(), config.isolation());
+        ClassifierRules rules = config.loadRules();
+        this.scheduler = new Scheduler(rules, config.mode(), config.isolation());
+        this.profile = new ClusterProfile(config.mode(), config.isolation(), rules.digest(), "");
         this.group = config.control().toGroupConfig("control");
         this.endpoint = new MessageEndpoint("scheduler", supervisor::fail)
                 .on(SubmitCall.class, MessageType.SUBMIT_CALL, this::received)
@@ -253,6 +268,11 @@ public final class SchedulerServer implements AutoCloseable {
     /** Calls of departed nodes answered from their write-sets in the log (they stand). */
     public long answeredFromLogCount() {
         return answeredFromLog.get();
+    }
+
+    /** NODE_HELLOs refused because the node's configuration differs from the cluster's. */
+    public long refusedNodeCount() {
+        return refusedNodes.get();
     }
 
     public long malformedCount() {
@@ -400,6 +420,15 @@ public final class SchedulerServer implements AutoCloseable {
             LOG.warn("ignored {} from {}: a node needs at least 1 worker", hello.describe(), source);
             return;
         }
+        List<String> differences = profile.differences(hello.profile(), referenceSchema, referenceSchemaOwner);
+        if (!differences.isEmpty()) {
+            String reason = "its configuration differs from the cluster's: " + String.join("; ", differences)
+                    + " (docs/protocol.md, Membership)";
+            LOG.error("refused {}: {}", named(hello.nodeName(), source), reason);
+            refusedNodes.incrementAndGet();
+            send(source, new NodeRefused(hello.nodeName(), reason));
+            return;
+        }
         Address previous = nodes.get(hello.nodeName());
         if (previous != null && !previous.equals(source)) {
             LOG.warn("ignored {} from {}: that name belongs to {}", hello.describe(), source, previous);
@@ -412,6 +441,15 @@ public final class SchedulerServer implements AutoCloseable {
             return;
         }
         nodes.put(hello.nodeName(), source);
+        if (referenceSchema == null) {
+            referenceSchema = hello.profile().schemaDigest();
+            referenceSchemaOwner = hello.nodeName();
+            LOG.info(
+                    "the cluster's schema digest is {} (from {}); rules digest {}",
+                    referenceSchema,
+                    hello.nodeName(),
+                    profile.rulesDigest());
+        }
         if (previous == null) {
             LOG.info(
                     "{} joined with {} workers ({} node(s) now){}",

@@ -12,6 +12,7 @@ public sealed interface Message
                 CallOutcome,
                 Execute,
                 NodeHello,
+                NodeRefused,
                 Progress,
                 WriteSet,
                 DrainQuery,

@@ -29,7 +29,9 @@ public enum MessageType {
      * node → scheduler: how the write-set log settled an ABANDON: which of the departed node's transactions stand
      * (with their outcomes) and which had no effect (the scheduler runs those calls again elsewhere).
      */
-    SETTLEMENT(11, Settlement.class);
+    SETTLEMENT(11, Settlement.class),
+    /** scheduler → node: the node is refused (its configuration differs from the scheduler's), and why. */
+    NODE_REFUSED(12, NodeRefused.class);
 
     private final byte tag;
     private final Class<? extends Message> messageClass;

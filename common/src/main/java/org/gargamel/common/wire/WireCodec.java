@@ -72,6 +72,7 @@ public final class WireCodec {
                 case ABANDON -> Abandon.read(in);
                 case LOG_MARK -> LogMark.read(in);
                 case SETTLEMENT -> Settlement.read(in);
+                case NODE_REFUSED -> NodeRefused.read(in);
             };
             if (in.available() > 0) {
                 throw new MalformedMessageException(type + ": " + in.available() + " unexpected trailing bytes");

@@ -11,10 +11,13 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.gargamel.common.call.ProcedureCall;
+import org.gargamel.common.config.Isolation;
+import org.gargamel.common.config.Mode;
 import org.gargamel.common.group.Channels;
 import org.gargamel.common.group.GroupConfig;
 import org.gargamel.common.testing.Await;
 import org.gargamel.common.wire.CallOutcome;
+import org.gargamel.common.wire.ClusterProfile;
 import org.gargamel.common.wire.MessageEndpoint;
 import org.gargamel.common.wire.MessageType;
 import org.gargamel.common.wire.NodeHello;
@@ -36,6 +39,9 @@ import org.junit.jupiter.api.Timeout;
 @Tag("cluster")
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class GargamelClientEndpointTest {
+    private static final ClusterProfile PROFILE =
+            new ClusterProfile(Mode.GARGAMEL, Isolation.PSI, "rules-digest", "schema-digest");
+
     private static final Duration WAIT = Duration.ofSeconds(20);
     private static final ClientOptions OPTIONS = new ClientOptions(100, Duration.ofSeconds(30), WAIT);
 
@@ -72,7 +78,7 @@ class GargamelClientEndpointTest {
             Address address = submitters.get(0);
 
             send(address, new byte[] {99, 1, 2});
-            MessageEndpoint.send(scheduler, address, new NodeHello("node-1", 2));
+            MessageEndpoint.send(scheduler, address, new NodeHello("node-1", 2, true, PROFILE));
             MessageEndpoint.send(
                     scheduler, address, CallOutcome.committed(submitted.get(0).callId(), 1, "ok"));
             MessageEndpoint.send(

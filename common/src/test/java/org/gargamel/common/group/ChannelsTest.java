@@ -12,7 +12,10 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.gargamel.common.config.Isolation;
+import org.gargamel.common.config.Mode;
 import org.gargamel.common.testing.Await;
+import org.gargamel.common.wire.ClusterProfile;
 import org.gargamel.common.wire.NodeHello;
 import org.gargamel.common.wire.WireCodec;
 import org.jgroups.JChannel;
@@ -25,6 +28,8 @@ import org.junit.jupiter.api.Test;
 /** Gargamel's stacks with several members in one JVM (TCP on loopback), and their settings' errors. */
 @Tag("cluster")
 class ChannelsTest {
+    private static final ClusterProfile PROFILE =
+            new ClusterProfile(Mode.GARGAMEL, Isolation.PSI, "rules-digest", "schema-digest");
 
     /** A member of the write-set log that records the entries it applies. */
     private static final class Recorder implements StateMachine {
@@ -94,7 +99,7 @@ class ChannelsTest {
                 int sender = i;
                 senders.add(CompletableFuture.runAsync(() -> {
                     for (int n = 0; n < perSender; n++) {
-                        byte[] entry = WireCodec.encode(new NodeHello(sender + ":" + n, 1));
+                        byte[] entry = WireCodec.encode(new NodeHello(sender + ":" + n, 1, true, PROFILE));
                         try {
                             appendWhenLeaderKnown(handle, entry).get(20, TimeUnit.SECONDS);
                         } catch (Exception e) {
@@ -127,7 +132,7 @@ class ChannelsTest {
             int gone = indexOfLeader(handles);
             channels.get(gone).close();
             int survivor = (gone + 1) % 3;
-            byte[] entry = WireCodec.encode(new NodeHello("after-one-left", 1));
+            byte[] entry = WireCodec.encode(new NodeHello("after-one-left", 1, true, PROFILE));
             appendWhenLeaderKnown(handles.get(survivor), entry).get(20, TimeUnit.SECONDS);
             Await.until(
                     "the entry applied at both survivors",
@@ -137,7 +142,7 @@ class ChannelsTest {
 
             // Two gone: the last one alone is no majority and commits nothing.
             channels.get((gone + 2) % 3).close();
-            byte[] lonely = WireCodec.encode(new NodeHello("alone", 1));
+            byte[] lonely = WireCodec.encode(new NodeHello("alone", 1, true, PROFILE));
             CompletableFuture<Void> alone = CompletableFuture.runAsync(() -> {
                 try {
                     appendWhenLeaderKnown(handles.get(survivor), lonely).get();

@@ -13,6 +13,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.gargamel.common.call.ProcedureCall;
+import org.gargamel.common.config.Isolation;
+import org.gargamel.common.config.Mode;
 import org.gargamel.common.wire.WriteSet.Operation;
 import org.gargamel.common.wire.WriteSet.RowChange;
 import org.jgroups.util.UUID;
@@ -42,6 +44,9 @@ class WireCodecTest {
             123_456_789_012L,
             new BigDecimal("-0.000001"));
 
+    static final ClusterProfile PROFILE =
+            new ClusterProfile(Mode.GARGAMEL, Isolation.PSI, "0123456789abcdef", "fedcba9876543210");
+
     static List<Message> oneOfEach() {
         return List.of(
                 new SubmitCall(42, PAYMENT),
@@ -51,8 +56,9 @@ class WireCodecTest {
                 CallOutcome.rejected(44, -1, "unknown procedure 'pay'"),
                 new Execute(7, 2, false, new long[] {3, 5}, UUID.randomUUID(), 42, PAYMENT),
                 new Execute(9, 0, true, new long[0], UUID.randomUUID(), 45, ProcedureCall.of("stock_level", 1, 2, 15)),
-                new NodeHello("node-1", 4),
-                new NodeHello("node-2", 2, false),
+                new NodeHello("node-1", 4, true, PROFILE),
+                new NodeHello("node-2", 2, false, new ClusterProfile(Mode.ROUND_ROBIN, Isolation.SI, "r2", "")),
+                new NodeRefused("node-3", "its configuration differs from the cluster's: mode centralized"),
                 new Progress("node-2", new long[] {1, 2, 3, Long.MAX_VALUE}),
                 new WriteSet(
                         7,
@@ -170,6 +176,12 @@ class WireCodecTest {
         assertTrue(assertThrows(MalformedMessageException.class, () -> WireCodec.decode(hostile))
                 .getMessage()
                 .contains("out of range"));
+        // A NODE_HELLO whose profile names no known mode: the node's name, workers, ready, then the mode's string.
+        byte[] badMode = WireCodec.encode(new NodeHello("n", 1, true, PROFILE));
+        badMode[15] = 'X'; // "gargamel" becomes "Xargamel"
+        assertTrue(assertThrows(MalformedMessageException.class, () -> WireCodec.decode(badMode))
+                .getMessage()
+                .contains("unknown mode 'Xargamel'"));
         byte[] badValue = WireCodec.encode(new SubmitCall(1, ProcedureCall.of("f", 1)));
         badValue[badValue.length - 5] = 77; // the argument's tag byte
         assertTrue(assertThrows(MalformedMessageException.class, () -> WireCodec.decode(badValue))

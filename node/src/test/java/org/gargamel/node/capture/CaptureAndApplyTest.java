@@ -13,6 +13,7 @@ import java.util.List;
 import org.gargamel.common.wire.WriteSet;
 import org.gargamel.common.wire.WriteSet.Operation;
 import org.gargamel.node.apply.WriteSetApplier;
+import org.gargamel.node.transfer.SchemaDigest;
 import org.gargamel.provisioning.PostgresCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -106,6 +107,35 @@ class CaptureAndApplyTest {
         }
         connection.commit();
         return rows;
+    }
+
+    @Test
+    void theSchemaDigestIsTheSameForTheSameDefinitionsWhateverTheDataAndChangesWithThem() throws SQLException {
+        // Different data and a plain index at one replica: the same schema.
+        try (Statement statement = origin.createStatement()) {
+            statement.execute("INSERT INTO account VALUES (2, 1, 5, 6)");
+            statement.execute("CREATE INDEX account_x ON account (x)");
+        }
+        origin.commit();
+        String digest = SchemaDigest.of(origin, "public");
+        assertEquals(16, digest.length());
+        assertEquals(digest, SchemaDigest.of(replica, "public"), "same definitions, other data and a plain index");
+        replica.commit();
+        for (String change : List.of(
+                "ALTER TABLE journal ADD COLUMN extra integer",
+                "ALTER TABLE account ALTER COLUMN x DROP NOT NULL",
+                "CREATE UNIQUE INDEX journal_note ON journal (note)",
+                "CREATE OR REPLACE FUNCTION audit_account() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$",
+                "DROP TRIGGER audit_account ON account")) {
+            try (Statement statement = replica.createStatement()) {
+                statement.execute(change);
+                assertTrue(!digest.equals(SchemaDigest.of(replica, "public")), "the digest must see: " + change);
+            } finally {
+                replica.rollback();
+            }
+        }
+        assertEquals(digest, SchemaDigest.of(replica, "public"), "every change was rolled back");
+        replica.commit();
     }
 
     @Test

@@ -22,8 +22,11 @@ import org.gargamel.common.call.ProcedureCall;
 import org.gargamel.common.client.ClientOptions;
 import org.gargamel.common.client.GargamelClient;
 import org.gargamel.common.client.GargamelClientException;
+import org.gargamel.common.config.Isolation;
 import org.gargamel.common.config.Mode;
+import org.gargamel.common.testing.Await;
 import org.gargamel.common.wire.CallOutcome;
+import org.gargamel.common.wire.ClusterProfile;
 import org.gargamel.scheduler.bench.SchedulerBenchmark;
 import org.jgroups.protocols.DELAY;
 import org.jgroups.protocols.DISCARD;
@@ -173,6 +176,58 @@ class ClusterTest {
             assertTrue(dropped > 0, "the run lost messages (" + dropped + ") and UNICAST3 resent them");
             assertCleanRun(cluster, client, 400);
         }
+    }
+
+    @Test
+    void aNodeWhoseConfigurationDiffersIsRefusedWithTheDifferenceNamed() throws Exception {
+        try (TestCluster cluster = TestCluster.inMemory(1, 1)) {
+            GargamelClient client = cluster.readyClient(OPTIONS);
+            ClusterProfile agreed = FakeNode.profile(Mode.GARGAMEL);
+            FakeNode otherMode = cluster.addNode("node-2", 1, FakeNode.profile(Mode.ROUND_ROBIN));
+            FakeNode otherIsolationAndRules = cluster.addNode(
+                    "node-3",
+                    1,
+                    new ClusterProfile(Mode.GARGAMEL, Isolation.SI, "0000000000000000", agreed.schemaDigest()));
+            FakeNode otherSchema = cluster.addNode(
+                    "node-4", 1, new ClusterProfile(Mode.GARGAMEL, Isolation.PSI, agreed.rulesDigest(), "another"));
+            Await.until(
+                    "the three nodes refused",
+                    Duration.ofSeconds(10),
+                    () -> !otherMode.refusals.isEmpty()
+                            && !otherIsolationAndRules.refusals.isEmpty()
+                            && !otherSchema.refusals.isEmpty());
+            assertEquals(
+                    List.of("mode round-robin (the scheduler runs gargamel)"),
+                    differences(otherMode.refusals.get(0).reason()));
+            List<String> both =
+                    differences(otherIsolationAndRules.refusals.get(0).reason());
+            assertEquals(2, both.size(), both.toString());
+            assertEquals("isolation si (the scheduler's is psi)", both.get(0));
+            assertTrue(
+                    both.get(1)
+                            .startsWith("rules digest 0000000000000000 (the scheduler's rules give "
+                                    + agreed.rulesDigest()),
+                    both.get(1));
+            String schema = otherSchema.refusals.get(0).reason();
+            assertTrue(
+                    schema.contains("schema digest another (node-1, the first node to join, has fake-schema"), schema);
+            // A fake node says hello again at every view change (a real one stops at its first refusal).
+            assertTrue(
+                    cluster.scheduler.refusedNodeCount() >= 3,
+                    "refused hellos: " + cluster.scheduler.refusedNodeCount());
+            // Refused nodes are not counted and get no call: the scheduler still knows one node, which runs them all.
+            assertEquals(1, client.drainStatus(Duration.ofSeconds(10)).nodes());
+            List<Object> outcomes = runMix(List.of(client), 200, 3);
+            assertEquals(Map.of(CallOutcome.Status.COMMITTED, 200), count(outcomes));
+            assertEquals(Set.of("node-1"), new HashSet<>(cluster.bus.executed.values()));
+        }
+    }
+
+    /** The differences a refusal names, one per phrase: "...differs from the cluster's: A; B (docs...)". */
+    private static List<String> differences(String reason) {
+        String list =
+                reason.substring(reason.indexOf("cluster's: ") + "cluster's: ".length(), reason.lastIndexOf(" (docs/"));
+        return List.of(list.split("; "));
     }
 
     @Test

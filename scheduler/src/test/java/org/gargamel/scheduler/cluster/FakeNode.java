@@ -13,17 +13,23 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import org.gargamel.classifier.ClassifierRules;
 import org.gargamel.common.client.GargamelClient;
+import org.gargamel.common.config.Isolation;
+import org.gargamel.common.config.Mode;
 import org.gargamel.common.group.Channels;
 import org.gargamel.common.group.GroupConfig;
 import org.gargamel.common.wire.Abandon;
 import org.gargamel.common.wire.CallOutcome;
+import org.gargamel.common.wire.ClusterProfile;
 import org.gargamel.common.wire.Execute;
 import org.gargamel.common.wire.Message;
 import org.gargamel.common.wire.NodeHello;
+import org.gargamel.common.wire.NodeRefused;
 import org.gargamel.common.wire.Progress;
 import org.gargamel.common.wire.Settlement;
 import org.gargamel.common.wire.WireCodec;
+import org.gargamel.tpcc.TpccRules;
 import org.jgroups.Address;
 import org.jgroups.BytesMessage;
 import org.jgroups.JChannel;
@@ -76,12 +82,30 @@ public final class FakeNode implements AutoCloseable {
     private final AtomicInteger budget = new AtomicInteger(Integer.MAX_VALUE);
     private volatile boolean running = true;
 
+    /** What this node says it runs (TPC-C's rules, gargamel, PSI, unless a test says otherwise). */
+    private volatile ClusterProfile profile;
+
+    /** The scheduler's refusals of this node. */
+    public final List<NodeRefused> refusals = new CopyOnWriteArrayList<>();
+
     /** ABANDON decisions the scheduler asked this node to broadcast (a fake node only records them). */
     public final List<Abandon> abandons = new CopyOnWriteArrayList<>();
 
     public FakeNode(String name, int workers, GroupConfig group, Bus bus, Consumer<JChannel> beforeConnect)
             throws Exception {
+        this(name, workers, group, bus, beforeConnect, profile(Mode.GARGAMEL));
+    }
+
+    public FakeNode(
+            String name,
+            int workers,
+            GroupConfig group,
+            Bus bus,
+            Consumer<JChannel> beforeConnect,
+            ClusterProfile profile)
+            throws Exception {
         this.name = name;
+        this.profile = profile;
         this.workers = workers;
         this.bus = bus;
         for (int i = 0; i < workers; i++) {
@@ -94,6 +118,8 @@ public final class FakeNode implements AutoCloseable {
                 Message decoded = WireCodec.decode(message.getArray(), message.getOffset(), message.getLength());
                 if (decoded instanceof Execute execute) {
                     inbox.add(execute);
+                } else if (decoded instanceof NodeRefused refused) {
+                    refusals.add(refused);
                 } else if (decoded instanceof Abandon abandon) {
                     abandons.add(abandon);
                     inbox.add(abandon);
@@ -128,6 +154,18 @@ public final class FakeNode implements AutoCloseable {
 
     public String name() {
         return name;
+    }
+
+    /** The profile of a node that runs TPC-C's rules in {@code mode} at PSI, with a fixed stand-in schema digest. */
+    public static ClusterProfile profile(Mode mode) {
+        String rules = ClassifierRules.load(java.nio.file.Path.of(TpccRules.temporaryFile()))
+                .digest();
+        return new ClusterProfile(mode, Isolation.PSI, rules, "fake-schema");
+    }
+
+    /** From the next NODE_HELLO on, this node says it runs {@code changed}. */
+    public void profile(ClusterProfile changed) {
+        profile = changed;
     }
 
     /** A paused node keeps receiving EXECUTEs but runs nothing (to leave calls pending). */
@@ -187,7 +225,7 @@ public final class FakeNode implements AutoCloseable {
                 } else if (event instanceof Abandon abandon) {
                     settle(abandon);
                 } else if ("hello".equals(event)) {
-                    send(scheduler, new NodeHello(name, workers));
+                    send(scheduler, new NodeHello(name, workers, true, profile));
                 }
             }
             events.clear();

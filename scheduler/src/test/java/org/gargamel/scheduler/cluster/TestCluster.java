@@ -12,6 +12,7 @@ import org.gargamel.common.config.Isolation;
 import org.gargamel.common.config.Mode;
 import org.gargamel.common.group.GroupConfig;
 import org.gargamel.common.group.LoopbackPorts;
+import org.gargamel.common.wire.ClusterProfile;
 import org.gargamel.scheduler.SchedulerConfig;
 import org.gargamel.scheduler.SchedulerServer;
 import org.gargamel.tpcc.TpccRules;
@@ -26,11 +27,13 @@ final class TestCluster implements AutoCloseable {
     private final boolean tcp;
     private final List<String> initialHosts = new ArrayList<>();
     private final Consumer<JChannel> faults;
+    private final Mode mode;
 
     private TestCluster(boolean tcp, Mode mode, int maxInFlight, int nodeCount, int workers, Consumer<JChannel> faults)
             throws Exception {
         this.tcp = tcp;
         this.faults = faults;
+        this.mode = mode;
         GroupSettings control;
         if (tcp) {
             for (int i = 0; i <= nodeCount; i++) {
@@ -78,10 +81,15 @@ final class TestCluster implements AutoCloseable {
     }
 
     FakeNode addNode(String name, int workers) throws Exception {
+        return addNode(name, workers, FakeNode.profile(mode));
+    }
+
+    /** A node that says it runs {@code profile} (a test of the scheduler's refusal of a node that differs). */
+    FakeNode addNode(String name, int workers, ClusterProfile profile) throws Exception {
         int port = tcp
                 ? GroupConfig.parseHostPort(initialHosts.get(nodes.size() + 1)).getPort()
                 : 0;
-        FakeNode node = new FakeNode(name, workers, group(port), bus, faults);
+        FakeNode node = new FakeNode(name, workers, group(port), bus, faults, profile);
         nodes.add(node);
         return node;
     }
