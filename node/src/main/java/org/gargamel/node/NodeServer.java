@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,6 +24,7 @@ import org.gargamel.common.config.ConfigException;
 import org.gargamel.common.config.Mode;
 import org.gargamel.common.config.Secrets;
 import org.gargamel.common.group.Channels;
+import org.gargamel.common.lifecycle.FatalException;
 import org.gargamel.common.lifecycle.Futures;
 import org.gargamel.common.lifecycle.Supervisor;
 import org.gargamel.common.wire.Abandon;
@@ -106,6 +108,11 @@ public final class NodeServer implements AutoCloseable {
     private final Map<Long, CompletableFuture<Void>> joinQueries = new ConcurrentHashMap<>();
 
     private static final Duration JOIN_TIMEOUT = Duration.ofSeconds(30);
+    /** How often the database watch probes this node's PostgreSQL. */
+    private static final Duration DATABASE_WATCH = Duration.ofSeconds(1);
+    /** The database watch's own connection (closed with the node). */
+    private Connection databaseWatch;
+
     private JChannel control;
     private WriteSetLog log;
     private volatile Address scheduler;
@@ -133,6 +140,46 @@ public final class NodeServer implements AutoCloseable {
      */
     public static boolean mustBeRebuilt(Throwable failure) {
         return TaintedReplicaException.isCause(failure);
+    }
+
+    /**
+     * Whether {@code failure} (of {@link #start} or {@link #failure}) is the loss of this node's PostgreSQL: a broken
+     * or refused connection (SQLSTATE class 08) or a server shutting down, crashing or starting (57P01-57P03). The node
+     * stopped on its first failed statement, so it answered nothing it did not know, and left the groups once closed:
+     * its calls are settled by the others. Once the database answers again, a new start catches up from the log (and
+     * rebuilds from a peer if it must): {@code gargamel node} does that by itself (docs/node.md, Fencing).
+     */
+    public static boolean lostItsDatabase(Throwable failure) {
+        if (mustBeRebuilt(failure)) {
+            return false;
+        }
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof SQLException e && e.getSQLState() != null) {
+                String state = e.getSQLState();
+                if (state.startsWith("08") || state.equals("57P01") || state.equals("57P02") || state.equals("57P03")) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** Whether this node's PostgreSQL accepts a connection now (after losing it: when to start again). */
+    public static boolean databaseAnswers(NodeConfig config) {
+        java.util.Properties properties = new java.util.Properties();
+        if (config.user() != null) {
+            properties.setProperty("user", config.user());
+        }
+        if (config.password() != null) {
+            properties.setProperty("password", config.password());
+        }
+        properties.setProperty("connectTimeout", "5");
+        properties.setProperty("socketTimeout", "10");
+        try (Connection connection = java.sql.DriverManager.getConnection(config.jdbcUrl(), properties)) {
+            return connection.isValid(5);
+        } catch (SQLException e) {
+            return false; // refused, or 57P03 while it recovers from its crash
+        }
     }
 
     /** Completes with the reason if the node fails and must stop (its replica would otherwise diverge). */
@@ -210,6 +257,10 @@ public final class NodeServer implements AutoCloseable {
                 supervisor.start(name + "-worker-" + worker.index(), worker::run);
             }
             supervisor.start(name + "-progress", progress::run);
+            Connection watched = dataSource.getConnection();
+            watched.setAutoCommit(true); // its probes must not hold a snapshot open
+            databaseWatch = watched;
+            supervisor.start(name + "-database-watch", () -> watchDatabase(watched));
             log.connect();
             catchUp(applier);
             control.setReceiver(new MessageEndpoint(name + " control", supervisor::fail)
@@ -293,6 +344,24 @@ public final class NodeServer implements AutoCloseable {
         LOG.info("{}: caught up with the write-set log at entry {}", name, applied.get());
     }
 
+    /**
+     * Fencing (docs/node.md): notices within about a second that this node's PostgreSQL is gone, even while no call
+     * runs here, and stops the node, so that it leaves the groups and its calls are settled by the others rather than
+     * placed here and failed one by one. A failed statement of a worker or of the apply loop stops it the same way.
+     */
+    private void watchDatabase(Connection connection) throws InterruptedException {
+        while (true) {
+            Thread.sleep(DATABASE_WATCH.toMillis());
+            try (Statement probe = connection.createStatement()) {
+                probe.execute("SELECT 1");
+            } catch (SQLException e) {
+                throw new FatalException(
+                        name + " lost its database " + Secrets.maskUrl(config.jdbcUrl()) + ": " + e.getMessage(),
+                        e.getSQLState() != null ? e : new SQLException(e.getMessage(), "08006", e));
+            }
+        }
+    }
+
     /** From the scheduler: its decision goes into the log (each survivor appends a copy; the first decides). */
     private void appendDecision(Abandon decision) {
         Futures.whenDone(log.append(decision, decision.describe()), (done, failure) -> {
@@ -345,6 +414,9 @@ public final class NodeServer implements AutoCloseable {
         }
         if (applierConnection != null) {
             closeQuietly(applierConnection);
+        }
+        if (databaseWatch != null) {
+            closeQuietly(databaseWatch);
         }
         if (dataSource != null) {
             dataSource.close();

@@ -179,6 +179,32 @@ class NodeServerTest {
         assertFalse(nodes.get(0).failure().isDone(), "the other node goes on");
     }
 
+    /**
+     * Fencing: a node whose PostgreSQL drops every connection (as a crash or restart of the server does) stops within
+     * seconds even with no call running, with a failure that says it lost its database (what {@code gargamel node}
+     * waits out and starts again from); the other node goes on.
+     */
+    @Test
+    void aNodeThatLosesItsDatabaseStopsAtOnceAndSaysWhy() throws Exception {
+        startNodes("gargamel", "psi");
+        scheduler.execute("node-2", 0, 1, deps(), payment(1, 1, "1.00"));
+        assertEquals(
+                CallOutcome.Status.COMMITTED, scheduler.awaitOutcome(1, TIMEOUT).status());
+        try (Connection connection = cluster.servers.connect(1);
+                Statement statement = connection.createStatement()) {
+            statement.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE backend_type = 'client "
+                    + "backend' AND pid <> pg_backend_pid()");
+        }
+        Throwable failure = nodes.get(1).failure().get(10, java.util.concurrent.TimeUnit.SECONDS);
+        assertTrue(NodeServer.lostItsDatabase(failure), failure.toString());
+        assertTrue(failure.getMessage().contains("node-2"), failure.getMessage());
+        assertFalse(nodes.get(0).failure().isDone(), "the other node goes on");
+        assertFalse(NodeServer.lostItsDatabase(new ConfigException("node-2 was refused by the scheduler")));
+        scheduler.execute("node-1", 0, 2, deps(1), payment(1, 1, "2.00"));
+        assertEquals(
+                CallOutcome.Status.COMMITTED, scheduler.awaitOutcome(2, TIMEOUT).status());
+    }
+
     /** DESIGN.md §3: New-Order and Payment of one district at once, on two replicas and on two workers of one. */
     @Test
     void newOrderAndPaymentOfOneDistrictOnTwoReplicasAndTwoWorkers() throws Exception {

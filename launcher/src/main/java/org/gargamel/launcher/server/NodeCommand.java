@@ -5,6 +5,8 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.gargamel.common.config.Secrets;
 import org.gargamel.common.jdbc.JdbcConnections;
@@ -52,31 +54,109 @@ public final class NodeCommand implements Callable<Integer> {
         PrintStream err = context.err();
         ServerLifetime lifetime = new ServerLifetime(settings.name(), context.parentGone());
         AtomicReference<NodeServer> running = new AtomicReference<>(new NodeServer(settings));
+        AtomicBoolean stopping = new AtomicBoolean();
         lifetime.stopOnShutdown(() -> {
+            stopping.set(true);
             NodeServer node = running.get();
             node.close();
             err.print("gargamel node stopped: " + node.statistics().render());
             err.flush();
         });
-        NodeServer node = running.get();
+        NodeServer node = start(running.get(), settings, running, err);
+        out.println(NodeServer.READY + ": " + node.describe());
+        out.flush();
+        CompletableFuture<Throwable> fatal = new CompletableFuture<>();
+        Thread keeper =
+                new Thread(() -> keep(settings, running, stopping, fatal, out, err), settings.name() + "-keeper");
+        keeper.setDaemon(true);
+        keeper.start();
+        lifetime.failWhen(fatal);
+        return lifetime.await();
+    }
+
+    /**
+     * Starts {@code node}; if catching up showed that this replica holds what the others do not (it committed a
+     * transaction the log then settled as abandoned, before a crash), starts again, which rebuilds it from a peer.
+     */
+    private static NodeServer start(
+            NodeServer node, NodeConfig settings, AtomicReference<NodeServer> running, PrintStream err)
+            throws Exception {
         try {
             node.start();
+            return node;
         } catch (Exception e) {
             if (!NodeServer.mustBeRebuilt(e)) {
                 throw e;
             }
-            // Catching up showed that this replica holds what the others do not (it committed a transaction the log
-            // then settled as abandoned, before a crash): start again, which rebuilds it from a peer first.
             err.println("gargamel node: " + settings.name() + " must be rebuilt; starting again from a peer's copy");
             node.close();
-            node = new NodeServer(settings);
-            running.set(node);
-            node.start();
+            NodeServer again = new NodeServer(settings);
+            running.set(again);
+            again.start();
+            return again;
         }
-        out.println(NodeServer.READY + ": " + node.describe());
-        out.flush();
-        lifetime.failWhen(node.failure());
-        return lifetime.await();
+    }
+
+    /**
+     * Keeps the node serving across the loss of its PostgreSQL (docs/node.md, Fencing): the node stopped on its first
+     * failed statement; it is closed at once, so it leaves the groups and the others settle its calls; once the
+     * database answers again, a new node starts, catches up from the log and joins. Any other failure is fatal.
+     */
+    private static void keep(
+            NodeConfig settings,
+            AtomicReference<NodeServer> running,
+            AtomicBoolean stopping,
+            CompletableFuture<Throwable> fatal,
+            PrintStream out,
+            PrintStream err) {
+        try {
+            while (true) {
+                NodeServer node = running.get();
+                Throwable failure = node.failure().get();
+                if (stopping.get() || !NodeServer.lostItsDatabase(failure)) {
+                    fatal.complete(failure);
+                    return;
+                }
+                node.close(); // fenced: out of the groups, nothing more from it
+                err.println("gargamel node: " + settings.name() + " lost its database and left the cluster ("
+                        + failure.getMessage() + "); it starts again once " + Secrets.maskUrl(settings.jdbcUrl())
+                        + " answers");
+                err.flush();
+                while (true) {
+                    awaitDatabase(settings, stopping);
+                    if (stopping.get()) {
+                        return;
+                    }
+                    NodeServer again = new NodeServer(settings);
+                    running.set(again);
+                    try {
+                        again = start(again, settings, running, err);
+                        break;
+                    } catch (Exception e) {
+                        running.get().close();
+                        if (!NodeServer.lostItsDatabase(e)) {
+                            fatal.complete(e);
+                            return;
+                        }
+                        err.println("gargamel node: " + settings.name() + " lost its database again while starting: "
+                                + e.getMessage());
+                    }
+                }
+                out.println(NodeServer.READY + ": " + running.get().describe() + " (again, after its database"
+                        + " came back)");
+                out.flush();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException | java.util.concurrent.ExecutionException e) {
+            fatal.complete(e);
+        }
+    }
+
+    private static void awaitDatabase(NodeConfig settings, AtomicBoolean stopping) throws InterruptedException {
+        while (!stopping.get() && !NodeServer.databaseAnswers(settings)) {
+            Thread.sleep(500);
+        }
     }
 
     /** {@code node uninstall-capture --jdbc-url URL}: removes the capture triggers and functions from a database. */
