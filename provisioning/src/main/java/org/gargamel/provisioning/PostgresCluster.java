@@ -39,6 +39,9 @@ public final class PostgresCluster implements AutoCloseable {
     private final List<AutoCloseable> servers;
     private final Path workDirectory;
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** Servers started again by {@link #restart} (children of this JVM). */
+    private final List<Process> restarted = new java.util.concurrent.CopyOnWriteArrayList<>();
+
     private final Thread shutdownHook;
     /** zonky's scripts that existed before this JVM started any embedded server (not ours to delete). */
     private static final java.util.Set<Path> ZONKY_SCRIPTS_BEFORE = zonkyScripts();
@@ -223,6 +226,138 @@ public final class PostgresCluster implements AutoCloseable {
         return JdbcConnections.connect(jdbcUrls.get(index));
     }
 
+    /**
+     * Crashes embedded server {@code index} as a machine crash would (chaos runs): SIGKILL to its postmaster and every
+     * one of its processes at once, nothing flushed, no shutdown checkpoint. Returns when none of them is alive; the
+     * postmaster's pid. {@link #restart} starts it again.
+     */
+    public long kill(int index) {
+        Path data = embeddedDataDirectory(index);
+        long pid = postmasterPid(data);
+        ProcessHandle postmaster = ProcessHandle.of(pid)
+                .orElseThrow(() -> new PostgresProvisioningException(
+                        "PostgreSQL server " + index + " (pid " + pid + ") is not running"));
+        List<ProcessHandle> all = new ArrayList<>(postmaster.descendants().toList());
+        all.add(0, postmaster); // first, so that it cannot start a replacement for a child killed before it
+        all.forEach(ProcessHandle::destroyForcibly);
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+        for (ProcessHandle process : all) {
+            while (process.isAlive()) {
+                if (System.nanoTime() > deadline) {
+                    throw new PostgresProvisioningException(
+                            "process " + process.pid() + " of PostgreSQL server " + index + " survived SIGKILL");
+                }
+                java.util.concurrent.locks.LockSupport.parkNanos(10_000_000L);
+            }
+        }
+        return pid;
+    }
+
+    /**
+     * Starts embedded server {@code index} again after {@link #kill}: the same binary, data directory, port and
+     * settings (PostgreSQL recorded its command line in {@code postmaster.opts}); it recovers from the crash (WAL
+     * replay) like any server restarted after a power loss. Returns once it accepts connections; {@link #close} stops
+     * it as it stops the others.
+     */
+    public void restart(int index) {
+        Path data = embeddedDataDirectory(index);
+        List<String> command;
+        try {
+            command = commandLine(
+                    Files.readString(data.resolve("postmaster.opts")).trim());
+        } catch (IOException e) {
+            throw new PostgresProvisioningException(
+                    "cannot read how PostgreSQL server " + index + " was started: " + e.getMessage(), e);
+        }
+        if (io.zonky.test.db.postgres.util.LinuxUtils.isUnshareAvailable()) {
+            // As zonky starts it: PostgreSQL refuses to run as root, and in a user namespace of its own it is not.
+            command.addAll(0, List.of("unshare", "-U"));
+        }
+        Path log = workDirectory.resolve("restart-" + index + ".log");
+        try {
+            Process process = new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                    .start();
+            restarted.add(process);
+        } catch (IOException e) {
+            throw new PostgresProvisioningException(
+                    "cannot start PostgreSQL server " + index + " again: " + e.getMessage(), e);
+        }
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+        while (true) {
+            try (Connection connection = connect(index)) {
+                connection.isValid(JdbcConnections.CONNECT_TIMEOUT_SECONDS);
+                return;
+            } catch (SQLException e) {
+                if (System.nanoTime() > deadline) {
+                    throw new PostgresProvisioningException(
+                            "PostgreSQL server " + index + " did not accept connections within 60 s of its restart ("
+                                    + e.getMessage() + "); its output is in " + log,
+                            e);
+                }
+                java.util.concurrent.locks.LockSupport.parkNanos(100_000_000L); // recovering: 57P03, or refused
+            }
+        }
+    }
+
+    private Path embeddedDataDirectory(int index) {
+        if (backend != PostgresBackend.EMBEDDED) {
+            throw new UnsupportedOperationException(
+                    "only embedded PostgreSQL servers can be killed and started again by Gargamel (this cluster's "
+                            + "servers are " + backend + ")");
+        }
+        if (index < 0 || index >= jdbcUrls.size()) {
+            throw new IllegalArgumentException(
+                    "no PostgreSQL server " + index + " (there are " + jdbcUrls.size() + ")");
+        }
+        return workDirectory.resolve("data-" + index);
+    }
+
+    /** The first line of {@code postmaster.pid}: the running postmaster's pid. */
+    private static long postmasterPid(Path data) {
+        try {
+            return Long.parseLong(
+                    Files.readAllLines(data.resolve("postmaster.pid")).get(0).trim());
+        } catch (IOException | RuntimeException e) {
+            throw new PostgresProvisioningException(
+                    "cannot read the postmaster's pid from " + data.resolve("postmaster.pid") + ": " + e, e);
+        }
+    }
+
+    /** {@code postmaster.opts}: the binary, then each argument in double quotes, e.g. {@code /x/postgres "-D" "/d"}. */
+    static List<String> commandLine(String opts) {
+        List<String> words = new ArrayList<>();
+        int firstArgument = opts.indexOf(" \"");
+        if (firstArgument > 0) { // the binary is written unquoted, and its path may hold spaces
+            words.add(opts.substring(0, firstArgument));
+            opts = opts.substring(firstArgument + 1);
+        }
+        StringBuilder word = new StringBuilder();
+        boolean quoted = false;
+        boolean inWord = false;
+        for (int i = 0; i < opts.length(); i++) {
+            char c = opts.charAt(i);
+            if (c == '"') {
+                quoted = !quoted;
+                inWord = true;
+            } else if (Character.isWhitespace(c) && !quoted) {
+                if (inWord) {
+                    words.add(word.toString());
+                    word.setLength(0);
+                    inWord = false;
+                }
+            } else {
+                word.append(c);
+                inWord = true;
+            }
+        }
+        if (inWord) {
+            words.add(word.toString());
+        }
+        return words;
+    }
+
     /** The temporary directory of embedded servers (null for other backends); gone after close. */
     public Path workDirectory() {
         return workDirectory;
@@ -243,7 +378,10 @@ public final class PostgresCluster implements AutoCloseable {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        closeAll(servers);
+        closeAll(servers); // zonky stops a server by its data directory: a restarted one too
+        for (Process process : restarted) {
+            process.destroyForcibly(); // in case the stop above missed it (it failed, or came too early)
+        }
         if (workDirectory != null) {
             awaitDataDirectoriesRemoved();
             deleteRecursively(workDirectory);

@@ -50,6 +50,62 @@ class PostgresClusterTest {
         assertFalse(Files.exists(work), "temporary data directory must be removed on close: " + work);
     }
 
+    /** Chaos runs crash a server and start it again: committed data survives, the other server never notices. */
+    @Test
+    void anEmbeddedServerKilledWithSigkillStartsAgainWithItsCommittedData() throws Exception {
+        long pid;
+        Path work;
+        try (PostgresCluster cluster = PostgresCluster.embedded(2)) {
+            work = cluster.workDirectory();
+            try (Connection connection = cluster.connect(0);
+                    Statement statement = connection.createStatement()) {
+                // The embedded servers commit asynchronously (synchronous_commit=off): a crash loses the last commits
+                // whose WAL was still in shared memory. This session's commits wait for their WAL to be written.
+                statement.execute("SET synchronous_commit TO on");
+                statement.execute("CREATE TABLE survivor (id integer PRIMARY KEY)");
+                statement.execute("INSERT INTO survivor VALUES (1)");
+            }
+            pid = cluster.kill(0);
+            assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "the postmaster is dead");
+            assertThrows(java.sql.SQLException.class, () -> cluster.connect(0).close());
+            try (Connection other = cluster.connect(1)) {
+                assertTrue(other.isValid(5), "the other server is untouched");
+            }
+            cluster.restart(0);
+            try (Connection connection = cluster.connect(0);
+                    Statement statement = connection.createStatement()) {
+                statement.execute("INSERT INTO survivor VALUES (2)");
+                try (ResultSet rows =
+                        statement.executeQuery("SELECT string_agg(id::text, ',' ORDER BY id) FROM survivor")) {
+                    rows.next();
+                    assertEquals("1,2", rows.getString(1), "the committed row survived the crash");
+                }
+            }
+            long restarted =
+                    Long.parseLong(Files.readAllLines(work.resolve("data-0").resolve("postmaster.pid"))
+                            .get(0)
+                            .trim());
+            assertNotEquals(pid, restarted);
+            pid = restarted;
+            assertThrows(
+                    UnsupportedOperationException.class,
+                    () -> PostgresCluster.external(List.of(cluster.jdbcUrl(1))).kill(0));
+        }
+        long stopped = pid;
+        org.gargamel.common.testing.Await.until(
+                "the restarted server stopped by close",
+                java.time.Duration.ofSeconds(10),
+                () -> !ProcessHandle.of(stopped).map(ProcessHandle::isAlive).orElse(false));
+        assertFalse(Files.exists(work), "the data is removed");
+    }
+
+    @Test
+    void postmasterOptsIsReadBackAsTheCommandLine() {
+        assertEquals(
+                List.of("/x y/postgres", "-D", "/d", "-c", "fsync=off"),
+                PostgresCluster.commandLine("/x y/postgres \"-D\" \"/d\" \"-c\" \"fsync=off\""));
+    }
+
     @Test
     void malformedUrlIsRejectedWithTheUrlNamed() {
         PostgresProvisioningException e = assertThrows(

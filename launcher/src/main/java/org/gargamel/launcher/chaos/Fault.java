@@ -7,8 +7,9 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * One injected fault, as result.json's {@code faults} lists it.
  *
  * @param at               seconds after the terminals started
- * @param kind             {@code node}: the node process was killed with SIGKILL
- * @param target           the process killed, e.g. {@code node-2}
+ * @param kind             {@code node}: the node process was killed with SIGKILL; {@code postgres}: every process of
+ *                         the node's PostgreSQL server was
+ * @param target           the node killed, or whose PostgreSQL was, e.g. {@code node-2}
  * @param recoveredAfterMs from the kill until the scheduler had taken the node out and served calls without it
  * @param rejoinedAfterMs  from the kill until the restarted node had caught up and joined again
  * @param error            why the fault's recovery failed, else null

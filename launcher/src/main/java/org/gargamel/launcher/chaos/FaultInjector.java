@@ -11,8 +11,9 @@ import org.gargamel.common.client.GargamelClient;
 import org.gargamel.launcher.cluster.LocalGargamelCluster;
 
 /**
- * Runs a {@link FaultPlan} against a local cluster while the terminals run: kill -9 a node, wait until the scheduler
- * serves without it, start it again after the downtime, wait until it has caught up and joined, then wait the interval.
+ * Runs a {@link FaultPlan} against a local cluster while the terminals run: kill -9 a node (or its PostgreSQL), wait
+ * until the scheduler serves without it, start it (or its PostgreSQL) again after the downtime, wait until the node
+ * has caught up and joined, then wait the interval.
  * One fault at a time, so the write-set log always has its majority. Each fault is recorded ({@link #faults()}); a
  * node that cannot be started again ends the injection and is reported (the run then fails its checks).
  */
@@ -21,6 +22,7 @@ public final class FaultInjector {
     private static final Duration NOTICE_TIMEOUT = Duration.ofSeconds(60);
 
     private final LocalGargamelCluster cluster;
+    private final Databases databases;
     private final FaultPlan plan;
     private final PrintStream err;
     private final List<Fault> faults = new CopyOnWriteArrayList<>();
@@ -31,8 +33,22 @@ public final class FaultInjector {
 
     private long startNanos;
 
-    public FaultInjector(LocalGargamelCluster cluster, FaultPlan plan, PrintStream err) {
+    /** The nodes' PostgreSQL servers, by the node's position ({@code node-1} is 0), for faults of kind postgres. */
+    public interface Databases {
+        /** Kills every process of server {@code index} with SIGKILL; returns its postmaster's pid. */
+        long kill(int index) throws Exception;
+
+        /** Starts server {@code index} again (it recovers from the crash) and waits until it answers. */
+        void restart(int index) throws Exception;
+    }
+
+    /** {@code databases} may be null if {@code plan} has no fault of kind postgres. */
+    public FaultInjector(LocalGargamelCluster cluster, Databases databases, FaultPlan plan, PrintStream err) {
+        if (databases == null && plan.kinds().contains(FaultPlan.Kind.POSTGRES)) {
+            throw new IllegalArgumentException("faults of kind postgres need the nodes' databases");
+        }
         this.cluster = cluster;
+        this.databases = databases;
         this.plan = plan;
         this.err = err;
         this.thread = new Thread(this::run, "fault-injector");
@@ -77,7 +93,9 @@ public final class FaultInjector {
                     return;
                 }
                 String target = nodes.get(random.nextInt(nodes.size()));
-                if (!inject(target)) {
+                FaultPlan.Kind kind =
+                        plan.kinds().get(random.nextInt(plan.kinds().size()));
+                if (!inject(kind, target, nodes.indexOf(target))) {
                     return;
                 }
             }
@@ -86,41 +104,60 @@ public final class FaultInjector {
         }
     }
 
-    /** One fault on {@code target}; false if its node could not be brought back. */
-    private boolean inject(String target) {
+    /** One fault of {@code kind} on {@code target}; false if its node could not be brought back. */
+    private boolean inject(FaultPlan.Kind kind, String target, int index) {
         GargamelClient client = cluster.client();
         int before = nodeCount(client);
         double at = (System.nanoTime() - startNanos) / 1e9;
         long killed = System.nanoTime();
         long pid;
         try {
-            pid = cluster.kill(target);
+            pid = kind == FaultPlan.Kind.NODE ? cluster.kill(target) : databases.kill(index);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
+        } catch (Exception e) {
+            faults.add(new Fault(
+                    Math.round(at * 10) / 10.0,
+                    kind.configName(),
+                    target,
+                    -1,
+                    null,
+                    null,
+                    "cannot kill: " + e.getMessage()));
+            err.printf("chaos: cannot kill the %s of %s: %s%n", kind, target, e.getMessage());
+            return false;
         }
-        err.printf("chaos: %.1f s: killed %s (pid %d) with SIGKILL%n", at, target, pid);
+        err.printf("chaos: %.1f s: killed %s (pid %d) with SIGKILL%n", at, describe(kind, target), pid);
         Long recovered = null;
         String error = null;
         try {
             awaitNodes(client, count -> count < before);
             recovered = millisSince(killed);
             sleepUninterruptibly(plan.downtime());
-            cluster.restart(target);
+            if (kind == FaultPlan.Kind.NODE) {
+                cluster.restart(target);
+            } else {
+                databases.restart(index); // the node, fenced meanwhile, starts again by itself once it answers
+            }
             awaitNodes(client, count -> count >= before);
         } catch (Exception e) {
             error = e.getMessage();
         }
         Long rejoined = error == null ? millisSince(killed) : null;
-        faults.add(new Fault(Math.round(at * 10) / 10.0, "node", target, pid, recovered, rejoined, error));
+        faults.add(new Fault(Math.round(at * 10) / 10.0, kind.configName(), target, pid, recovered, rejoined, error));
         if (error != null) {
             err.printf("chaos: %s did not come back: %s%n", target, error);
             return false;
         }
         err.printf(
                 "chaos: %s: out of the cluster after %d ms, caught up and back after %d ms%n",
-                target, recovered, rejoined);
+                describe(kind, target), recovered, rejoined);
         return true;
+    }
+
+    private static String describe(FaultPlan.Kind kind, String target) {
+        return kind == FaultPlan.Kind.NODE ? target : "the PostgreSQL of " + target;
     }
 
     private void awaitNodes(GargamelClient client, java.util.function.IntPredicate done)
@@ -168,7 +205,7 @@ public final class FaultInjector {
         List<String> lines = new ArrayList<>();
         for (Fault fault : faults) {
             lines.add(String.format(
-                    "  %6.1f s  %s %-8s %s",
+                    "  %6.1f s  %-8s %-8s %s",
                     fault.at(),
                     fault.kind(),
                     fault.target(),

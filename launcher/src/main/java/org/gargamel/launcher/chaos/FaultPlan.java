@@ -1,13 +1,49 @@
 package org.gargamel.launcher.chaos;
 
 import java.time.Duration;
+import java.util.List;
 
 /**
  * What a chaos run does to its cluster: every {@code interval} (counted from the end of the previous fault's recovery,
- * so that two faults never overlap and a majority of the nodes is always up), SIGKILL one node chosen at random with
- * {@code seed}, and start it again with the same command {@code downtime} later.
+ * so that two faults never overlap and a majority of the nodes is always up), one fault of a kind drawn from
+ * {@code kinds} on a node chosen at random with {@code seed}: its process killed with SIGKILL and started again with
+ * the same command {@code downtime} later, or its PostgreSQL killed with SIGKILL (every process of the server) and
+ * started again {@code downtime} later, while the node waits for it.
  */
-public record FaultPlan(Duration interval, Duration downtime, long seed) {
+public record FaultPlan(Duration interval, Duration downtime, long seed, List<Kind> kinds) {
+    /** What is killed. */
+    public enum Kind {
+        /** The node's process. */
+        NODE("node"),
+        /** The node's PostgreSQL server (embedded servers only: the run must be able to start it again). */
+        POSTGRES("postgres");
+
+        private final String configName;
+
+        Kind(String configName) {
+            this.configName = configName;
+        }
+
+        public String configName() {
+            return configName;
+        }
+
+        /** {@code node} or {@code postgres}; anything else is an error naming the choices. */
+        public static Kind parse(String name) {
+            for (Kind kind : values()) {
+                if (kind.configName.equals(name.trim())) {
+                    return kind;
+                }
+            }
+            throw new IllegalArgumentException("unknown fault kind '" + name + "' (expected node or postgres)");
+        }
+
+        @Override
+        public String toString() {
+            return configName;
+        }
+    }
+
     public FaultPlan {
         if (interval.isNegative() || interval.isZero()) {
             throw new IllegalArgumentException("the interval between faults must be positive, got " + interval);
@@ -15,5 +51,14 @@ public record FaultPlan(Duration interval, Duration downtime, long seed) {
         if (downtime.isNegative()) {
             throw new IllegalArgumentException("the downtime must not be negative, got " + downtime);
         }
+        if (kinds.isEmpty()) {
+            throw new IllegalArgumentException("a chaos run needs at least one kind of fault");
+        }
+        kinds = List.copyOf(kinds);
+    }
+
+    /** Node kills only (the plan of earlier runs). */
+    public FaultPlan(Duration interval, Duration downtime, long seed) {
+        this(interval, downtime, seed, List.of(Kind.NODE));
     }
 }

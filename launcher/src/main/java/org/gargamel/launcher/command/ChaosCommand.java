@@ -1,12 +1,15 @@
 package org.gargamel.launcher.command;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import org.gargamel.launcher.chaos.FaultPlan;
 import org.gargamel.launcher.run.RunRequest;
 import org.gargamel.launcher.run.TpccRun;
 import org.gargamel.launcher.server.CommandContext;
 import org.gargamel.launcher.server.Usage;
+import org.gargamel.provisioning.PostgresBackend;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.IDefaultValueProvider;
 import picocli.CommandLine.Mixin;
@@ -17,20 +20,22 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code gargamel chaos}: the demo's TPC-C run on a local cluster while nodes are killed with SIGKILL and started again,
- * one at a time; then, besides the usual checks, every New-Order acknowledged to a terminal must exist on every replica
+ * {@code gargamel chaos}: the demo's TPC-C run on a local cluster while nodes, or their PostgreSQL servers, are killed
+ * with SIGKILL and started again, one at a time; then, besides the usual checks, every New-Order acknowledged to a terminal must exist on every replica
  * and no order may have been created twice. result.json lists the faults.
  */
 @Command(
         name = "chaos",
         description = {
-            "TPC-C on a local cluster while its nodes are killed (kill -9) and restarted; checked as the demo is, plus "
+            "TPC-C on a local cluster while its nodes or their PostgreSQL servers are killed (kill -9) and restarted; "
+                    + "checked as the demo is, plus "
                     + "no acknowledged New-Order lost and none run twice",
             "Defaults: 3 embedded replicas, 2 warehouses, 10 terminals per warehouse, 2 minutes, a fault every 20 s, "
                     + "each node down 5 s."
         },
         customSynopsis = {
-            "scripts/gargamel chaos [--duration D] [--interval D] [--downtime D] [--fault-seed S] [--out DIR]",
+            "scripts/gargamel chaos [--duration D] [--interval D] [--downtime D] [--kinds node,postgres]",
+            "       [--fault-seed S] [--out DIR]",
             "       [every option of demo]"
         },
         defaultValueProvider = ChaosCommand.Defaults.class)
@@ -53,6 +58,14 @@ public final class ChaosCommand implements Callable<Integer> {
             defaultValue = "5s",
             description = "how long a killed node stays down before it is started again (default ${DEFAULT-VALUE})")
     private Duration downtime;
+
+    @Option(
+            names = "--kinds",
+            paramLabel = "K[,K]",
+            split = ",",
+            description = "what is killed: node (the node's process), postgres (the node's PostgreSQL server; embedded "
+                    + "servers only), or both (default: node,postgres on embedded servers, else node)")
+    private List<String> kinds;
 
     @Option(
             names = "--fault-seed",
@@ -84,17 +97,42 @@ public final class ChaosCommand implements Callable<Integer> {
         return request;
     }
 
-    FaultPlan faults() {
+    FaultPlan faults(RunRequest request) {
         if (interval.isZero() || interval.isNegative()) {
             throw Usage.error(spec, "--interval must be positive, got " + interval);
         }
-        return new FaultPlan(interval, downtime, faultSeed != null ? faultSeed : System.nanoTime());
+        boolean embedded = request.backend() == PostgresBackend.EMBEDDED;
+        List<FaultPlan.Kind> chosen = new ArrayList<>();
+        if (kinds == null) {
+            chosen.add(FaultPlan.Kind.NODE);
+            if (embedded) {
+                chosen.add(FaultPlan.Kind.POSTGRES);
+            }
+        } else {
+            for (String kind : kinds) {
+                try {
+                    FaultPlan.Kind parsed = FaultPlan.Kind.parse(kind);
+                    if (!chosen.contains(parsed)) {
+                        chosen.add(parsed);
+                    }
+                } catch (IllegalArgumentException e) {
+                    throw Usage.error(spec, "option --kinds: " + e.getMessage());
+                }
+            }
+        }
+        if (chosen.contains(FaultPlan.Kind.POSTGRES) && !embedded) {
+            throw Usage.error(
+                    spec,
+                    "option --kinds: postgres faults need embedded servers (the run starts them again "
+                            + "after the kill); with --jdbc-url or Testcontainers use --kinds node");
+        }
+        return new FaultPlan(interval, downtime, faultSeed != null ? faultSeed : System.nanoTime(), chosen);
     }
 
     @Override
     public Integer call() {
         RunRequest request = request();
-        FaultPlan plan = faults();
+        FaultPlan plan = faults(request);
         return new TpccRun(request, context.out(), context.err())
                 .withFaults(plan)
                 .execute();

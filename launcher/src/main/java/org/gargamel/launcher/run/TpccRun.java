@@ -98,7 +98,7 @@ public final class TpccRun {
                                     : request.rate() + " calls/s over " + request.terminals() + " connection(s)",
                             request.interval());
                     nextOrderIdsBefore = NewOrderLedger.nextOrderIds(urls.get(0));
-                    FaultInjector injector = faults == null ? null : startFaults(connection);
+                    FaultInjector injector = faults == null ? null : startFaults(connection, databases);
                     try {
                         statistics = emulator.run();
                     } finally {
@@ -197,12 +197,25 @@ public final class TpccRun {
         return ExitCodes.OK;
     }
 
-    private FaultInjector startFaults(RunConnection connection) {
+    private FaultInjector startFaults(RunConnection connection, PostgresCluster databases) {
         LocalGargamelCluster cluster = connection
                 .localCluster()
                 .orElseThrow(() -> new CommandFailedException(
                         "faults can only be injected into a cluster this run starts (not with --scheduler or direct)"));
-        FaultInjector injector = new FaultInjector(cluster, faults, err);
+        FaultInjector.Databases servers = faults.kinds().contains(FaultPlan.Kind.POSTGRES)
+                ? new FaultInjector.Databases() {
+                    @Override
+                    public long kill(int index) {
+                        return databases.kill(index);
+                    }
+
+                    @Override
+                    public void restart(int index) {
+                        databases.restart(index);
+                    }
+                }
+                : null;
+        FaultInjector injector = new FaultInjector(cluster, servers, faults, err);
         injector.start();
         return injector;
     }
