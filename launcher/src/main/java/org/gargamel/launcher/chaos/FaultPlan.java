@@ -5,8 +5,8 @@ import java.util.List;
 
 /**
  * What a chaos run does to its cluster: every {@code interval} (counted from the end of the previous fault's recovery,
- * so that two faults never overlap and a majority of the nodes is always up), one fault of a kind drawn from
- * {@code kinds} on a node chosen at random with {@code seed}: its process killed with SIGKILL and started again with
+ * so that two faults never overlap and a majority of the nodes is always up), one fault on a node chosen at random
+ * with {@code seed}, of each of {@code kinds} in turn: its process killed with SIGKILL and started again with
  * the same command {@code downtime} later, or its PostgreSQL killed with SIGKILL (every process of the server) and
  * started again {@code downtime} later, while the node waits for it.
  */

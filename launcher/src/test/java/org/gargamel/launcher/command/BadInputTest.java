@@ -62,6 +62,26 @@ class BadInputTest {
         assertRejected(
                 CommandRunner.run("demo", "--warmup", "0s", "--out", out.toString()), "duration must be positive");
         assertRejected(CommandRunner.run("compare", "--warmup", "-5s", "--out", out.toString()), "--warmup");
+        assertRejected(
+                CommandRunner.run("chaos", "--kinds", "node,disk", "--out", out.toString()),
+                "option --kinds: unknown fault kind 'disk' (expected node or postgres)");
+        String url = "jdbc:postgresql://127.0.0.1:1/x";
+        String url2 = "jdbc:postgresql://127.0.0.1:2/x";
+        String url3 = "jdbc:postgresql://127.0.0.1:3/x";
+        assertRejected(
+                CommandRunner.run(
+                        "chaos",
+                        "--kinds",
+                        "postgres",
+                        "--jdbc-url",
+                        url,
+                        "--jdbc-url",
+                        url2,
+                        "--jdbc-url",
+                        url3,
+                        "--out",
+                        out.toString()),
+                "postgres faults need embedded servers");
         assertFalse(Files.exists(out), "a rejected run must not create its output directory");
     }
 
