@@ -32,6 +32,8 @@ import org.gargamel.common.wire.CallOutcome;
 import org.gargamel.common.wire.ClusterProfile;
 import org.gargamel.common.wire.DrainQuery;
 import org.gargamel.common.wire.DrainStatus;
+import org.gargamel.common.wire.EpochClaim;
+import org.gargamel.common.wire.EpochGranted;
 import org.gargamel.common.wire.Execute;
 import org.gargamel.common.wire.LogMark;
 import org.gargamel.common.wire.Message;
@@ -39,6 +41,8 @@ import org.gargamel.common.wire.MessageEndpoint;
 import org.gargamel.common.wire.MessageType;
 import org.gargamel.common.wire.NodeHello;
 import org.gargamel.common.wire.NodeRefused;
+import org.gargamel.common.wire.TakeOver;
+import org.gargamel.common.wire.TransactionIds;
 import org.gargamel.node.apply.ApplyLoop;
 import org.gargamel.node.capture.WriteSetCapture;
 import org.gargamel.node.certify.Certification;
@@ -53,6 +57,8 @@ import org.gargamel.node.transfer.SchemaDigest;
 import org.gargamel.node.transfer.StateTransfer;
 import org.gargamel.node.transfer.TaintedReplicaException;
 import org.gargamel.node.visibility.Visibility;
+import org.gargamel.node.writeset.ActiveScheduler;
+import org.gargamel.node.writeset.AnsweredCalls;
 import org.gargamel.node.writeset.CommitOrder;
 import org.gargamel.node.writeset.LogStateMachine;
 import org.gargamel.node.writeset.OwnTransactions;
@@ -116,6 +122,10 @@ public final class NodeServer implements AutoCloseable {
     private JChannel control;
     private WriteSetLog log;
     private volatile Address scheduler;
+    /** Which scheduler the write-set log made active, and its epoch. */
+    private final ActiveScheduler activeScheduler = new ActiveScheduler();
+    /** Outcomes by call, to answer a resubmitted call instead of running it twice. */
+    private final AnsweredCalls answeredCalls = new AnsweredCalls();
     /** What this node must share with the scheduler and the other nodes, sent in every NODE_HELLO. */
     private ClusterProfile profile;
 
@@ -221,7 +231,21 @@ public final class NodeServer implements AutoCloseable {
                     ? new Certification(primaryKeys, own, this::cancelExecutions)
                     : null;
             applierConnection = dataSource.getConnection();
-            applier = new ApplyLoop(name, applierConnection, visibility, own, certification, progress, statistics);
+            applier = new ApplyLoop(
+                    name,
+                    applierConnection,
+                    visibility,
+                    own,
+                    certification,
+                    progress,
+                    statistics,
+                    activeScheduler,
+                    answeredCalls,
+                    (claimant, epoch) -> {
+                        if (control.isConnected()) {
+                            sendControl(claimant, new EpochGranted(name, epoch));
+                        }
+                    });
             supervisor.start(name + "-applier", applier::run); // before the log: it replays at once
             log = new WriteSetLog(
                     name,
@@ -243,7 +267,9 @@ public final class NodeServer implements AutoCloseable {
                     new CommitOrder(log, incarnation, commitOrderDrawn),
                     own,
                     statistics,
-                    new Completion());
+                    new Completion(),
+                    activeScheduler,
+                    answeredCalls);
             for (int i = 0; i < config.workers(); i++) {
                 Connection connection = dataSource.getConnection();
                 WriteSetCapture.enableForSession(connection);
@@ -268,6 +294,9 @@ public final class NodeServer implements AutoCloseable {
                     // From the scheduler: settle a departed node's transactions in the log's order, at every node
                     // alike.
                     .on(Abandon.class, MessageType.ABANDON, (source, decision) -> appendDecision(decision))
+                    // A scheduler taking over: its claim goes into the log, whose order decides (every node appends
+                    // a copy; the first one counts).
+                    .on(TakeOver.class, MessageType.TAKE_OVER, (source, takeOver) -> appendClaim(source))
                     .on(
                             NodeRefused.class,
                             MessageType.NODE_REFUSED,
@@ -360,6 +389,19 @@ public final class NodeServer implements AutoCloseable {
                         e.getSQLState() != null ? e : new SQLException(e.getMessage(), "08006", e));
             }
         }
+    }
+
+    private void appendClaim(Address claimant) {
+        Futures.whenDone(
+                log.append(new EpochClaim(claimant), "the claim of scheduler " + claimant), (done, failure) -> {
+                    if (failure != null && !closed.get()) {
+                        LOG.warn(
+                                "{}: could not append the claim of scheduler {}: {}",
+                                name,
+                                claimant,
+                                failure.toString());
+                    }
+                });
     }
 
     /** From the scheduler: its decision goes into the log (each survivor appends a copy; the first decides). */
@@ -522,6 +564,7 @@ public final class NodeServer implements AutoCloseable {
 
     private void join(Address target) {
         try {
+            awaitTakeOver(target);
             sendControl(target, new NodeHello(name, config.workers(), false, profile));
             long queryId = new SecureRandom().nextLong();
             CompletableFuture<Void> handled = new CompletableFuture<>();
@@ -542,6 +585,38 @@ public final class NodeServer implements AutoCloseable {
             }
         } finally {
             joining.compareAndSet(target, null);
+        }
+    }
+
+    /**
+     * Scheduler failover (docs/protocol.md): before joining a new scheduler, the log must have made it active here (if
+     * this node ever saw a claim: a node that never did has no earlier work, and a claim compacted out of the log is
+     * old), and this node's calls of earlier epochs must be done: none running, and the entries of those that ran in
+     * the log. The new scheduler answers no joining node until every node that applied its claim has said hello, so
+     * no call of the new epoch runs anywhere before every earlier write-set is in the log ahead of it.
+     */
+    private void awaitTakeOver(Address target) throws InterruptedException, TimeoutException {
+        long deadline = System.nanoTime() + JOIN_TIMEOUT.toNanos();
+        while (activeScheduler.claimant() != null && !target.equals(activeScheduler.claimant())) {
+            if (closed.get() || !target.equals(scheduler)) {
+                throw new TimeoutException("the scheduler " + target + " left before the log made it active");
+            }
+            if (System.nanoTime() > deadline) {
+                throw new TimeoutException("the log did not make " + target + " the active scheduler within "
+                        + JOIN_TIMEOUT.toSeconds() + " s");
+            }
+            Thread.sleep(10);
+        }
+        long floor = TransactionIds.firstOf(activeScheduler.epoch());
+        while (workers.stream().anyMatch(worker -> worker.runningBefore(floor)) || own.anyBefore(floor)) {
+            if (closed.get()) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new TimeoutException(
+                        "calls of an earlier scheduler were still running after " + JOIN_TIMEOUT.toSeconds() + " s");
+            }
+            Thread.sleep(10);
         }
     }
 

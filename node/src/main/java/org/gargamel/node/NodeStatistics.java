@@ -26,6 +26,8 @@ public final class NodeStatistics {
     private long retries;
     private long applied;
     private long failed;
+    private long droppedStale;
+    private long answeredFromEarlierRuns;
     private final Map<String, long[]> procedures = new TreeMap<>(); // executed, executeNanos, applied, applyNanos
 
     public NodeStatistics(String node) {
@@ -66,6 +68,24 @@ public final class NodeStatistics {
         return failed;
     }
 
+    /** A call of a superseded scheduler that had not started here: dropped (its client resubmits it). */
+    public synchronized void droppedStaleCall() {
+        droppedStale++;
+    }
+
+    public synchronized long droppedStaleCalls() {
+        return droppedStale;
+    }
+
+    /** A resubmitted call answered with the outcome of its earlier run instead of running twice. */
+    public synchronized void answeredFromEarlierRun() {
+        answeredFromEarlierRuns++;
+    }
+
+    public synchronized long answeredFromEarlierRuns() {
+        return answeredFromEarlierRuns;
+    }
+
     public synchronized void conflictAbort() {
         conflictAborts++;
     }
@@ -100,6 +120,8 @@ public final class NodeStatistics {
         map.put("retries", retries);
         map.put("applied", applied);
         map.put("failed", failed);
+        map.put("droppedStaleCalls", droppedStale);
+        map.put("answeredFromEarlierRuns", answeredFromEarlierRuns);
         Map<String, Object> perProcedure = new LinkedHashMap<>();
         for (Map.Entry<String, long[]> entry : procedures.entrySet()) {
             long[] v = entry.getValue();

@@ -23,6 +23,7 @@ import org.gargamel.common.wire.CallOutcome;
 import org.gargamel.common.wire.ClusterProfile;
 import org.gargamel.common.wire.DrainQuery;
 import org.gargamel.common.wire.DrainStatus;
+import org.gargamel.common.wire.EpochGranted;
 import org.gargamel.common.wire.Execute;
 import org.gargamel.common.wire.Message;
 import org.gargamel.common.wire.MessageEndpoint;
@@ -32,6 +33,9 @@ import org.gargamel.common.wire.NodeRefused;
 import org.gargamel.common.wire.Progress;
 import org.gargamel.common.wire.Settlement;
 import org.gargamel.common.wire.SubmitCall;
+import org.gargamel.common.wire.TakeOver;
+import org.gargamel.common.wire.TransactionIds;
+import org.gargamel.common.wire.WireCodec;
 import org.gargamel.scheduler.core.Placement;
 import org.gargamel.scheduler.core.RejectedCallException;
 import org.gargamel.scheduler.core.Scheduler;
@@ -91,6 +95,30 @@ public final class SchedulerServer implements AutoCloseable {
     private String referenceSchema;
 
     private String referenceSchemaOwner;
+    /**
+     * Scheduler failover (docs/protocol.md): whether the write-set log made this scheduler the active one, and its
+     * epoch (the high half of its transaction ids). Until then calls are held, not placed.
+     */
+    private boolean active;
+
+    private long epoch;
+    /**
+     * Calls received while no node can take them (this scheduler is not active yet, or no node serves yet: a take-over
+     * or a start under way), with when each came; placed once a node serves, rejected after {@link #HOLD_LIMIT}.
+     */
+    private final List<Held> held = new ArrayList<>();
+
+    private record Held(Submitted submitted, long since) {}
+
+    /** How long a call waits for a serving node before it is rejected. */
+    private static final Duration HOLD_LIMIT = Duration.ofSeconds(5);
+    /** The nodes that applied this scheduler's claim (they may have calls of an earlier scheduler to finish). */
+    private final Map<Address, String> granters = new HashMap<>();
+    /** Whether every granter still in the view has said hello: joining nodes' drain queries wait until then. */
+    private boolean takeOverDone;
+    /** Drain queries of joining nodes held until {@link #takeOverDone}. */
+    private final List<Drain> heldDrains = new ArrayList<>();
+
     private final AtomicLong refusedNodes = new AtomicLong();
     private JChannel channel;
     /** The latest view, as seen by the loop: a NODE_HELLO from outside it is stale and ignored. */
@@ -120,6 +148,18 @@ public final class SchedulerServer implements AutoCloseable {
         @Override
         public String describe() {
             return submit.describe() + " from " + client;
+        }
+    }
+
+    private record Granted(Address source, EpochGranted grant) implements Event {
+        @Override
+        public void run(SchedulerServer server) {
+            server.onGranted(source, grant);
+        }
+
+        @Override
+        public String describe() {
+            return grant.describe() + " from " + source;
         }
     }
 
@@ -205,6 +245,12 @@ public final class SchedulerServer implements AutoCloseable {
         this.endpoint = new MessageEndpoint("scheduler", supervisor::fail)
                 .on(SubmitCall.class, MessageType.SUBMIT_CALL, this::received)
                 .on(NodeHello.class, MessageType.NODE_HELLO, (source, hello) -> enqueue(new Hello(source, hello)))
+                .on(
+                        EpochGranted.class,
+                        MessageType.EPOCH_GRANTED,
+                        (source, grant) -> enqueue(new Granted(source, grant)))
+                // Its own TAKE_OVER comes back to it (a multicast): nothing to do.
+                .on(TakeOver.class, MessageType.TAKE_OVER, (source, takeOver) -> {})
                 .on(Progress.class, MessageType.PROGRESS, (source, progress) -> enqueue(new Reported(source, progress)))
                 .on(DrainQuery.class, MessageType.DRAIN_QUERY, (source, query) -> enqueue(new Drain(source, query)))
                 .on(
@@ -229,6 +275,27 @@ public final class SchedulerServer implements AutoCloseable {
         channel.setReceiver(endpoint);
         beforeConnect.accept(channel);
         channel.connect(Channels.CONTROL_CLUSTER);
+        claim();
+    }
+
+    /**
+     * Asks the nodes to make this scheduler the active one: each appends a claim to the write-set log, and the first
+     * copy the log commits decides (docs/protocol.md, Scheduler failover). Sent again at every view change until a
+     * node answers, since nodes may join later.
+     */
+    private void claim() {
+        try {
+            channel.send(new org.jgroups.BytesMessage(null, WireCodec.encode(new TakeOver())));
+        } catch (Exception e) {
+            if (running) {
+                LOG.warn("cannot ask the nodes to make this scheduler active: {}", e.toString());
+            }
+        }
+    }
+
+    /** Whether the write-set log made this scheduler the active one, and its epoch (0 until then). */
+    public long epoch() {
+        return active ? epoch : 0;
     }
 
     /** The scheduler's address in the control group (after {@link #start}). */
@@ -310,6 +377,9 @@ public final class SchedulerServer implements AutoCloseable {
         CompletableFuture<Throwable> failure = supervisor.failure();
         while (!supervisor.stopping() && !failure.isDone()) {
             Event first = events.poll(IDLE_POLL_MILLIS, TimeUnit.MILLISECONDS);
+            if (!held.isEmpty()) {
+                releaseHeld();
+            }
             if (first == null) {
                 continue;
             }
@@ -368,6 +438,10 @@ public final class SchedulerServer implements AutoCloseable {
     // ---- events, all on the loop thread ----
 
     private void onSubmit(Address client, SubmitCall submit) {
+        if (!active || scheduler.nodeCount() == 0) {
+            held.add(new Held(new Submitted(client, submit), System.nanoTime())); // until a node serves
+            return;
+        }
         if (scheduler.inFlight() >= config.maxInFlight()) {
             reject(
                     client,
@@ -441,6 +515,7 @@ public final class SchedulerServer implements AutoCloseable {
             return;
         }
         nodes.put(hello.nodeName(), source);
+        checkTakeOver();
         if (referenceSchema == null) {
             referenceSchema = hello.profile().schemaDigest();
             referenceSchemaOwner = hello.nodeName();
@@ -474,13 +549,105 @@ public final class SchedulerServer implements AutoCloseable {
         }
     }
 
+    /**
+     * Places the held calls once a node serves; rejects those that waited longer than {@link #HOLD_LIMIT}. The calls
+     * stay in their arrival order.
+     */
+    private void releaseHeld() {
+        if (active && scheduler.nodeCount() > 0) {
+            List<Held> waiting = new ArrayList<>(held);
+            held.clear();
+            for (Held call : waiting) {
+                onSubmit(call.submitted().client(), call.submitted().submit());
+            }
+            return;
+        }
+        long now = System.nanoTime();
+        while (!held.isEmpty() && now - held.get(0).since() > HOLD_LIMIT.toNanos()) {
+            Submitted call = held.remove(0).submitted();
+            reject(
+                    call.client(),
+                    call.submit().callId(),
+                    "no node has joined the cluster (or every node has left) within " + HOLD_LIMIT.toSeconds()
+                            + " s" + (active ? "" : ", and no node has made this scheduler the active one") + ": no "
+                            + "worker to run " + call.submit().call().procedure());
+        }
+    }
+
+    /**
+     * A node applied this scheduler's claim. The first grant makes it active, with the claim's epoch: transaction ids
+     * start there, and the calls held meanwhile are placed.
+     */
+    private void onGranted(Address source, EpochGranted grant) {
+        if (!active) {
+            active = true;
+            epoch = grant.epoch();
+            scheduler.startTransactionIdsAt(TransactionIds.firstOf(epoch));
+            LOG.info(
+                    "the write-set log made this scheduler the active one: epoch {} (granted by {})",
+                    epoch,
+                    grant.nodeName());
+        } else if (grant.epoch() != epoch) {
+            LOG.warn("ignored {} from {}: this scheduler's epoch is {}", grant.describe(), source, epoch);
+            return;
+        }
+        if (!takeOverDone && (view == null || view.containsMember(source))) {
+            granters.put(source, grant.nodeName());
+        }
+        checkTakeOver();
+    }
+
+    /**
+     * The take-over is done once the scheduler is active and every node that applied its claim and is still here has
+     * said hello (it has finished its calls of the earlier scheduler): the joining nodes' drain queries are answered
+     * from then on, so no node serves this epoch before every earlier write-set is in the log.
+     */
+    private void checkTakeOver() {
+        if (takeOverDone || !active) {
+            return;
+        }
+        for (Map.Entry<Address, String> granter : granters.entrySet()) {
+            boolean here = view == null || view.containsMember(granter.getKey());
+            if (here && !granter.getKey().equals(nodes.get(granter.getValue()))) {
+                return;
+            }
+        }
+        // A node whose grant has not come yet may still be finishing calls of the earlier scheduler: every member that
+        // is neither a client nor a scheduler counts as a node until it has said hello.
+        if (view != null) {
+            for (Address member : view.getMembers()) {
+                String name = org.jgroups.util.NameCache.get(member);
+                boolean other = member.equals(channel.getAddress())
+                        || GargamelClient.SCHEDULER_NAME.equals(name)
+                        || (name != null && name.startsWith(GargamelClient.CLIENT_NAME_PREFIX));
+                if (!other && !nodes.containsValue(member)) {
+                    return;
+                }
+            }
+        }
+        takeOverDone = true;
+        LOG.info("take-over done: {} node(s) here, none still running calls of an earlier scheduler", nodes.size());
+        List<Drain> waiting = new ArrayList<>(heldDrains);
+        heldDrains.clear();
+        for (Drain drain : waiting) {
+            onDrain(drain.source(), drain.query());
+        }
+    }
+
     private void onDrain(Address source, DrainQuery query) {
+        if (!takeOverDone && nodes.containsValue(source)) {
+            heldDrains.add(new Drain(source, query)); // a joining node: it waits for the take-over
+            return;
+        }
         // A departed node's calls waiting for their settlement are still in flight: they will run again.
         send(source, new DrainStatus(query.queryId(), scheduler.inFlight() + unsettled.size(), scheduler.nodeCount()));
     }
 
     private void onView(View view) {
         this.view = view;
+        if (!active) {
+            claim(); // nodes may have joined since
+        }
         List<String> gone = new ArrayList<>();
         for (Map.Entry<String, Address> node : nodes.entrySet()) {
             if (!view.containsMember(node.getValue())) {
@@ -521,6 +688,7 @@ public final class SchedulerServer implements AutoCloseable {
             }
             unsettled.clear();
         }
+        checkTakeOver();
     }
 
     /**

@@ -35,7 +35,9 @@ import org.slf4j.LoggerFactory;
  * The application's side of Gargamel (DESIGN.md §2): joins the control group, submits calls to the scheduler
  * asynchronously, and completes each call's future exactly once — with its {@link CallOutcome} (committed,
  * user-aborted, rejected), or exceptionally with a {@link GargamelClientException} (overloaded, timed out,
- * disconnected). Thread-safe.
+ * disconnected). Thread-safe. When the scheduler changes (failover: docs/protocol.md), every call still waiting is sent
+ * to the new one with the same call id, and calls submitted between two schedulers wait for the next one; the cluster
+ * runs each at most once.
  *
  * <p>Messages arrive through a {@link MessageEndpoint} (malformed and unexpected ones are counted, logged at WARN and
  * dropped). A handler that throws is a bug in this library that leaves its bookkeeping in doubt, and one cannot tell
@@ -46,6 +48,9 @@ import org.slf4j.LoggerFactory;
 public final class GargamelClient implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(GargamelClient.class);
     public static final String SCHEDULER_NAME = "scheduler";
+    /** Clients' names in the control group start with this (a scheduler tells them from nodes by it). */
+    public static final String CLIENT_NAME_PREFIX = "client-";
+
     private static final long SWEEP_MILLIS = 50;
 
     private final JChannel channel;
@@ -54,6 +59,10 @@ public final class GargamelClient implements AutoCloseable {
     private final Map<Long, PendingCall> pending = new ConcurrentHashMap<>();
     private final Map<Long, CompletableFuture<DrainStatus>> drains = new ConcurrentHashMap<>();
     private final AtomicLong nextCallId = new AtomicLong();
+    private final AtomicLong resubmitted = new AtomicLong();
+    /** Held while a call is recorded and sent, and while a new scheduler gets the pending calls. */
+    private final Object schedulerChange = new Object();
+
     private final ScheduledExecutorService timers;
     /** The periodic {@link #sweepTimeouts}; cancelled by {@link #close}. */
     private final ScheduledFuture<?> timeoutSweep;
@@ -104,7 +113,7 @@ public final class GargamelClient implements AutoCloseable {
         long deadline = System.nanoTime() + options.connectTimeout().toNanos();
         while (true) {
             JChannel channel = Channels.control(
-                    bound, "client-" + UUID.randomUUID().toString().substring(0, 8));
+                    bound, CLIENT_NAME_PREFIX + UUID.randomUUID().toString().substring(0, 8));
             GargamelClient client = new GargamelClient(channel, options);
             channel.setReceiver(client.endpoint);
             try {
@@ -150,13 +159,6 @@ public final class GargamelClient implements AutoCloseable {
                     closedReason() + "; " + call.procedure() + " was not sent"));
             return future;
         }
-        Address target = scheduler;
-        if (target == null) {
-            future.completeExceptionally(new GargamelClientException(
-                    GargamelClientException.Reason.DISCONNECTED,
-                    "no scheduler in the group; " + call.procedure() + " was not sent"));
-            return future;
-        }
         if (!slots.tryAcquire()) {
             future.completeExceptionally(new GargamelClientException(
                     GargamelClientException.Reason.OVERLOADED,
@@ -165,28 +167,35 @@ public final class GargamelClient implements AutoCloseable {
             return future;
         }
         long callId = nextCallId.incrementAndGet();
-        pending.put(
-                callId,
-                new PendingCall(
-                        future,
-                        call.procedure(),
-                        System.nanoTime() + options.callTimeout().toNanos()));
-        // close() or the scheduler's departure may have run failAll() between the checks above and put():
-        if (closed || scheduler != target) {
-            fail(
+        // Under the lock a scheduler change takes to resubmit: each scheduler gets each call once, never twice (two
+        // copies at one scheduler could both run before either is in the log).
+        synchronized (schedulerChange) {
+            pending.put(
                     callId,
-                    GargamelClientException.Reason.DISCONNECTED,
-                    (closed ? closedReason() : "the scheduler left the group") + "; " + call.procedure()
-                            + " was not sent");
-            return future;
-        }
-        try {
-            MessageEndpoint.send(channel, target, new SubmitCall(callId, call));
-        } catch (Exception e) {
-            fail(
-                    callId,
-                    GargamelClientException.Reason.DISCONNECTED,
-                    "cannot send " + call.procedure() + " to the scheduler: " + e.getMessage());
+                    new PendingCall(
+                            future,
+                            call,
+                            System.nanoTime() + options.callTimeout().toNanos()));
+            // close() may have run failAll() between the check above and put():
+            if (closed) {
+                fail(
+                        callId,
+                        GargamelClientException.Reason.DISCONNECTED,
+                        closedReason() + "; " + call.procedure() + " was not sent");
+                return future;
+            }
+            Address target = scheduler;
+            if (target == null) {
+                return future; // between two schedulers: the next one gets every pending call, this one too
+            }
+            try {
+                MessageEndpoint.send(channel, target, new SubmitCall(callId, call));
+            } catch (Exception e) {
+                fail(
+                        callId,
+                        GargamelClientException.Reason.DISCONNECTED,
+                        "cannot send " + call.procedure() + " to the scheduler: " + e.getMessage());
+            }
         }
         return future;
     }
@@ -335,8 +344,12 @@ public final class GargamelClient implements AutoCloseable {
         }
     }
 
-    /** A call still waiting: its future and when it times out. */
-    private record PendingCall(CompletableFuture<CallOutcome> future, String procedure, long deadline) {}
+    /** A call still waiting: its future, the call (to resubmit it), and when it times out. */
+    private record PendingCall(CompletableFuture<CallOutcome> future, ProcedureCall call, long deadline) {
+        String procedure() {
+            return call.procedure();
+        }
+    }
 
     /**
      * {@link #sweepTimeouts}, supervised: an exception would end the periodic task silently (its future would hold it,
@@ -398,10 +411,45 @@ public final class GargamelClient implements AutoCloseable {
                 found = member;
             }
         }
-        Address previous = scheduler;
-        scheduler = found;
-        if (previous != null && (found == null || !found.equals(previous))) {
-            failAll("the scheduler left the group");
+        synchronized (schedulerChange) {
+            Address previous = scheduler;
+            scheduler = found;
+            if (found != null && !found.equals(previous) && !pending.isEmpty()) {
+                resubmitAll(found);
+            }
         }
+    }
+
+    /**
+     * Scheduler failover (docs/protocol.md): a new scheduler is here; every call still waiting goes to it again with
+     * the same call id. One whose first run took effect is answered with that run's outcome, not run twice; one that
+     * never ran, runs. Calls wait through the gap between schedulers (up to their timeout), they do not fail.
+     */
+    private void resubmitAll(Address target) {
+        int count = 0;
+        for (Map.Entry<Long, PendingCall> entry : pending.entrySet()) {
+            try {
+                MessageEndpoint.send(
+                        channel,
+                        target,
+                        new SubmitCall(entry.getKey(), entry.getValue().call()));
+                count++;
+            } catch (Exception e) {
+                LOG.warn(
+                        "{}: cannot resubmit call {} to the new scheduler: {}",
+                        channel.getName(),
+                        entry.getKey(),
+                        e.toString());
+            }
+        }
+        if (count > 0) {
+            resubmitted.addAndGet(count);
+            LOG.info("{}: resubmitted {} pending call(s) to the new scheduler {}", channel.getName(), count, target);
+        }
+    }
+
+    /** Calls sent again to a new scheduler after the previous one left (each is answered once all the same). */
+    public long resubmittedCount() {
+        return resubmitted.get();
     }
 }

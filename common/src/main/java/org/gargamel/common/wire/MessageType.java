@@ -31,7 +31,13 @@ public enum MessageType {
      */
     SETTLEMENT(11, Settlement.class),
     /** scheduler → node: the node is refused (its configuration differs from the scheduler's), and why. */
-    NODE_REFUSED(12, NodeRefused.class);
+    NODE_REFUSED(12, NodeRefused.class),
+    /** scheduler → all: the sender wants to become the active scheduler. */
+    TAKE_OVER(13, TakeOver.class),
+    /** node → write-set log: a scheduler's claim; its first copy in the log makes it active, its index the epoch. */
+    EPOCH_CLAIM(14, EpochClaim.class),
+    /** node → scheduler: the log made it active, with this epoch. */
+    EPOCH_GRANTED(15, EpochGranted.class);
 
     private final byte tag;
     private final Class<? extends Message> messageClass;

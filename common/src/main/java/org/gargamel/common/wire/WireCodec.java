@@ -73,6 +73,9 @@ public final class WireCodec {
                 case LOG_MARK -> LogMark.read(in);
                 case SETTLEMENT -> Settlement.read(in);
                 case NODE_REFUSED -> NodeRefused.read(in);
+                case TAKE_OVER -> TakeOver.read(in);
+                case EPOCH_CLAIM -> EpochClaim.read(in);
+                case EPOCH_GRANTED -> EpochGranted.read(in);
             };
             if (in.available() > 0) {
                 throw new MalformedMessageException(type + ": " + in.available() + " unexpected trailing bytes");

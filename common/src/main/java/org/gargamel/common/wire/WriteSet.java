@@ -21,6 +21,9 @@ import java.util.Objects;
  * @param outcome          what the origin answers its client (COMMITTED with the result, or USER_ABORTED), so that a
  *                         survivor can answer for a delivered transaction whose origin died before replying; null
  *                         where no call stands behind it (tests)
+ * @param caller           the client the outcome goes to, with it (null without an outcome): a call resubmitted after
+ *                         a scheduler's failover is recognised by (caller, call id) and answered with this outcome
+ *                         instead of running twice (docs/protocol.md, Scheduler failover)
  */
 // ArrayRecordComponent is wrong here: equals, hashCode and toString below compare the ids, and the long[] that the
 // codec reads and writes (no boxed list per message) is never written once the message is built.
@@ -32,7 +35,8 @@ public record WriteSet(
         long snapshot,
         Order order,
         List<RowChange> changes,
-        CallOutcome outcome)
+        CallOutcome outcome,
+        org.jgroups.Address caller)
         implements Message {
 
     /**
@@ -51,12 +55,30 @@ public record WriteSet(
 
     /** This write-set with its place among its origin's commits. */
     public WriteSet withOrder(Order newOrder) {
-        return new WriteSet(txnId, origin, procedure, backDependencies, snapshot, newOrder, changes, outcome);
+        return new WriteSet(txnId, origin, procedure, backDependencies, snapshot, newOrder, changes, outcome, caller);
+    }
+
+    /** Without a caller (tests, and messages that answer nobody). */
+    public WriteSet(
+            long txnId,
+            String origin,
+            String procedure,
+            long[] backDependencies,
+            long snapshot,
+            Order order,
+            List<RowChange> changes,
+            CallOutcome outcome) {
+        this(txnId, origin, procedure, backDependencies, snapshot, order, changes, outcome, null);
     }
 
     /** This write-set with the outcome its origin gives the call. */
     public WriteSet withOutcome(CallOutcome newOutcome) {
-        return new WriteSet(txnId, origin, procedure, backDependencies, snapshot, order, changes, newOutcome);
+        return new WriteSet(txnId, origin, procedure, backDependencies, snapshot, order, changes, newOutcome, caller);
+    }
+
+    /** This write-set with the outcome its origin gives the call of {@code client}. */
+    public WriteSet withOutcome(CallOutcome newOutcome, org.jgroups.Address client) {
+        return new WriteSet(txnId, origin, procedure, backDependencies, snapshot, order, changes, newOutcome, client);
     }
 
     /** A write-set whose place the log alone decides (not PSI-ordered). */
@@ -162,6 +184,7 @@ public record WriteSet(
         out.writeBoolean(outcome != null);
         if (outcome != null) {
             outcome.writeBody(out);
+            org.jgroups.util.Util.writeAddress(caller, out);
         }
     }
 
@@ -183,8 +206,17 @@ public record WriteSet(
             }
             changes.add(new RowChange(table, operation, WireCodec.readString(in)));
         }
-        CallOutcome outcome = in.readBoolean() ? CallOutcome.read(in) : null;
-        return new WriteSet(txnId, origin, procedure, dependencies, snapshot, order, changes, outcome);
+        CallOutcome outcome = null;
+        org.jgroups.Address caller = null;
+        if (in.readBoolean()) {
+            outcome = CallOutcome.read(in);
+            try {
+                caller = org.jgroups.util.Util.readAddress(in);
+            } catch (ClassNotFoundException | RuntimeException e) {
+                throw new MalformedMessageException("WRITE_SET: unreadable caller address", e);
+            }
+        }
+        return new WriteSet(txnId, origin, procedure, dependencies, snapshot, order, changes, outcome, caller);
     }
 
     @Override
@@ -197,7 +229,8 @@ public record WriteSet(
                 && snapshot == w.snapshot
                 && order.equals(w.order)
                 && changes.equals(w.changes)
-                && Objects.equals(outcome, w.outcome);
+                && Objects.equals(outcome, w.outcome)
+                && Objects.equals(caller, w.caller);
     }
 
     @Override

@@ -78,6 +78,11 @@ class WireCodecTest {
                 new WriteSet(10, "node-2", "new_order", new long[0], -1, List.of())
                         .withOutcome(CallOutcome.userAborted(46, 10, "GA001", "invalid item number")),
                 new DrainQuery(5),
+                new TakeOver(),
+                new EpochClaim(org.jgroups.util.UUID.randomUUID()),
+                new EpochGranted("node-2", 4242),
+                new WriteSet(11, "node-1", "payment", new long[0], -1, List.of())
+                        .withOutcome(CallOutcome.committed(47, 11, "(2,'y')"), org.jgroups.util.UUID.randomUUID()),
                 new DrainStatus(5, 12, 3),
                 new Abandon("node-2", new long[] {11, 12, 40}),
                 new LogMark("node-3", 424242L),

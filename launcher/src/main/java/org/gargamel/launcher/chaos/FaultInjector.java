@@ -93,8 +93,12 @@ public final class FaultInjector {
                     return;
                 }
                 String target = nodes.get(random.nextInt(nodes.size()));
+                // The kinds take turns, so that even a short run has each of them.
                 FaultPlan.Kind kind =
-                        plan.kinds().get(random.nextInt(plan.kinds().size()));
+                        plan.kinds().get(faults.size() % plan.kinds().size());
+                if (kind == FaultPlan.Kind.SCHEDULER) {
+                    target = "scheduler";
+                }
                 if (!inject(kind, target, nodes.indexOf(target))) {
                     return;
                 }
@@ -112,7 +116,7 @@ public final class FaultInjector {
         long killed = System.nanoTime();
         long pid;
         try {
-            pid = kind == FaultPlan.Kind.NODE ? cluster.kill(target) : databases.kill(index);
+            pid = kind == FaultPlan.Kind.POSTGRES ? databases.kill(index) : cluster.kill(target);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
@@ -132,15 +136,23 @@ public final class FaultInjector {
         Long recovered = null;
         String error = null;
         try {
-            awaitNodes(client, count -> count < before);
-            recovered = millisSince(killed);
-            sleepUninterruptibly(plan.downtime());
-            if (kind == FaultPlan.Kind.NODE) {
+            if (kind == FaultPlan.Kind.SCHEDULER) {
+                // No scheduler until a new one is started and made active: recovered when it serves every node.
+                sleepUninterruptibly(plan.downtime());
                 cluster.restart(target);
+                awaitNodes(client, count -> count >= before);
+                recovered = millisSince(killed);
             } else {
-                databases.restart(index); // the node, fenced meanwhile, starts again by itself once it answers
+                awaitNodes(client, count -> count < before);
+                recovered = millisSince(killed);
+                sleepUninterruptibly(plan.downtime());
+                if (kind == FaultPlan.Kind.NODE) {
+                    cluster.restart(target);
+                } else {
+                    databases.restart(index); // the node, fenced meanwhile, starts again by itself once it answers
+                }
+                awaitNodes(client, count -> count >= before);
             }
-            awaitNodes(client, count -> count >= before);
         } catch (Exception e) {
             error = e.getMessage();
         }
@@ -157,7 +169,7 @@ public final class FaultInjector {
     }
 
     private static String describe(FaultPlan.Kind kind, String target) {
-        return kind == FaultPlan.Kind.NODE ? target : "the PostgreSQL of " + target;
+        return kind == FaultPlan.Kind.POSTGRES ? "the PostgreSQL of " + target : target;
     }
 
     private void awaitNodes(GargamelClient client, java.util.function.IntPredicate done)

@@ -8,7 +8,8 @@ import java.util.List;
  * so that two faults never overlap and a majority of the nodes is always up), one fault on a node chosen at random
  * with {@code seed}, of each of {@code kinds} in turn: its process killed with SIGKILL and started again with
  * the same command {@code downtime} later, or its PostgreSQL killed with SIGKILL (every process of the server) and
- * started again {@code downtime} later, while the node waits for it.
+ * started again {@code downtime} later, while the node waits for it; or the scheduler's process killed and started
+ * again (a new scheduler takes over: docs/protocol.md, Scheduler failover).
  */
 public record FaultPlan(Duration interval, Duration downtime, long seed, List<Kind> kinds) {
     /** What is killed. */
@@ -16,7 +17,9 @@ public record FaultPlan(Duration interval, Duration downtime, long seed, List<Ki
         /** The node's process. */
         NODE("node"),
         /** The node's PostgreSQL server (embedded servers only: the run must be able to start it again). */
-        POSTGRES("postgres");
+        POSTGRES("postgres"),
+        /** The scheduler's process (the target is the scheduler, whatever node was drawn). */
+        SCHEDULER("scheduler");
 
         private final String configName;
 
@@ -35,7 +38,8 @@ public record FaultPlan(Duration interval, Duration downtime, long seed, List<Ki
                     return kind;
                 }
             }
-            throw new IllegalArgumentException("unknown fault kind '" + name + "' (expected node or postgres)");
+            throw new IllegalArgumentException(
+                    "unknown fault kind '" + name + "' (expected node, postgres or scheduler)");
         }
 
         @Override

@@ -34,7 +34,7 @@ import picocli.CommandLine.Spec;
                     + "each node down 5 s."
         },
         customSynopsis = {
-            "scripts/gargamel chaos [--duration D] [--interval D] [--downtime D] [--kinds node,postgres]",
+            "scripts/gargamel chaos [--duration D] [--interval D] [--downtime D] [--kinds node,postgres,scheduler]",
             "       [--fault-seed S] [--out DIR]",
             "       [every option of demo]"
         },
@@ -63,8 +63,9 @@ public final class ChaosCommand implements Callable<Integer> {
             names = "--kinds",
             paramLabel = "K[,K]",
             split = ",",
-            description = "what is killed: node (the node's process), postgres (the node's PostgreSQL server; embedded "
-                    + "servers only), or both (default: node,postgres on embedded servers, else node)")
+            description = "what is killed, in turn: node (a node's process), postgres (a node's PostgreSQL server; "
+                    + "embedded servers only), scheduler (the scheduler's process; a new one takes over); default "
+                    + "node,postgres,scheduler on embedded servers, else node,scheduler")
     private List<String> kinds;
 
     @Option(
@@ -108,6 +109,7 @@ public final class ChaosCommand implements Callable<Integer> {
             if (embedded) {
                 chosen.add(FaultPlan.Kind.POSTGRES);
             }
+            chosen.add(FaultPlan.Kind.SCHEDULER);
         } else {
             for (String kind : kinds) {
                 try {

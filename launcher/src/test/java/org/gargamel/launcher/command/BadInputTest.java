@@ -64,7 +64,7 @@ class BadInputTest {
         assertRejected(CommandRunner.run("compare", "--warmup", "-5s", "--out", out.toString()), "--warmup");
         assertRejected(
                 CommandRunner.run("chaos", "--kinds", "node,disk", "--out", out.toString()),
-                "option --kinds: unknown fault kind 'disk' (expected node or postgres)");
+                "option --kinds: unknown fault kind 'disk' (expected node, postgres or scheduler)");
         String url = "jdbc:postgresql://127.0.0.1:1/x";
         String url2 = "jdbc:postgresql://127.0.0.1:2/x";
         String url3 = "jdbc:postgresql://127.0.0.1:3/x";

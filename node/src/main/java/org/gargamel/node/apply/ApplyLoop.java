@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import org.gargamel.common.lifecycle.FatalException;
 import org.gargamel.common.wire.Abandon;
 import org.gargamel.common.wire.CallOutcome;
+import org.gargamel.common.wire.EpochClaim;
 import org.gargamel.common.wire.LogMark;
 import org.gargamel.common.wire.Message;
 import org.gargamel.common.wire.Settlement;
@@ -27,6 +28,8 @@ import org.gargamel.node.certify.Certification;
 import org.gargamel.node.progress.ProgressReporter;
 import org.gargamel.node.transfer.TaintedReplicaException;
 import org.gargamel.node.visibility.Visibility;
+import org.gargamel.node.writeset.ActiveScheduler;
+import org.gargamel.node.writeset.AnsweredCalls;
 import org.gargamel.node.writeset.OwnTransaction;
 import org.gargamel.node.writeset.OwnTransactions;
 import org.gargamel.node.writeset.ReplicaState;
@@ -108,6 +111,12 @@ public final class ApplyLoop {
      * fewer than this, and they are among the latest entries.
      */
     private final Map<Long, CallOutcome> recentOutcomes = new Recent<>(RECENT_OUTCOMES);
+    /** Which scheduler the log made active (EPOCH_CLAIM entries). */
+    private final ActiveScheduler activeScheduler;
+    /** Outcomes by call, for resubmitted calls (filled here, in log order). */
+    private final AnsweredCalls answeredCalls;
+    /** Tells a claimant that the log made it active, with its epoch. */
+    private final java.util.function.BiConsumer<org.jgroups.Address, Long> granted;
 
     /** Transactions lately settled (abandoned or standing): a later copy of the same decision finds nothing to do. */
     private final Map<Long, Boolean> recentlySettled = new Recent<>(RECENT_OUTCOMES);
@@ -151,9 +160,15 @@ public final class ApplyLoop {
             OwnTransactions own,
             Certification certification,
             ProgressReporter progress,
-            NodeStatistics statistics)
+            NodeStatistics statistics,
+            ActiveScheduler activeScheduler,
+            AnsweredCalls answeredCalls,
+            java.util.function.BiConsumer<org.jgroups.Address, Long> granted)
             throws SQLException {
         this.node = node;
+        this.activeScheduler = activeScheduler;
+        this.answeredCalls = answeredCalls;
+        this.granted = granted;
         this.connection = connection;
         this.applier = new WriteSetApplier(connection);
         this.visibility = visibility;
@@ -281,6 +296,15 @@ public final class ApplyLoop {
         } else if (message instanceof Abandon decision) {
             settle(decision, replayed);
             handled(index);
+        } else if (message instanceof EpochClaim claim) {
+            if (activeScheduler.claim(claim.claimant(), index)) {
+                LOG.info("{}: the log made {} the active scheduler, epoch {}", node, claim.claimant(), index);
+                visibility.wakeAll(); // calls of the earlier epoch waiting for dependencies give up
+            }
+            if (claim.claimant().equals(activeScheduler.claimant())) {
+                granted.accept(claim.claimant(), activeScheduler.epoch());
+            }
+            handled(index);
         } else if (message instanceof WriteSet writeSet) {
             if (seenWriteSets.put(new Sent(writeSet.txnId(), writeSet.snapshot()), Boolean.TRUE) != null) {
                 handled(index); // a second copy: its origin sent it again when its first send seemed lost
@@ -337,6 +361,7 @@ public final class ApplyLoop {
             recentOutcomes.put(writeSet.txnId(), writeSet.outcome());
         }
         handleWriteSet(entry, writeSet, replayed, confirmation != null && confirmation.effects());
+        answeredCalls.record(writeSet.caller(), writeSet.outcome());
         if (confirmation != null) {
             confirmation.answer(); // normally done already, on delivery
         }

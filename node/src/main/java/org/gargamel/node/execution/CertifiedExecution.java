@@ -56,7 +56,7 @@ final class CertifiedExecution implements UpdateExecution {
                 CallOutcome aborted =
                         CallOutcome.userAborted(call.callId(), call.txnId(), e.getSQLState(), e.getMessage());
                 WriteSet empty = new WriteSet(call.txnId(), context.node(), procedure, new long[0], snapshot, List.of())
-                        .withOutcome(aborted);
+                        .withOutcome(aborted, call.client());
                 attempt.irrevocable();
                 context.statistics().executed(procedure, false, System.nanoTime() - start);
                 // Answered once the log holds the entry: were it settled as abandoned, the call would run again.
@@ -75,7 +75,7 @@ final class CertifiedExecution implements UpdateExecution {
             CallOutcome committed = CallOutcome.committed(call.callId(), call.txnId(), ran.result());
             WriteSet writeSet = new WriteSet(
                             call.txnId(), context.node(), procedure, new long[0], snapshot, ran.changes())
-                    .withOutcome(committed);
+                    .withOutcome(committed, call.client());
             OwnTransaction transaction = context.own().register(call.txnId(), certification.rows(ran.changes()));
             OwnTransaction.Decision decision;
             try {

@@ -6,6 +6,8 @@ import org.gargamel.common.wire.CallOutcome;
 import org.gargamel.common.wire.Execute;
 import org.gargamel.node.NodeStatistics;
 import org.gargamel.node.visibility.Visibility;
+import org.gargamel.node.writeset.ActiveScheduler;
+import org.gargamel.node.writeset.AnsweredCalls;
 import org.gargamel.node.writeset.CommitOrder;
 import org.gargamel.node.writeset.OwnTransactions;
 import org.gargamel.node.writeset.WriteSetLog;
@@ -24,7 +26,17 @@ public record ExecutionContext(
         CommitOrder commitOrder,
         OwnTransactions own,
         NodeStatistics statistics,
-        CallCompletion completion) {
+        CallCompletion completion,
+        ActiveScheduler activeScheduler,
+        AnsweredCalls answeredCalls) {
+
+    /**
+     * The outcome of an earlier run of {@code call} that took effect (the same client and call id, resubmitted after a
+     * scheduler's failover), or null.
+     */
+    CallOutcome earlierOutcome(Execute call) {
+        return answeredCalls.find(call.client(), call.callId());
+    }
 
     boolean si() {
         return isolation == Isolation.SI;

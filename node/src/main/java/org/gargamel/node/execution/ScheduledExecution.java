@@ -61,7 +61,7 @@ final class ScheduledExecution implements UpdateExecution {
             CallOutcome committed = CallOutcome.committed(call.callId(), call.txnId(), ran.result());
             WriteSet writeSet = new WriteSet(
                             call.txnId(), context.node(), procedure, call.backDependencies(), -1, ran.changes())
-                    .withOutcome(committed);
+                    .withOutcome(committed, call.client());
             context.statistics().executed(procedure, true, System.nanoTime() - start);
             if (context.si()) {
                 if (commitInTotalOrder(call, writeSet, connection, attempt, true)) {
@@ -93,7 +93,7 @@ final class ScheduledExecution implements UpdateExecution {
                 CallOutcome.userAborted(call.callId(), call.txnId(), error.getSQLState(), error.getMessage());
         WriteSet empty = new WriteSet(
                         call.txnId(), context.node(), call.call().procedure(), call.backDependencies(), -1, List.of())
-                .withOutcome(aborted);
+                .withOutcome(aborted, call.client());
         context.statistics().executed(call.call().procedure(), false, System.nanoTime() - start);
         if (context.si()) {
             if (commitInTotalOrder(call, empty, connection, attempt, false)) {

@@ -8,6 +8,7 @@ import org.gargamel.common.wire.CallOutcome;
 import org.gargamel.common.wire.Execute;
 import org.gargamel.common.wire.WriteSet;
 import org.gargamel.node.certify.Certification;
+import org.gargamel.node.writeset.ActiveScheduler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,6 +32,8 @@ public final class Worker {
     private final LinkedBlockingQueue<Execute> queue = new LinkedBlockingQueue<>();
     private final ExecutionContext context;
     private final UpdateExecution updates;
+    /** The transaction this worker has taken and not finished (0: none); read by a join after a failover. */
+    private volatile long running;
 
     private Worker(int index, WorkerConnection connection, ExecutionContext context, UpdateExecution updates) {
         this.index = index;
@@ -67,21 +70,57 @@ public final class Worker {
     public void run() throws InterruptedException {
         while (true) {
             Execute call = queue.take();
-            context.visibility().awaitAll(call.backDependencies());
-            CallAttempt attempt = new CallAttempt();
+            running = call.txnId(); // before the check below: a join waits for what passed it
             try {
-                if (call.readOnly()) {
-                    executeReadOnly(call);
-                } else {
-                    updates.execute(call, connection, attempt);
-                }
-            } catch (InterruptedException e) {
-                throw e;
-            } catch (FatalException e) {
-                throw e;
-            } catch (RuntimeException | Error e) {
-                settleFailed(call, attempt, e);
+                run(call);
+            } finally {
+                running = 0;
             }
+        }
+    }
+
+    /** Whether this worker is running a transaction below {@code floor} (of an earlier scheduler). */
+    public boolean runningBefore(long floor) {
+        long txn = running;
+        return txn != 0 && txn < floor;
+    }
+
+    private void run(Execute call) throws InterruptedException {
+        ActiveScheduler active = context.activeScheduler();
+        if (!context.visibility().awaitAllUnless(call.backDependencies(), () -> active.stale(call.txnId()))
+                || active.stale(call.txnId())) {
+            // Placed by a scheduler the log has since superseded, and not started: it never runs here; its client
+            // resubmits it to the new scheduler (docs/protocol.md, Scheduler failover).
+            context.statistics().droppedStaleCall();
+            LOG.debug(
+                    "{} worker {}: dropped transaction {} of a superseded scheduler",
+                    context.node(),
+                    index,
+                    call.txnId());
+            return;
+        }
+        CallAttempt attempt = new CallAttempt();
+        try {
+            CallOutcome earlier = call.readOnly() ? null : context.earlierOutcome(call);
+            if (earlier != null) {
+                // A resubmitted call whose first run took effect: the client hears that outcome; this transaction is
+                // done with no effect.
+                context.statistics().answeredFromEarlierRun();
+                LOG.info("{} worker {}: call {} of {} ran before (transaction {}): answered with that outcome, {} done "
+                        + "with no effect", context.node(), index, call.callId(), call.client(), earlier.txnId(),
+                        call.txnId());
+                settleWithoutEffect(call, attempt, earlier);
+            } else if (call.readOnly()) {
+                executeReadOnly(call);
+            } else {
+                updates.execute(call, connection, attempt);
+            }
+        } catch (InterruptedException e) {
+            throw e;
+        } catch (FatalException e) {
+            throw e;
+        } catch (RuntimeException | Error e) {
+            settleFailed(call, attempt, e);
         }
     }
 
@@ -122,15 +161,20 @@ public final class Worker {
             context.completion().finish(call, rejected);
             return;
         }
+        settleWithoutEffect(call, attempt, rejected);
+    }
+
+    /** An update call done with no effect: an empty write-set carrying {@code outcome}, answered once it is logged. */
+    private void settleWithoutEffect(Execute call, CallAttempt attempt, CallOutcome outcome) {
         WriteSet empty = new WriteSet(
                         call.txnId(), context.node(), call.call().procedure(), call.backDependencies(), -1, List.of())
-                .withOutcome(rejected);
+                .withOutcome(outcome, call.client());
         if (updates instanceof ScheduledExecution && !context.si()) {
-            ScheduledExecution.handOverEmpty(call, connection, attempt, empty, rejected, context);
+            ScheduledExecution.handOverEmpty(call, connection, attempt, empty, outcome, context);
             return;
         }
         // Answered once the log holds the entry: were it settled as abandoned, the call would run again.
-        context.replyOnEntry(call, rejected, false);
+        context.replyOnEntry(call, outcome, false);
         context.completion().visibleHere(call);
         context.append(empty);
     }

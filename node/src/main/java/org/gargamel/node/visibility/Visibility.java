@@ -82,6 +82,30 @@ public final class Visibility {
         }
     }
 
+    /**
+     * Blocks until every id in {@code txns} is visible (true), or until {@code giveUp} says so when woken by
+     * {@link #wakeAll} (false): a call of a superseded scheduler stops waiting for dependencies that may never come.
+     */
+    public boolean awaitAllUnless(long[] txns, java.util.function.BooleanSupplier giveUp) throws InterruptedException {
+        if (txns.length == 0) {
+            return true;
+        }
+        lock.lock();
+        try {
+            for (long txn : txns) {
+                while (!visible(txn)) {
+                    if (giveUp.getAsBoolean()) {
+                        return false;
+                    }
+                    changed.await();
+                }
+            }
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Blocks until every id in {@code txns} is visible or {@code millis} pass; returns those still not visible. */
     public java.util.List<Long> awaitAll(long[] txns, long millis) throws InterruptedException {
         long deadline = System.nanoTime() + millis * 1_000_000;

@@ -84,6 +84,21 @@ public final class OwnTransactions {
     }
 
     /** Whether a worker of this start of the node awaits {@code txn}'s entry. */
+    /** Whether a transaction below {@code floor} still waits for its entry (a call of an earlier scheduler). */
+    public boolean anyBefore(long floor) {
+        for (long txn : pending.keySet()) {
+            if (txn < floor) {
+                return true;
+            }
+        }
+        for (long txn : confirmations.keySet()) {
+            if (txn < floor) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     public boolean isPending(long txn) {
         return pending.containsKey(txn);
     }

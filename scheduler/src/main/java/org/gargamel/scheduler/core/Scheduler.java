@@ -115,9 +115,26 @@ public final class Scheduler {
     private final ArrayDeque<Txn> collectWork = new ArrayDeque<>();
 
     private long nextTxn = 1;
+    /** Whether a transaction id was handed out (the first id may be set only before). */
+    private boolean placedAny;
+
     private long lastUpdate;
     private long inFlight;
     private int graphSize;
+
+    /**
+     * The first transaction id this scheduler hands out: its epoch's (docs/protocol.md, Scheduler failover), so that
+     * no id of an earlier scheduler is used again. Only before the first call is placed.
+     */
+    public void startTransactionIdsAt(long first) {
+        if (placedAny) {
+            throw new IllegalStateException("transaction ids are already handed out (next " + nextTxn + ")");
+        }
+        if (first < 1) {
+            throw new IllegalArgumentException("transaction ids start at 1 or more, got " + first);
+        }
+        nextTxn = first;
+    }
 
     public Scheduler(ClassifierRules rules, Mode mode, Isolation isolation) {
         this.rules = Objects.requireNonNull(rules, "rules");
@@ -249,6 +266,7 @@ public final class Scheduler {
                     "no node has joined the cluster (or every node has left): no worker to run " + call.procedure());
         }
         long id = nextTxn++;
+        placedAny = true;
         WorkerState worker;
         long[] dependencies = NO_DEPENDENCIES;
         Txn txn;

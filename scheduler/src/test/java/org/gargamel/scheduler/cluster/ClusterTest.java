@@ -27,6 +27,8 @@ import org.gargamel.common.config.Mode;
 import org.gargamel.common.testing.Await;
 import org.gargamel.common.wire.CallOutcome;
 import org.gargamel.common.wire.ClusterProfile;
+import org.gargamel.common.wire.TransactionIds;
+import org.gargamel.scheduler.SchedulerServer;
 import org.gargamel.scheduler.bench.SchedulerBenchmark;
 import org.jgroups.protocols.DELAY;
 import org.jgroups.protocols.DISCARD;
@@ -356,7 +358,7 @@ class ClusterTest {
                 if (ranByTheDeparted.contains(outcome.txnId())) {
                     assertEquals("node-2", ranAt);
                     fromTheLog++;
-                } else if (outcome.txnId() > 10) {
+                } else if (outcome.txnId() > TransactionIds.firstOf(cluster.scheduler.epoch()) + 9) {
                     assertEquals("node-1", ranAt, "a call run again runs on the survivor");
                     ranAgain++;
                 }
@@ -409,29 +411,46 @@ class ClusterTest {
         }
     }
 
+    /**
+     * Scheduler failover, as the scheduler and client see it: the scheduler dies with calls placed and not run; the
+     * client's calls wait (a call submitted in the gap too); a new scheduler is made active with a new epoch, gets
+     * every pending call again from the client, and places them with ids of its epoch; the superseded scheduler's
+     * placements are dropped by the node; each call gets exactly one outcome.
+     */
     @Test
-    void theSchedulerLeavingFailsPendingCallsAtOnce() throws Exception {
-        TestCluster cluster = TestCluster.inMemory(1, 1);
-        try {
-            cluster.nodes.get(0).pause(true);
+    void aNewSchedulerGetsThePendingCallsOnceWithIdsOfItsOwnEpoch() throws Exception {
+        try (TestCluster cluster = TestCluster.inMemory(1, 1)) {
+            FakeNode node = cluster.nodes.get(0);
+            node.pause(true);
             GargamelClient client = cluster.readyClient(OPTIONS);
-            CompletableFuture<CallOutcome> pending =
+            long firstEpoch = cluster.scheduler.epoch();
+            assertTrue(firstEpoch > 0, "the first scheduler was made active");
+            CompletableFuture<CallOutcome> placed =
                     client.submit(ProcedureCall.of("delivery", 1, 1, java.time.LocalDateTime.now(ZoneOffset.UTC)));
-            waitUntil(() -> cluster.scheduler.scheduledCount() == 1, "the call was scheduled");
+            waitUntil(() -> cluster.scheduler.scheduledCount() == 1, "the call was placed");
             cluster.scheduler.close();
-            GargamelClientException failure = failure(pending);
-            assertEquals(GargamelClientException.Reason.DISCONNECTED, failure.reason());
-            assertTrue(failure.getMessage().contains("scheduler left"), failure.getMessage());
-            CompletableFuture<CallOutcome> later =
-                    client.submit(ProcedureCall.of("delivery", 1, 1, java.time.LocalDateTime.now(ZoneOffset.UTC)));
-            assertEquals(
-                    GargamelClientException.Reason.DISCONNECTED, failure(later).reason());
+            waitUntil(() -> client.inFlight() == 1, "the client still waits");
+            CompletableFuture<CallOutcome> inTheGap =
+                    client.submit(ProcedureCall.of("delivery", 2, 1, java.time.LocalDateTime.now(ZoneOffset.UTC)));
+            Thread.sleep(300);
+            assertFalse(placed.isDone(), "no outcome while no scheduler is here: " + placed);
+            assertFalse(inTheGap.isDone(), "a call of the gap waits too: " + inTheGap);
+            SchedulerServer next = cluster.replaceScheduler();
+            waitUntil(() -> next.epoch() > firstEpoch, "the new scheduler was made active with a later epoch");
+            node.pause(false);
+            for (CompletableFuture<CallOutcome> future : List.of(placed, inTheGap)) {
+                CallOutcome outcome = future.get(20, TimeUnit.SECONDS);
+                assertEquals(CallOutcome.Status.COMMITTED, outcome.status(), outcome.toString());
+                assertEquals(next.epoch(), TransactionIds.epochOf(outcome.txnId()), "an id of the new epoch");
+            }
+            assertEquals(2, client.resubmittedCount(), "both calls went to the new scheduler");
+            assertEquals(1, cluster.bus.droppedStale.get(), "the old placement never ran");
+            assertEquals(2, cluster.bus.executions.get(), "each call ran once");
+            assertEquals(0, cluster.bus.duplicates.get());
             client.close();
             CompletableFuture<CallOutcome> closed =
                     client.submit(ProcedureCall.of("delivery", 1, 1, java.time.LocalDateTime.now(ZoneOffset.UTC)));
             assertTrue(failure(closed).getMessage().contains("closed"));
-        } finally {
-            cluster.close();
         }
     }
 

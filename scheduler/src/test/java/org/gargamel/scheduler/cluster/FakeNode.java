@@ -22,12 +22,15 @@ import org.gargamel.common.group.GroupConfig;
 import org.gargamel.common.wire.Abandon;
 import org.gargamel.common.wire.CallOutcome;
 import org.gargamel.common.wire.ClusterProfile;
+import org.gargamel.common.wire.EpochGranted;
 import org.gargamel.common.wire.Execute;
 import org.gargamel.common.wire.Message;
 import org.gargamel.common.wire.NodeHello;
 import org.gargamel.common.wire.NodeRefused;
 import org.gargamel.common.wire.Progress;
 import org.gargamel.common.wire.Settlement;
+import org.gargamel.common.wire.TakeOver;
+import org.gargamel.common.wire.TransactionIds;
 import org.gargamel.common.wire.WireCodec;
 import org.gargamel.tpcc.TpccRules;
 import org.jgroups.Address;
@@ -62,9 +65,22 @@ public final class FakeNode implements AutoCloseable {
         public final AtomicLong duplicates = new AtomicLong();
 
         public volatile String abortProcedure = "";
+        /** The epoch each claimant got, as a write-set log would decide it (the order of first claims). */
+        final ConcurrentHashMap<Address, Long> epochs = new ConcurrentHashMap<>();
+
+        private final AtomicLong claims = new AtomicLong();
+        /** Calls of a superseded scheduler dropped before they ran. */
+        public final AtomicLong droppedStale = new AtomicLong();
+
+        long epochOf(Address claimant) {
+            return epochs.computeIfAbsent(claimant, c -> claims.incrementAndGet());
+        }
     }
 
     private record Visible(long txn) {}
+
+    /** A scheduler's TAKE_OVER: a fake node grants it at once, with the bus's epoch for it. */
+    private record Claimed(Address claimant) {}
 
     private final String name;
     private final int workers;
@@ -118,6 +134,8 @@ public final class FakeNode implements AutoCloseable {
                 Message decoded = WireCodec.decode(message.getArray(), message.getOffset(), message.getLength());
                 if (decoded instanceof Execute execute) {
                     inbox.add(execute);
+                } else if (decoded instanceof TakeOver) {
+                    inbox.add(new Claimed(message.getSrc()));
                 } else if (decoded instanceof NodeRefused refused) {
                     refusals.add(refused);
                 } else if (decoded instanceof Abandon abandon) {
@@ -224,6 +242,8 @@ public final class FakeNode implements AutoCloseable {
                     makeVisible(v.txn());
                 } else if (event instanceof Abandon abandon) {
                     settle(abandon);
+                } else if (event instanceof Claimed claimed) {
+                    send(claimed.claimant(), new EpochGranted(name, bus.epochOf(claimed.claimant())));
                 } else if ("hello".equals(event)) {
                     send(scheduler, new NodeHello(name, workers, true, profile));
                 }
@@ -242,6 +262,12 @@ public final class FakeNode implements AutoCloseable {
             progressed = false;
             for (Queue<Execute> queue : queues) {
                 Execute head;
+                // As a real node: a call of a superseded scheduler that has not started never runs.
+                while ((head = queue.peek()) != null && TransactionIds.epochOf(head.txnId()) < bus.claims.get()) {
+                    queue.poll();
+                    bus.droppedStale.incrementAndGet();
+                    progressed = true;
+                }
                 while ((head = queue.peek()) != null && ready(head) && budget.get() > 0) {
                     budget.decrementAndGet();
                     queue.poll();

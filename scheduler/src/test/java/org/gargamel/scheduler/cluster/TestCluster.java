@@ -21,7 +21,8 @@ import org.jgroups.JChannel;
 /** A scheduler, fake nodes and clients in one JVM, in-memory or over TCP on 127.0.0.1; closes them all. */
 final class TestCluster implements AutoCloseable {
     final FakeNode.Bus bus = new FakeNode.Bus();
-    final SchedulerServer scheduler;
+    SchedulerServer scheduler;
+    private final SchedulerConfig schedulerConfig;
     final List<FakeNode> nodes = new ArrayList<>();
     final List<GargamelClient> clients = new ArrayList<>();
     private final boolean tcp;
@@ -43,8 +44,8 @@ final class TestCluster implements AutoCloseable {
         } else {
             control = GroupSettings.inMemory();
         }
-        scheduler = new SchedulerServer(
-                new SchedulerConfig(control, mode, Isolation.PSI, TpccRules.temporaryFile(), maxInFlight));
+        schedulerConfig = new SchedulerConfig(control, mode, Isolation.PSI, TpccRules.temporaryFile(), maxInFlight);
+        scheduler = new SchedulerServer(schedulerConfig);
         try {
             scheduler.start(faults);
             for (int i = 1; i <= nodeCount; i++) {
@@ -109,6 +110,14 @@ final class TestCluster implements AutoCloseable {
         GargamelClient client = client(options);
         client.awaitNodes(nodes.size(), Duration.ofSeconds(20));
         return client;
+    }
+
+    /** A new scheduler process in place of the current one, which is closed first (a failover). */
+    SchedulerServer replaceScheduler() throws Exception {
+        scheduler.close();
+        scheduler = new SchedulerServer(schedulerConfig);
+        scheduler.start(faults);
+        return scheduler;
     }
 
     @Override
