@@ -16,6 +16,7 @@ import org.gargamel.common.wire.CallOutcome;
 import org.gargamel.common.wire.ClusterProfile;
 import org.gargamel.common.wire.DrainQuery;
 import org.gargamel.common.wire.DrainStatus;
+import org.gargamel.common.wire.EpochGranted;
 import org.gargamel.common.wire.Execute;
 import org.gargamel.common.wire.MessageEndpoint;
 import org.gargamel.common.wire.MessageType;
@@ -23,6 +24,7 @@ import org.gargamel.common.wire.NodeHello;
 import org.gargamel.common.wire.NodeRefused;
 import org.gargamel.common.wire.Progress;
 import org.gargamel.common.wire.Settlement;
+import org.gargamel.common.wire.TakeOver;
 import org.gargamel.common.wire.WireCodec;
 import org.jgroups.Address;
 import org.jgroups.BytesMessage;
@@ -41,6 +43,8 @@ final class FakeScheduler implements AutoCloseable {
     final Map<Long, CallOutcome> outcomesByTxn = new ConcurrentHashMap<>();
     final Map<String, Set<Long>> visible = new ConcurrentHashMap<>();
     final Map<String, Integer> hellos = new ConcurrentHashMap<>();
+    /** The epoch each node granted this scheduler (EPOCH_GRANTED), by node. */
+    final Map<String, Long> grants = new ConcurrentHashMap<>();
     /** The profile each node sent in its latest NODE_HELLO. */
     final Map<String, ClusterProfile> profiles = new ConcurrentHashMap<>();
     /** The SETTLEMENTs the nodes sent, in arrival order. */
@@ -70,6 +74,11 @@ final class FakeScheduler implements AutoCloseable {
                     profiles.put(hello.nodeName(), hello.profile());
                     hellos.put(hello.nodeName(), hello.workers());
                 })
+                .on(
+                        EpochGranted.class,
+                        MessageType.EPOCH_GRANTED,
+                        (source, grant) -> grants.put(grant.nodeName(), grant.epoch()))
+                .on(TakeOver.class, MessageType.TAKE_OVER, (source, takeOver) -> {})
                 // A joining node's DRAIN_QUERY: nothing is in flight here.
                 .on(
                         DrainQuery.class,
@@ -111,6 +120,29 @@ final class FakeScheduler implements AutoCloseable {
 
     void execute(String node, int worker, long txn, long[] dependencies, ProcedureCall call) throws Exception {
         execute(node, worker, txn, dependencies, false, call);
+    }
+
+    /**
+     * Asks the nodes to make this scheduler the active one (as a real scheduler does at start) and waits until
+     * {@code nodes} nodes granted it; its epoch.
+     */
+    long takeOver(int nodes) throws Exception {
+        channel.send(new BytesMessage(null, WireCodec.encode(new TakeOver())));
+        Await.until("the grants of " + nodes + " node(s)", Duration.ofSeconds(20), () -> grants.size() >= nodes);
+        return grants.values().iterator().next();
+    }
+
+    /** This scheduler's address: the client of the calls it sends. */
+    Address address() {
+        return channel.getAddress();
+    }
+
+    /** An EXECUTE of a call of {@code client}'s, as a new scheduler places a call the client resubmitted to it. */
+    void executeFor(Address client, long callId, String node, int worker, long txn, ProcedureCall call)
+            throws Exception {
+        txnByCall.put(callId, txn);
+        Execute execute = new Execute(txn, worker, false, new long[0], client, callId, call);
+        channel.send(new BytesMessage(member(node), WireCodec.encode(execute)));
     }
 
     /** Refuses {@code node}, as the scheduler does a node whose configuration differs. */

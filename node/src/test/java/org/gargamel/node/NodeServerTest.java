@@ -205,6 +205,50 @@ class NodeServerTest {
                 CallOutcome.Status.COMMITTED, scheduler.awaitOutcome(2, TIMEOUT).status());
     }
 
+    /**
+     * Scheduler failover at the nodes (docs/protocol.md): a claim committed in the log makes a scheduler active with its
+     * epoch; when a second one takes over, a call of the first that had not started (it waits for a dependency whose
+     * EXECUTE died with its scheduler) is dropped, never run; the client's resubmission of a call that already ran is
+     * answered with the first run's outcome and changes nothing twice; the replicas converge.
+     */
+    @Test
+    void aNewSchedulersEpochDropsTheOldCallsNotStartedAndAResubmittedCallDoesNotRunTwice() throws Exception {
+        startNodes("gargamel", "psi");
+        long first = scheduler.takeOver(2);
+        assertEquals(java.util.Map.of("node-1", first, "node-2", first), scheduler.grants, "one epoch, both nodes");
+        long t1 = org.gargamel.common.wire.TransactionIds.firstOf(first);
+        scheduler.execute("node-1", 0, t1, deps(), payment(1, 1, "5.00"));
+        CallOutcome ran = scheduler.awaitOutcome(t1, TIMEOUT);
+        assertEquals(CallOutcome.Status.COMMITTED, ran.status());
+        scheduler.execute("node-2", 0, t1 + 2, deps(t1 + 1), payment(1, 2, "7.00")); // t1 + 1 never comes
+        try (FakeScheduler next = new FakeScheduler()) {
+            long second = next.takeOver(2);
+            assertTrue(second > first, second + " after " + first);
+            Await.until(
+                    "node-2 dropped the old call",
+                    Duration.ofSeconds(10),
+                    () -> nodes.get(1).statistics().droppedStaleCalls() == 1);
+            // The client (the first scheduler's address here) resubmits call 1, which ran; the new scheduler places
+            // it on node-2.
+            long t2 = org.gargamel.common.wire.TransactionIds.firstOf(second);
+            next.executeFor(scheduler.address(), ran.callId(), "node-2", 0, t2, payment(1, 1, "5.00"));
+            // The answer is the first run's outcome itself (transaction t1's), which the client matches by call id.
+            Await.until(
+                    "the second answer to call " + ran.callId(),
+                    Duration.ofSeconds(20),
+                    () -> scheduler.outcomeCount(t1) == 2);
+            assertEquals(ran, scheduler.outcomesByTxn.get(t1), "the first run's outcome");
+            assertEquals(1, nodes.get(1).statistics().answeredFromEarlierRuns());
+            // node-2 answered from t1's entry, which it had applied: both replicas hold the one payment.
+            for (int server = 0; server < 2; server++) {
+                assertEquals("1 5.00", district(server, 1, 1), "paid once, on replica " + server);
+                assertEquals("1 0.00", district(server, 1, 2), "the dropped call never ran, on replica " + server);
+            }
+            assertTrue(!scheduler.outcomesByTxn.containsKey(t1 + 2), "no outcome for the dropped call");
+            assertConverged();
+        }
+    }
+
     /** DESIGN.md §3: New-Order and Payment of one district at once, on two replicas and on two workers of one. */
     @Test
     void newOrderAndPaymentOfOneDistrictOnTwoReplicasAndTwoWorkers() throws Exception {

@@ -14,8 +14,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The short chaos run of the test command: {@code gargamel chaos} from the all-in-one jar runs TPC-C on three embedded
- * replicas while node processes, and the nodes' PostgreSQL servers, are killed with SIGKILL and started again (the node
- * with the same command; a node whose database died fences itself and starts again once it is back). Every call gets its
+ * replicas while node processes, the nodes' PostgreSQL servers and the scheduler are killed with SIGKILL and started
+ * again (the node with the same command; a node whose database died fences itself and starts again once it is back;
+ * a new scheduler takes over through the write-set log and the clients resubmit their pending calls). Every call gets its
  * one outcome (a killed node's calls are answered from the log or run again on the survivors), every acknowledged
  * New-Order is on every replica, none ran twice, the restarted nodes caught up, and the replicas are identical and
  * consistent at the end.
@@ -24,7 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ChaosIT {
 
     @Test
-    void nodesAndTheirDatabasesKilledDuringTpccLoseNothingAndDivergeNowhere(@TempDir Path directory) throws Exception {
+    void nodesDatabasesAndTheSchedulerKilledDuringTpccLoseNothingAndDivergeNowhere(@TempDir Path directory) throws Exception {
         Path out = directory.resolve("result");
         GargamelProcess chaos = GargamelProcess.start(
                 directory,
@@ -52,7 +53,7 @@ class ChaosIT {
 
         JsonNode result = new ObjectMapper().readTree(out.resolve("result.json").toFile());
         JsonNode faults = result.get("faults");
-        assertTrue(faults.size() >= 2, "at least two nodes killed and restarted: " + faults);
+        assertTrue(faults.size() >= 3, "a fault of each kind: " + faults);
         java.util.Set<String> kinds = new java.util.TreeSet<>();
         for (JsonNode fault : faults) {
             kinds.add(fault.get("kind").asText());
@@ -63,7 +64,7 @@ class ChaosIT {
                     fault.toString());
             assertTrue(fault.get("error") == null, fault.toString());
         }
-        assertEquals(java.util.Set.of("node", "postgres"), kinds, faults.toString());
+        assertEquals(java.util.Set.of("node", "postgres", "scheduler"), kinds, faults.toString());
         assertEquals(0, result.get("errors").asLong(), "no call failed: " + output);
         assertTrue(result.get("acknowledgedNewOrders").asLong() > 100, output);
         assertEquals(0, result.get("acknowledgedMissing").asLong(), output);
@@ -72,6 +73,7 @@ class ChaosIT {
         assertTrue(result.get("convergence").get("identical").asBoolean(), output);
         assertTrue(output.contains("killed node-"), output);
         assertTrue(output.contains("killed the PostgreSQL of node-"), output);
+        assertTrue(output.contains("killed scheduler"), output);
 
         Orphans.assertAllGone(children, output);
     }

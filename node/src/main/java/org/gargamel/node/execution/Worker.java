@@ -106,8 +106,14 @@ public final class Worker {
                 // A resubmitted call whose first run took effect: the client hears that outcome; this transaction is
                 // done with no effect.
                 context.statistics().answeredFromEarlierRun();
-                LOG.info("{} worker {}: call {} of {} ran before (transaction {}): answered with that outcome, {} done "
-                        + "with no effect", context.node(), index, call.callId(), call.client(), earlier.txnId(),
+                LOG.info(
+                        "{} worker {}: call {} of {} ran before (transaction {}): answered with that outcome, {} done "
+                                + "with no effect",
+                        context.node(),
+                        index,
+                        call.callId(),
+                        call.client(),
+                        earlier.txnId(),
                         call.txnId());
                 settleWithoutEffect(call, attempt, earlier);
             } else if (call.readOnly()) {
