@@ -67,7 +67,6 @@ import org.gargamel.node.writeset.WriteSetLog;
 import org.jgroups.Address;
 import org.jgroups.JChannel;
 import org.jgroups.View;
-import org.jgroups.util.NameCache;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -539,12 +538,7 @@ public final class NodeServer implements AutoCloseable {
      * collected is reflected here; then NODE_HELLO ready, and calls come (docs/protocol.md, Membership).
      */
     private void announce(View view) {
-        Address found = null;
-        for (Address member : view.getMembers()) {
-            if (GargamelClient.SCHEDULER_NAME.equals(NameCache.get(member))) {
-                found = member;
-            }
-        }
+        Address found = GargamelClient.activeScheduler(view); // the oldest one: any other stands by
         scheduler = found;
         if (found == null) {
             return;

@@ -116,13 +116,15 @@ public final class SchedulerServer implements AutoCloseable {
     private final Map<Address, String> granters = new HashMap<>();
     /** Whether every granter still in the view has said hello: joining nodes' drain queries wait until then. */
     private boolean takeOverDone;
+    /** The older scheduler this one stands by for (logged once per scheduler). */
+    private Address standingByFor;
     /** Drain queries of joining nodes held until {@link #takeOverDone}. */
     private final List<Drain> heldDrains = new ArrayList<>();
 
     private final AtomicLong refusedNodes = new AtomicLong();
     private JChannel channel;
     /** The latest view, as seen by the loop: a NODE_HELLO from outside it is stale and ignored. */
-    private View view;
+    private volatile View view;
     /** The transaction the running event is about (0: none yet), for the fatal log line; loop thread only. */
     private long eventTxn;
 
@@ -274,8 +276,7 @@ public final class SchedulerServer implements AutoCloseable {
         channel = Channels.schedulerControl(group, GargamelClient.SCHEDULER_NAME);
         channel.setReceiver(endpoint);
         beforeConnect.accept(channel);
-        channel.connect(Channels.CONTROL_CLUSTER);
-        claim();
+        channel.connect(Channels.CONTROL_CLUSTER); // the first view claims, unless an older scheduler is here
     }
 
     /**
@@ -291,6 +292,15 @@ public final class SchedulerServer implements AutoCloseable {
                 LOG.warn("cannot ask the nodes to make this scheduler active: {}", e.toString());
             }
         }
+    }
+
+    /**
+     * Whether this scheduler stands by: another scheduler joined the group before it and is still there (every
+     * member takes the oldest one for the active scheduler). It takes over when those before it are gone.
+     */
+    public boolean standingBy() {
+        View current = view;
+        return current != null && !channel.getAddress().equals(GargamelClient.activeScheduler(current));
     }
 
     /** Whether the write-set log made this scheduler the active one, and its epoch (0 until then). */
@@ -646,7 +656,13 @@ public final class SchedulerServer implements AutoCloseable {
     private void onView(View view) {
         this.view = view;
         if (!active) {
-            claim(); // nodes may have joined since
+            Address first = GargamelClient.activeScheduler(view);
+            if (channel.getAddress().equals(first)) {
+                claim(); // the oldest scheduler here: it takes over (again at every view: nodes may have joined since)
+            } else if (!first.equals(standingByFor)) {
+                LOG.info("standing by: {} is the active scheduler; this one takes over when it is gone", first);
+                standingByFor = first;
+            }
         }
         List<String> gone = new ArrayList<>();
         for (Map.Entry<String, Address> node : nodes.entrySet()) {

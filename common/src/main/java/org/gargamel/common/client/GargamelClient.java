@@ -405,12 +405,7 @@ public final class GargamelClient implements AutoCloseable {
     }
 
     private void viewChanged(View view) {
-        Address found = null;
-        for (Address member : view.getMembers()) {
-            if (SCHEDULER_NAME.equals(NameCache.get(member))) {
-                found = member;
-            }
-        }
+        Address found = activeScheduler(view);
         synchronized (schedulerChange) {
             Address previous = scheduler;
             scheduler = found;
@@ -418,6 +413,19 @@ public final class GargamelClient implements AutoCloseable {
                 resubmitAll(found);
             }
         }
+    }
+
+    /**
+     * The active scheduler as every member sees it: the first member named {@code scheduler} in the view (the oldest
+     * one); any later one stands by until those before it are gone (docs/protocol.md, Scheduler failover). Null if none.
+     */
+    public static Address activeScheduler(View view) {
+        for (Address member : view.getMembers()) {
+            if (SCHEDULER_NAME.equals(NameCache.get(member))) {
+                return member;
+            }
+        }
+        return null;
     }
 
     /**

@@ -32,6 +32,10 @@ public final class FaultInjector {
     private final Object pause = new Object();
 
     private long startNanos;
+    /** The scheduler process serving (the one started first), and the one standing by (null if there is none). */
+    private String activeScheduler;
+
+    private String standbyScheduler;
 
     /** The nodes' PostgreSQL servers, by the node's position ({@code node-1} is 0), for faults of kind postgres. */
     public interface Databases {
@@ -49,6 +53,9 @@ public final class FaultInjector {
         }
         this.cluster = cluster;
         this.databases = databases;
+        this.activeScheduler = cluster.schedulerNames().get(0);
+        this.standbyScheduler =
+                cluster.schedulerNames().size() > 1 ? cluster.schedulerNames().get(1) : null;
         this.plan = plan;
         this.err = err;
         this.thread = new Thread(this::run, "fault-injector");
@@ -97,7 +104,7 @@ public final class FaultInjector {
                 FaultPlan.Kind kind =
                         plan.kinds().get(faults.size() % plan.kinds().size());
                 if (kind == FaultPlan.Kind.SCHEDULER) {
-                    target = "scheduler";
+                    target = activeScheduler;
                 }
                 if (!inject(kind, target, nodes.indexOf(target))) {
                     return;
@@ -112,6 +119,9 @@ public final class FaultInjector {
     private boolean inject(FaultPlan.Kind kind, String target, int index) {
         GargamelClient client = cluster.client();
         int before = nodeCount(client);
+        for (int attempt = 0; before < 0 && attempt < 30; attempt++) {
+            before = nodeCount(client); // a busy scheduler may answer later than the query's timeout
+        }
         double at = (System.nanoTime() - startNanos) / 1e9;
         long killed = System.nanoTime();
         long pid;
@@ -136,8 +146,16 @@ public final class FaultInjector {
         Long recovered = null;
         String error = null;
         try {
-            if (kind == FaultPlan.Kind.SCHEDULER) {
-                // No scheduler until a new one is started and made active: recovered when it serves every node.
+            if (kind == FaultPlan.Kind.SCHEDULER && standbyScheduler != null) {
+                // The standby takes over: recovered when it serves every node; the killed one comes back standing by.
+                awaitNodes(client, count -> count >= before);
+                recovered = millisSince(killed);
+                sleepUninterruptibly(plan.downtime());
+                cluster.restart(target);
+                activeScheduler = standbyScheduler;
+                standbyScheduler = target;
+            } else if (kind == FaultPlan.Kind.SCHEDULER) {
+                // No scheduler until it is started again and made active: recovered when it serves every node.
                 sleepUninterruptibly(plan.downtime());
                 cluster.restart(target);
                 awaitNodes(client, count -> count >= before);
@@ -175,7 +193,8 @@ public final class FaultInjector {
     private void awaitNodes(GargamelClient client, java.util.function.IntPredicate done)
             throws InterruptedException, TimeoutException {
         long deadline = System.nanoTime() + NOTICE_TIMEOUT.toNanos();
-        while (!done.test(nodeCount(client))) {
+        int count;
+        while ((count = nodeCount(client)) < 0 || !done.test(count)) { // -1: no answer (no scheduler right now)
             if (System.nanoTime() > deadline) {
                 throw new TimeoutException(
                         "the scheduler's node count did not change within " + NOTICE_TIMEOUT.toSeconds() + " s");
@@ -186,7 +205,8 @@ public final class FaultInjector {
 
     private static int nodeCount(GargamelClient client) {
         try {
-            return client.drainStatus(Duration.ofSeconds(5)).nodes();
+            // Short: a query sent to a scheduler that was just killed is lost; the next one goes to its successor.
+            return client.drainStatus(Duration.ofSeconds(1)).nodes();
         } catch (Exception e) {
             return -1;
         }

@@ -6,8 +6,8 @@ import org.gargamel.common.config.Isolation;
 import org.gargamel.common.config.Mode;
 
 /**
- * What {@link LocalGargamelCluster} starts: one node per JDBC URL (replica), each with {@code workers} workers, and one
- * scheduler, in {@code mode} and {@code isolation}, all classifying with the rules file {@code rules}. Configuration
+ * What {@link LocalGargamelCluster} starts: one node per JDBC URL (replica), each with {@code workers} workers, and
+ * {@code schedulers} schedulers (the first active, any other standing by: docs/protocol.md, Scheduler failover), in {@code mode} and {@code isolation}, all classifying with the rules file {@code rules}. Configuration
  * files, process logs and the nodes' write-set logs go to {@code directory}; {@code durableLog} forces each log append
  * to disk (off for throw-away embedded servers, whose own data is not durable either).
  */
@@ -18,12 +18,25 @@ public record ClusterPlan(
         List<String> jdbcUrls,
         int workers,
         Path directory,
-        boolean durableLog) {
+        boolean durableLog,
+        int schedulers) {
     public ClusterPlan {
         jdbcUrls = List.copyOf(jdbcUrls);
         if (jdbcUrls.isEmpty()) {
             throw new IllegalArgumentException("a cluster needs at least one replica");
         }
+        if (schedulers < 1) {
+            throw new IllegalArgumentException("a cluster needs at least one scheduler, got " + schedulers);
+        }
+    }
+
+    /** The schedulers' process names: scheduler, scheduler-2, ... */
+    public List<String> schedulerNames() {
+        List<String> names = new java.util.ArrayList<>();
+        for (int i = 1; i <= schedulers; i++) {
+            names.add(i == 1 ? "scheduler" : "scheduler-" + i);
+        }
+        return List.copyOf(names);
     }
 
     public int replicas() {

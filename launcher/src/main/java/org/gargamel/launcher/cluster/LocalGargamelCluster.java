@@ -92,10 +92,15 @@ public final class LocalGargamelCluster implements GargamelCluster {
 
     private void launch(PrintStream err) throws IOException, InterruptedException {
         Path directory = Files.createDirectories(plan.directory());
-        int schedulerPort = LoopbackPorts.pick();
+        List<String> schedulerNames = plan.schedulerNames();
+        int[] schedulerPorts = new int[schedulerNames.size()];
+        List<String> controlHosts = new ArrayList<>();
+        for (int i = 0; i < schedulerPorts.length; i++) {
+            schedulerPorts[i] = LoopbackPorts.pick();
+            controlHosts.add("127.0.0.1:" + schedulerPorts[i]);
+        }
         int[] controlPorts = new int[plan.replicas()];
         int[] writeSetPorts = new int[plan.replicas()];
-        List<String> controlHosts = new ArrayList<>(List.of("127.0.0.1:" + schedulerPort));
         List<String> writeSetHosts = new ArrayList<>();
         for (int i = 0; i < plan.replicas(); i++) {
             controlPorts[i] = LoopbackPorts.pick();
@@ -103,22 +108,29 @@ public final class LocalGargamelCluster implements GargamelCluster {
             controlHosts.add("127.0.0.1:" + controlPorts[i]);
             writeSetHosts.add("127.0.0.1:" + writeSetPorts[i]);
         }
-        Map<String, Object> scheduler = new LinkedHashMap<>();
-        scheduler.put("control", Map.of("bind", "127.0.0.1:" + schedulerPort, "initialHosts", controlHosts));
-        scheduler.put("rules", plan.rules().toAbsolutePath().toString());
-        scheduler.put("mode", plan.mode().configName());
-        scheduler.put("isolation", plan.isolation().configName());
-        Path schedulerConfig = directory.resolve("scheduler.yaml");
-        ConfigFiles.write(schedulerConfig, scheduler);
-
-        err.printf("starting the scheduler and %d node(s) (logs in %s) ...%n", plan.replicas(), directory);
-        ChildProcess schedulerProcess = launch(
-                "scheduler",
-                new Launch(
-                        List.of("scheduler", "--config", schedulerConfig.toString()),
-                        directory.resolve("scheduler.log"),
-                        SCHEDULER_READY));
-        awaitReady(schedulerProcess, SCHEDULER_READY, 0);
+        err.printf(
+                "starting %s and %d node(s) (logs in %s) ...%n",
+                schedulerNames.size() == 1 ? "the scheduler" : schedulerNames.size() + " schedulers (one standing by)",
+                plan.replicas(),
+                directory);
+        // One after the other: the first to join is the active one, the others stand by (docs/protocol.md).
+        for (int i = 0; i < schedulerNames.size(); i++) {
+            String name = schedulerNames.get(i);
+            Map<String, Object> scheduler = new LinkedHashMap<>();
+            scheduler.put("control", Map.of("bind", "127.0.0.1:" + schedulerPorts[i], "initialHosts", controlHosts));
+            scheduler.put("rules", plan.rules().toAbsolutePath().toString());
+            scheduler.put("mode", plan.mode().configName());
+            scheduler.put("isolation", plan.isolation().configName());
+            Path schedulerConfig = directory.resolve(name + ".yaml");
+            ConfigFiles.write(schedulerConfig, scheduler);
+            ChildProcess schedulerProcess = launch(
+                    name,
+                    new Launch(
+                            List.of("scheduler", "--config", schedulerConfig.toString()),
+                            directory.resolve(name + ".log"),
+                            SCHEDULER_READY));
+            awaitReady(schedulerProcess, SCHEDULER_READY, 0);
+        }
 
         List<ChildProcess> nodes = new ArrayList<>();
         for (int i = 0; i < plan.replicas(); i++) {
@@ -158,9 +170,7 @@ public final class LocalGargamelCluster implements GargamelCluster {
         }
         try {
             client = GargamelClient.connect(
-                    GroupConfig.tcp(
-                            "127.0.0.1", 0, List.of(InetSocketAddress.createUnresolved("127.0.0.1", schedulerPort))),
-                    ClientOptions.defaults());
+                    GroupConfig.tcp("127.0.0.1", 0, schedulerHosts(schedulerPorts)), ClientOptions.defaults());
             client.awaitNodes(plan.replicas(), START_TIMEOUT);
         } catch (TimeoutException e) {
             throw new IllegalStateException(
@@ -181,6 +191,19 @@ public final class LocalGargamelCluster implements GargamelCluster {
         launches.put(name, launch);
         processes.add(process);
         return process;
+    }
+
+    private static List<InetSocketAddress> schedulerHosts(int[] ports) {
+        List<InetSocketAddress> hosts = new ArrayList<>();
+        for (int port : ports) {
+            hosts.add(InetSocketAddress.createUnresolved("127.0.0.1", port));
+        }
+        return hosts;
+    }
+
+    /** The names of the schedulers' processes (scheduler, scheduler-2, ...): the first one started is active. */
+    public List<String> schedulerNames() {
+        return plan.schedulerNames();
     }
 
     /** The names of the nodes' processes (node-1, ...), in order. */

@@ -29,8 +29,11 @@ abstract sealed class RunConnection implements AutoCloseable
     /** How long the replicas may take to apply the last write-sets after the terminals stop. */
     static final Duration QUIESCENCE_TIMEOUT = Duration.ofMinutes(2);
 
-    /** Opens the request's target on the run's databases {@code urls}; a Gargamel cluster is started or joined. */
-    static RunConnection open(RunRequest request, List<String> urls, PrintStream err)
+    /**
+     * Opens the request's target on the run's databases {@code urls}; a Gargamel cluster is started (with {@code
+     * schedulers} schedulers, one active) or joined.
+     */
+    static RunConnection open(RunRequest request, List<String> urls, int schedulers, PrintStream err)
             throws IOException, InterruptedException {
         if (request.target() instanceof RunTarget.Direct direct) {
             return new Direct(direct, urls.get(0));
@@ -40,7 +43,7 @@ abstract sealed class RunConnection implements AutoCloseable
         boolean durableLog = request.backend() == PostgresBackend.EXTERNAL;
         return new ThroughGargamel(
                 gargamel,
-                ThroughGargamel.connect(gargamel, urls, request.out().resolve("logs"), durableLog, err),
+                ThroughGargamel.connect(gargamel, urls, request.out().resolve("logs"), durableLog, schedulers, err),
                 urls.size(),
                 err);
     }
@@ -150,7 +153,12 @@ abstract sealed class RunConnection implements AutoCloseable
 
         /** Starts the scheduler and nodes here, or joins the running cluster given by --scheduler. */
         private static GargamelCluster connect(
-                RunTarget.Gargamel target, List<String> urls, Path logs, boolean durableLog, PrintStream err)
+                RunTarget.Gargamel target,
+                List<String> urls,
+                Path logs,
+                boolean durableLog,
+                int schedulers,
+                PrintStream err)
                 throws IOException, InterruptedException {
             if (!target.joinsRunningCluster()) {
                 ClusterPlan plan = new ClusterPlan(
@@ -160,7 +168,8 @@ abstract sealed class RunConnection implements AutoCloseable
                         urls,
                         target.workers(),
                         logs,
-                        durableLog);
+                        durableLog,
+                        schedulers);
                 return LocalGargamelCluster.start(plan, err);
             }
             err.println("joining the Gargamel cluster through the scheduler at " + target.scheduler() + " ...");

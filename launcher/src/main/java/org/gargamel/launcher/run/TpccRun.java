@@ -79,7 +79,9 @@ public final class TpccRun {
                     clock);
             String startedAt = LocalDateTime.now(clock).toString();
             AtomicBoolean interrupted = new AtomicBoolean();
-            try (RunConnection connection = RunConnection.open(request, urls, err)) {
+            // A chaos run that kills the scheduler starts a second one, standing by.
+            int schedulers = faults != null && faults.kinds().contains(FaultPlan.Kind.SCHEDULER) ? 2 : 1;
+            try (RunConnection connection = RunConnection.open(request, urls, schedulers, err)) {
                 TerminalEmulator emulator = new TerminalEmulator(settings, connection::executor);
                 connection.onFailure(emulator::stop);
                 Thread stopOnInterrupt = interruptHook(interrupted, emulator, connection);

@@ -25,7 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
 class ChaosIT {
 
     @Test
-    void nodesDatabasesAndTheSchedulerKilledDuringTpccLoseNothingAndDivergeNowhere(@TempDir Path directory) throws Exception {
+    void nodesDatabasesAndTheSchedulerKilledDuringTpccLoseNothingAndDivergeNowhere(@TempDir Path directory)
+            throws Exception {
         Path out = directory.resolve("result");
         GargamelProcess chaos = GargamelProcess.start(
                 directory,

@@ -454,6 +454,41 @@ class ClusterTest {
         }
     }
 
+    /**
+     * A standby scheduler: a second scheduler process in the group stands by (no claim, no epoch) while the first is
+     * here; when the first dies, the standby is the oldest scheduler left, every member takes it for the active one, it
+     * claims, and the client's pending call completes through it.
+     */
+    @Test
+    void aStandbySchedulerTakesOverWhenTheActiveOneLeaves() throws Exception {
+        try (TestCluster cluster = TestCluster.inMemory(1, 1)) {
+            FakeNode node = cluster.nodes.get(0);
+            GargamelClient client = cluster.readyClient(OPTIONS);
+            SchedulerServer standby = cluster.startStandby();
+            waitUntil(standby::standingBy, "the second scheduler stands by");
+            Thread.sleep(300);
+            assertEquals(0, standby.epoch(), "a standby does not claim");
+            long firstEpoch = cluster.scheduler.epoch();
+            CallOutcome before = client.submit(
+                            ProcedureCall.of("delivery", 1, 1, java.time.LocalDateTime.now(ZoneOffset.UTC)))
+                    .get(20, TimeUnit.SECONDS);
+            assertEquals(firstEpoch, TransactionIds.epochOf(before.txnId()), "served by the first scheduler");
+            node.pause(true);
+            CompletableFuture<CallOutcome> pending =
+                    client.submit(ProcedureCall.of("delivery", 2, 1, java.time.LocalDateTime.now(ZoneOffset.UTC)));
+            waitUntil(() -> cluster.scheduler.scheduledCount() == 2, "the second call was placed");
+            cluster.scheduler.close();
+            waitUntil(() -> standby.epoch() > firstEpoch, "the standby took over with a later epoch");
+            assertFalse(standby.standingBy());
+            node.pause(false);
+            CallOutcome after = pending.get(20, TimeUnit.SECONDS);
+            assertEquals(CallOutcome.Status.COMMITTED, after.status(), after.toString());
+            assertEquals(standby.epoch(), TransactionIds.epochOf(after.txnId()), "served by the standby");
+            assertEquals(2, cluster.bus.executions.get(), "each call ran once");
+            assertEquals(0, cluster.bus.duplicates.get());
+        }
+    }
+
     /** DISCARD counts what it dropped in protected fields (shown over JMX only). */
     private static int dropped(DISCARD discard, String field) throws ReflectiveOperationException {
         java.lang.reflect.Field counter = DISCARD.class.getDeclaredField(field);

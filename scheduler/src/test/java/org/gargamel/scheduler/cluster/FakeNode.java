@@ -38,7 +38,6 @@ import org.jgroups.BytesMessage;
 import org.jgroups.JChannel;
 import org.jgroups.Receiver;
 import org.jgroups.View;
-import org.jgroups.util.NameCache;
 
 /**
  * A node without PostgreSQL, for the scheduler's cluster tests and benchmark (docs/protocol.md): it joins the
@@ -146,12 +145,7 @@ public final class FakeNode implements AutoCloseable {
 
             @Override
             public void viewAccepted(View view) {
-                Address found = null;
-                for (Address member : view.getMembers()) {
-                    if (GargamelClient.SCHEDULER_NAME.equals(NameCache.get(member))) {
-                        found = member;
-                    }
-                }
+                Address found = GargamelClient.activeScheduler(view);
                 scheduler = found;
                 if (found != null) {
                     inbox.add("hello");

@@ -23,6 +23,7 @@ final class TestCluster implements AutoCloseable {
     final FakeNode.Bus bus = new FakeNode.Bus();
     SchedulerServer scheduler;
     private final SchedulerConfig schedulerConfig;
+    private final List<SchedulerServer> standbys = new ArrayList<>();
     final List<FakeNode> nodes = new ArrayList<>();
     final List<GargamelClient> clients = new ArrayList<>();
     private final boolean tcp;
@@ -112,6 +113,14 @@ final class TestCluster implements AutoCloseable {
         return client;
     }
 
+    /** A second scheduler in the group: it stands by while the current one is here (closed with the cluster). */
+    SchedulerServer startStandby() throws Exception {
+        SchedulerServer standby = new SchedulerServer(schedulerConfig);
+        standbys.add(standby);
+        standby.start(faults);
+        return standby;
+    }
+
     /** A new scheduler process in place of the current one, which is closed first (a failover). */
     SchedulerServer replaceScheduler() throws Exception {
         scheduler.close();
@@ -129,5 +138,8 @@ final class TestCluster implements AutoCloseable {
             node.close();
         }
         scheduler.close();
+        for (SchedulerServer standby : standbys) {
+            standby.close();
+        }
     }
 }
