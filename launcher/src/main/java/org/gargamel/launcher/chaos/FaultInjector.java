@@ -118,10 +118,7 @@ public final class FaultInjector {
     /** One fault of {@code kind} on {@code target}; false if its node could not be brought back. */
     private boolean inject(FaultPlan.Kind kind, String target, int index) {
         GargamelClient client = cluster.client();
-        int before = nodeCount(client);
-        for (int attempt = 0; before < 0 && attempt < 30; attempt++) {
-            before = nodeCount(client); // a busy scheduler may answer later than the query's timeout
-        }
+        int before = answeredNodeCount(client);
         double at = (System.nanoTime() - startNanos) / 1e9;
         long killed = System.nanoTime();
         long pid;
@@ -201,6 +198,15 @@ public final class FaultInjector {
             }
             Thread.sleep(POLL.toMillis());
         }
+    }
+
+    /** The scheduler's node count, asking again while no answer comes in time (a busy scheduler), up to 30 times. */
+    private static int answeredNodeCount(GargamelClient client) {
+        int count = nodeCount(client);
+        for (int attempt = 0; count < 0 && attempt < 30; attempt++) {
+            count = nodeCount(client);
+        }
+        return count;
     }
 
     private static int nodeCount(GargamelClient client) {
