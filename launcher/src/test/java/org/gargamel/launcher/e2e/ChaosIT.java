@@ -45,6 +45,9 @@ class ChaosIT {
                 "11",
                 "--fault-seed",
                 "3",
+                // The quick faults first, so that the 50 s hold one of each kind.
+                "--kinds",
+                "scheduler,postgres,node",
                 "--out",
                 out.toString());
         List<ProcessHandle> children = Orphans.watchDescendants(chaos.process);
