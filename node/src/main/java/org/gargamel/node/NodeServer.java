@@ -540,6 +540,12 @@ public final class NodeServer implements AutoCloseable {
     private void announce(View view) {
         Address found = GargamelClient.activeScheduler(view); // the oldest one: any other stands by
         scheduler = found;
+        if (found == null || view instanceof org.jgroups.MergeView) {
+            // Out of sight of the scheduler (a partition, or it died), or back from a partition: the scheduler may
+            // have taken this node for departed and settled its calls without it, so it joins again in two steps
+            // (caught up with the log first) rather than announce itself ready at once.
+            servingAt = null;
+        }
         if (found == null) {
             return;
         }

@@ -72,6 +72,15 @@ public final class PostgresCluster implements AutoCloseable {
      * temporary directory that is deleted when the cluster closes, so durability would buy nothing.
      */
     public static PostgresCluster embedded(int count) {
+        return embedded(count, null);
+    }
+
+    /**
+     * {@link #embedded(int)}, reachable from {@code clientNetwork} too (a CIDR such as {@code 10.231.7.0/24}, trusted
+     * without a password): for processes in network namespaces of a partition test, which cannot reach this host's
+     * loopback. The URLs still name 127.0.0.1; {@link #jdbcUrl(int, String)} names another address.
+     */
+    public static PostgresCluster embedded(int count, String clientNetwork) {
         requirePositive(count);
         Path work;
         try {
@@ -94,7 +103,11 @@ public final class PostgresCluster implements AutoCloseable {
                         .setServerConfig("max_connections", "300")
                         .setServerConfig("shared_buffers", "128MB")
                         .setServerConfig("max_locks_per_transaction", "256")
+                        .setServerConfig("listen_addresses", clientNetwork == null ? "localhost" : "*")
                         .start();
+                if (clientNetwork != null) {
+                    trust(work.resolve("data-" + i), clientNetwork, server.getJdbcUrl("postgres", "postgres"));
+                }
                 started.add(server);
                 urls.add(server.getJdbcUrl("postgres", "postgres"));
             }
@@ -442,6 +455,25 @@ public final class PostgresCluster implements AutoCloseable {
                 LOG.warn("could not stop a PostgreSQL server: {}", e.getMessage(), e);
             }
         }
+    }
+
+    /** Lets {@code network} connect to the server of {@code data} without a password, at once (a reload). */
+    private static void trust(Path data, String network, String url) throws IOException {
+        Files.writeString(
+                data.resolve("pg_hba.conf"),
+                "\nhost all all " + network + " trust\n",
+                java.nio.file.StandardOpenOption.APPEND);
+        try (Connection connection = JdbcConnections.connect(url);
+                java.sql.Statement statement = connection.createStatement()) {
+            statement.execute("SELECT pg_reload_conf()");
+        } catch (SQLException e) {
+            throw new IOException("cannot reload the configuration of " + url + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Server {@code index}'s URL with {@code host} in place of its loopback address. */
+    public String jdbcUrl(int index, String host) {
+        return jdbcUrls.get(index).replaceFirst("//(localhost|127\\.0\\.0\\.1):", "//" + host + ":");
     }
 
     private static void requirePositive(int count) {

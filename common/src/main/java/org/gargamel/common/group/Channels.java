@@ -123,7 +123,14 @@ public final class Channels {
             stack.add(new SHARED_LOOPBACK());
             stack.add(new SHARED_LOOPBACK_PING());
         } else {
+            // A member cut off by a partition must not stall the others: connecting to it gives up after 500 ms, and
+            // each connection sends from a queue of its own, so a multicast never waits on an unreachable member (a
+            // partition test found heartbeats to the reachable members delayed until they suspected the sender).
+            // A message dropped from a full queue is sent again by NAKACK2/UNICAST3.
             TP transport = new TCP()
+                    .nonBlockingSends(true)
+                    .maxSendQueue(10_000)
+                    .setSockConnTimeout(500)
                     .setBindAddress(InetAddress.getByName(config.bindAddress()))
                     .setBindPort(config.bindPort());
             transport.setPortRange(0);

@@ -98,9 +98,10 @@ public final class NodeCommand implements Callable<Integer> {
     }
 
     /**
-     * Keeps the node serving across the loss of its PostgreSQL (docs/node.md, Fencing): the node stopped on its first
-     * failed statement; it is closed at once, so it leaves the groups and the others settle its calls; once the
-     * database answers again, a new node starts, catches up from the log and joins. Any other failure is fatal.
+     * Keeps the node serving across the loss of its PostgreSQL (docs/node.md, Fencing) and across a taint (Rebuild):
+     * the node stopped; it is closed at once, so it leaves the groups and the others settle its calls; once the
+     * database answers, a new node starts (rebuilding a tainted replica from a peer first), catches up from the log and
+     * joins. Any other failure is fatal.
      */
     private static void keep(
             NodeConfig settings,
@@ -113,14 +114,22 @@ public final class NodeCommand implements Callable<Integer> {
             while (true) {
                 NodeServer node = running.get();
                 Throwable failure = node.failure().get();
-                if (stopping.get() || !NodeServer.lostItsDatabase(failure)) {
+                boolean rebuild = NodeServer.mustBeRebuilt(failure);
+                if (stopping.get() || !(rebuild || NodeServer.lostItsDatabase(failure))) {
                     fatal.complete(failure);
                     return;
                 }
                 node.close(); // fenced: out of the groups, nothing more from it
-                err.println("gargamel node: " + settings.name() + " lost its database and left the cluster ("
-                        + failure.getMessage() + "); it starts again once " + Secrets.maskUrl(settings.jdbcUrl())
-                        + " answers");
+                if (rebuild) {
+                    // It committed what the log abandoned (it was taken for departed, or cut off): the replica was
+                    // marked tainted; a new start rebuilds it from a peer before it serves again.
+                    err.println("gargamel node: " + settings.name() + " left the cluster to be rebuilt from a peer ("
+                            + failure.getMessage() + ")");
+                } else {
+                    err.println("gargamel node: " + settings.name() + " lost its database and left the cluster ("
+                            + failure.getMessage() + "); it starts again once " + Secrets.maskUrl(settings.jdbcUrl())
+                            + " answers");
+                }
                 err.flush();
                 while (true) {
                     awaitDatabase(settings, stopping);

@@ -24,6 +24,11 @@ final class GargamelProcess {
     }
 
     static GargamelProcess start(Path workDirectory, String... arguments) throws IOException {
+        return startIn(List.of(), workDirectory, arguments);
+    }
+
+    /** {@link #start}, the command run behind {@code prefix} (e.g. {@code ip netns exec NAMESPACE}). */
+    static GargamelProcess startIn(List<String> prefix, Path workDirectory, String... arguments) throws IOException {
         String jar = System.getProperty("gargamel.jar");
         if (jar == null || !Files.exists(Path.of(jar))) {
             throw new IllegalStateException(
@@ -31,7 +36,8 @@ final class GargamelProcess {
         }
         Path temporary = Files.createDirectories(workDirectory.resolve("tmp"));
         Path output = workDirectory.resolve("output.log");
-        List<String> command = new ArrayList<>(List.of(
+        List<String> command = new ArrayList<>(prefix);
+        command.addAll(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Djava.io.tmpdir=" + temporary,
                 "-jar",

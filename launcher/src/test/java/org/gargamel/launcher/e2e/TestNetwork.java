@@ -1,0 +1,131 @@
+package org.gargamel.launcher.e2e;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Hosts of a partition test on this machine: {@code hosts} network namespaces, each with its own address on a bridge
+ * that this host (the root namespace) is on too, 10.231.X.1/24 here and 10.231.X.(10+i) in namespace i. Taking the
+ * host side of a namespace's veth pair down cuts it off from everyone; bringing it up heals the partition. Needs root
+ * and iproute2 ({@code ip netns}); everything it made is removed on {@link #close}. Names are unique per instance, and
+ * only addresses inside the namespaces and bridge it made are used.
+ */
+final class TestNetwork implements AutoCloseable {
+    private final String prefix;
+    private final int subnet;
+    private final int hosts;
+    /** What {@link #build} made, to remove in reverse order: a network namespace, or a link. */
+    private record Made(boolean namespace, String name) {}
+
+    private final List<Made> created = new ArrayList<>();
+
+    private TestNetwork(String prefix, int subnet, int hosts) {
+        this.prefix = prefix;
+        this.subnet = subnet;
+        this.hosts = hosts;
+    }
+
+    /** Makes the bridge and {@code hosts} namespaces; fails, naming the command, if this machine cannot. */
+    static TestNetwork create(int hosts) throws IOException, InterruptedException {
+        String prefix = "gp" + Integer.toHexString(ThreadLocalRandom.current().nextInt(0x1000, 0xffff));
+        TestNetwork network =
+                new TestNetwork(prefix, ThreadLocalRandom.current().nextInt(2, 250), hosts);
+        try {
+            network.build();
+            return network;
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            network.close();
+            throw e;
+        }
+    }
+
+    private void build() throws IOException, InterruptedException {
+        String bridge = prefix + "-br";
+        run("ip", "link", "add", bridge, "type", "bridge");
+        created.add(new Made(false, bridge));
+        run("ip", "addr", "add", bridgeAddress() + "/24", "dev", bridge);
+        run("ip", "link", "set", bridge, "up");
+        for (int i = 1; i <= hosts; i++) {
+            String namespace = namespace(i);
+            run("ip", "netns", "add", namespace);
+            created.add(new Made(true, namespace));
+            run("ip", "link", "add", hostSide(i), "type", "veth", "peer", "name", prefix + "-p" + i);
+            run("ip", "link", "set", prefix + "-p" + i, "netns", namespace);
+            run("ip", "link", "set", hostSide(i), "master", bridge);
+            run("ip", "link", "set", hostSide(i), "up");
+            run("ip", "netns", "exec", namespace, "ip", "addr", "add", address(i) + "/24", "dev", prefix + "-p" + i);
+            run("ip", "netns", "exec", namespace, "ip", "link", "set", prefix + "-p" + i, "up");
+            run("ip", "netns", "exec", namespace, "ip", "link", "set", "lo", "up");
+        }
+    }
+
+    /** This host's address on the bridge. */
+    String bridgeAddress() {
+        return "10.231." + subnet + ".1";
+    }
+
+    /** Namespace {@code i}'s address (1-based). */
+    String address(int i) {
+        return "10.231." + subnet + "." + (10 + i);
+    }
+
+    /** The network, for PostgreSQL's pg_hba.conf. */
+    String cidr() {
+        return "10.231." + subnet + ".0/24";
+    }
+
+    /** The command prefix that runs a program in namespace {@code i}. */
+    List<String> inNamespace(int i) {
+        return List.of("ip", "netns", "exec", namespace(i));
+    }
+
+    /** Cuts namespace {@code i} off from the bridge: nothing reaches it, nothing leaves it. */
+    void cut(int i) throws IOException, InterruptedException {
+        run("ip", "link", "set", hostSide(i), "down");
+    }
+
+    void heal(int i) throws IOException, InterruptedException {
+        run("ip", "link", "set", hostSide(i), "up");
+    }
+
+    private String namespace(int i) {
+        return prefix + "-n" + i;
+    }
+
+    private String hostSide(int i) {
+        return prefix + "-v" + i;
+    }
+
+    @Override
+    public void close() {
+        for (int i = created.size() - 1; i >= 0; i--) {
+            Made made = created.get(i);
+            try {
+                if (made.namespace()) {
+                    run("ip", "netns", "del", made.name()); // its end of the veth pair goes with it, and so the other
+                } else {
+                    run("ip", "link", "del", made.name());
+                }
+            } catch (IOException | InterruptedException | RuntimeException e) {
+                // Best effort: the next step is still worth trying.
+            }
+        }
+    }
+
+    private static void run(String... command) throws IOException, InterruptedException {
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        if (!process.waitFor(20, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            throw new IOException(String.join(" ", command) + ": no answer within 20 s");
+        }
+        if (process.exitValue() != 0) {
+            String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+            throw new IOException(String.join(" ", command) + " failed (exit " + process.exitValue() + "): " + output
+                    + " (a partition test needs root and iproute2)");
+        }
+    }
+}
