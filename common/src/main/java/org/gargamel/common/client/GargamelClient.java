@@ -24,6 +24,7 @@ import org.gargamel.common.wire.DrainStatus;
 import org.gargamel.common.wire.MessageEndpoint;
 import org.gargamel.common.wire.MessageType;
 import org.gargamel.common.wire.SubmitCall;
+import org.gargamel.common.wire.TakeOver;
 import org.jgroups.Address;
 import org.jgroups.JChannel;
 import org.jgroups.View;
@@ -96,6 +97,8 @@ public final class GargamelClient implements AutoCloseable {
                         future.complete(status);
                     }
                 })
+                // A scheduler asking the nodes to make it active: multicast, so clients see it too; nothing to do.
+                .on(TakeOver.class, MessageType.TAKE_OVER, (source, takeOver) -> {})
                 .onView(this::viewChanged);
     }
 

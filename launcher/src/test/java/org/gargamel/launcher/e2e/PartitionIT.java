@@ -38,19 +38,11 @@ class PartitionIT {
         try (TestNetwork network = TestNetwork.create(NODES);
                 PostgresCluster databases = PostgresCluster.embedded(NODES, network.cidr())) {
             List<String> urls = databases.jdbcUrls();
-            GargamelProcess load = GargamelProcess.start(
-                    Files.createDirectories(directory.resolve("load")),
-                    "tpcc",
-                    "load",
-                    "--jdbc-url",
-                    urls.get(0),
-                    "--jdbc-url",
-                    urls.get(1),
-                    "--jdbc-url",
-                    urls.get(2),
-                    "--warehouses",
-                    "1");
-            assertEquals(0, load.waitFor(4, TimeUnit.MINUTES), load.output());
+            List<String> load = new ArrayList<>(List.of("tpcc", "load", "--warehouses", "1"));
+            load.addAll(replicas(urls));
+            GargamelProcess loading = GargamelProcess.start(
+                    Files.createDirectories(directory.resolve("load")), load.toArray(String[]::new));
+            assertEquals(0, loading.waitFor(4, TimeUnit.MINUTES), loading.output());
 
             Path rules = TpccRules.writeTo(directory);
             int schedulerPort = LoopbackPorts.pick();
@@ -114,20 +106,13 @@ class PartitionIT {
             }
 
             Path out = directory.resolve("result");
-            GargamelProcess run = GargamelProcess.start(
-                    Files.createDirectories(directory.resolve("run")),
+            List<String> tpcc = new ArrayList<>(List.of(
                     "tpcc",
                     "run",
                     "--scheduler",
                     scheduler,
                     "--bind",
                     network.bridgeAddress(),
-                    "--jdbc-url",
-                    urls.get(0),
-                    "--jdbc-url",
-                    urls.get(1),
-                    "--jdbc-url",
-                    urls.get(2),
                     "--warehouses",
                     "1",
                     "--terminals",
@@ -137,7 +122,10 @@ class PartitionIT {
                     "--seed",
                     "5",
                     "--out",
-                    out.toString());
+                    out.toString()));
+            tpcc.addAll(replicas(urls));
+            GargamelProcess run = GargamelProcess.start(
+                    Files.createDirectories(directory.resolve("run")), tpcc.toArray(String[]::new));
             run.awaitOutput("running TPC-C", 120);
             Thread.sleep(10_000);
             network.cut(3);
@@ -186,6 +174,16 @@ class PartitionIT {
                         java.nio.file.StandardCopyOption.REPLACE_EXISTING);
             }
         }
+    }
+
+    /** The replicas, for the load and the run's checks: --jdbc-url URL, for each. */
+    private static List<String> replicas(List<String> urls) {
+        List<String> arguments = new ArrayList<>();
+        for (String url : urls) {
+            arguments.add("--jdbc-url");
+            arguments.add(url);
+        }
+        return arguments;
     }
 
     private static String tail(String text) {
