@@ -53,6 +53,7 @@ import org.gargamel.node.execution.ExecutionContext;
 import org.gargamel.node.execution.Worker;
 import org.gargamel.node.execution.WorkerConnection;
 import org.gargamel.node.progress.ProgressReporter;
+import org.gargamel.node.transfer.SchemaCopy;
 import org.gargamel.node.transfer.SchemaDigest;
 import org.gargamel.node.transfer.StateTransfer;
 import org.gargamel.node.transfer.TaintedReplicaException;
@@ -197,9 +198,10 @@ public final class NodeServer implements AutoCloseable {
     }
 
     /**
-     * Validates the rules against the database, installs write-set capture, opens the workers' connections, joins the
-     * write-set log and catches up with it, then joins the control group and announces itself to the scheduler.
-     * Fails with a message naming the problem, and leaves nothing running, if any step fails.
+     * Takes a peer's schema and data if the database is empty (docs/node.md, Rebuild), validates the rules against the
+     * database, installs write-set capture, opens the workers' connections, joins the write-set log and catches up
+     * with it, then joins the control group and announces itself to the scheduler. Fails with a message naming the
+     * problem, and leaves nothing running, if any step fails.
      */
     public void start() throws Exception {
         try {
@@ -208,6 +210,11 @@ public final class NodeServer implements AutoCloseable {
             PrimaryKeys primaryKeys;
             long commitOrderDrawn;
             try (Connection connection = dataSource.getConnection()) {
+                boolean empty = SchemaCopy.isEmpty(connection, "public");
+                connection.commit();
+                if (empty) {
+                    takeSchemaAndData(connection);
+                }
                 new LiveValidator().validate(rules, connection);
                 connection.commit();
                 WriteSetCapture.install(connection, "public");
@@ -317,6 +324,23 @@ public final class NodeServer implements AutoCloseable {
     }
 
     /**
+     * This replica's database holds no table and no function in schema {@code public}: a new replica (or one that lost
+     * its disk). It takes the schema and the data of a peer, at that peer's position in the write-set log, before
+     * anything else (docs/node.md, Rebuild).
+     */
+    private void takeSchemaAndData(Connection connection) throws SQLException {
+        if (config.peers().isEmpty()) {
+            throw new IllegalStateException(name + ": the database holds no tables in schema public: load it "
+                    + "(scripts/gargamel tpcc load) or name the other replicas' JDBC URLs under 'peers' to copy "
+                    + "them from (docs/node.md, Rebuild)");
+        }
+        LOG.warn("{}: this replica's database is empty: taking schema and data from a peer", name);
+        ReplicaState.install(connection); // the peer's position is written into it
+        connection.commit();
+        copyFromAPeer(connection, "its database is empty", true);
+    }
+
+    /**
      * This replica holds what the others do not ({@code reason}): it takes a copy of a peer, at that peer's position in
      * the write-set log, before it joins the log (docs/node.md, Rebuild). The first peer that can be copied is used.
      */
@@ -327,10 +351,15 @@ public final class NodeServer implements AutoCloseable {
                     + "(docs/node.md, Rebuild)");
         }
         LOG.warn("{}: rebuilding this replica from a peer: {}", name, reason);
+        copyFromAPeer(connection, reason, false);
+    }
+
+    /** Copies the first of the peers that can be copied (with the schema: into an empty database). */
+    private void copyFromAPeer(Connection connection, String reason, boolean withSchema) throws SQLException {
         List<String> failures = new ArrayList<>();
         for (String peer : config.peers()) {
             try {
-                StateTransfer.Copied copied = StateTransfer.copy(peer, connection, "public");
+                StateTransfer.Copied copied = StateTransfer.copy(peer, connection, "public", withSchema);
                 LOG.info("{}: rebuilt: {}", name, copied.describe());
                 return;
             } catch (SQLException e) {

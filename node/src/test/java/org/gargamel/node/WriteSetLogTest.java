@@ -2,6 +2,7 @@ package org.gargamel.node;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.math.BigDecimal;
@@ -26,6 +27,7 @@ import org.gargamel.common.wire.WireCodec;
 import org.gargamel.common.wire.WriteSet;
 import org.gargamel.common.wire.WriteSet.Operation;
 import org.gargamel.common.wire.WriteSet.RowChange;
+import org.gargamel.node.transfer.SchemaDigest;
 import org.jgroups.JChannel;
 import org.jgroups.protocols.raft.RaftLeaderException;
 import org.jgroups.raft.RaftHandle;
@@ -353,6 +355,94 @@ class WriteSetLogTest {
         }
         cluster.assertConverged();
         assertTrue(count(0, "SELECT applied_index FROM gargamel.replica_state") > 0, "node-1 records its position");
+    }
+
+    /**
+     * node-1's machine lost its disk: its PostgreSQL comes back empty (no table, no function, no gargamel schema),
+     * with the same node name and configuration. Started with node-2's database among its peers, it takes node-2's
+     * schema and data, at node-2's position in the log, catches up with what it missed, and serves: a new call commits
+     * there and both replicas hold the same rows and the same schema.
+     */
+    @Test
+    void anEmptyReplicaTakesTheSchemaAndTheDataFromAPeerBeforeItServes() throws Exception {
+        startThirdMember();
+        cluster.nodes.add(node(0, null));
+        cluster.nodes.add(node(1, null));
+        BankReplicas.startAll(cluster.nodes);
+        FakeScheduler scheduler = cluster.scheduler;
+        Await.until("both nodes announced", Duration.ofSeconds(20), () -> scheduler.hellos.size() == 2);
+        for (long txn = 1; txn <= 4; txn++) {
+            scheduler.execute(
+                    BankReplicas.NODES.get((int) (txn % 2)),
+                    0,
+                    txn,
+                    txn == 1 ? new long[0] : new long[] {txn - 1},
+                    newOrder(1, 7, "before-" + txn));
+        }
+        scheduler.execute("node-2", 1, 5, new long[0], payment(2, 3, "5.00"));
+        assertEquals(
+                CallOutcome.Status.COMMITTED, scheduler.awaitOutcome(4, TIMEOUT).status());
+        assertEquals(
+                CallOutcome.Status.COMMITTED, scheduler.awaitOutcome(5, TIMEOUT).status());
+        scheduler.awaitVisibleEverywhere(BankReplicas.NODES, new long[] {4, 5}, TIMEOUT);
+        cluster.nodes.remove(0).close();
+        scheduler.hellos.remove("node-1");
+        scheduler.execute("node-2", 0, 6, new long[] {4}, newOrder(1, 7, "while-away"));
+        assertEquals(
+                CallOutcome.Status.COMMITTED, scheduler.awaitOutcome(6, TIMEOUT).status());
+        try (Connection connection = cluster.servers.connect(0);
+                Statement statement = connection.createStatement()) {
+            statement.execute(
+                    "DROP SCHEMA public CASCADE; CREATE SCHEMA public; DROP SCHEMA IF EXISTS gargamel CASCADE");
+        }
+
+        NodeServer fresh = new NodeServer(config(0, null, Isolation.PSI)
+                .withPeers(List.of(cluster.servers.jdbcUrls().get(1))));
+        cluster.nodes.add(fresh);
+        fresh.start();
+
+        Await.until("node-1 announced again", Duration.ofSeconds(20), () -> scheduler.hellos.containsKey("node-1"));
+        assertEquals(5, orders(0), "node-2's orders came with the copy, each once");
+        assertEquals("5.00", ytd(0, 2, 3));
+        scheduler.execute("node-1", 0, 7, new long[] {6}, newOrder(1, 7, "after"));
+        assertEquals(
+                CallOutcome.Status.COMMITTED, scheduler.awaitOutcome(7, TIMEOUT).status());
+        assertEquals("6", scheduler.outcomesByTxn.get(7L).result(), "the new replica took the next order id");
+        scheduler.awaitVisibleEverywhere(BankReplicas.NODES, new long[] {7}, TIMEOUT);
+        assertEquals(cluster.dump(0), cluster.dump(1), "node-1 and node-2 identical");
+        assertEquals(schemaDigest(1), schemaDigest(0), "the same schema");
+        assertTrue(
+                count(0, "SELECT count(*) FROM pg_trigger WHERE tgname = 'gargamel_capture'") >= 2,
+                "capture installed on the copied tables");
+        for (NodeServer node : cluster.nodes) {
+            assertFalse(
+                    node.failure().isDone(), node.name() + ": " + node.failure().getNow(null));
+        }
+    }
+
+    /** The same empty database with no peers to copy from: the node does not start, and says what to do. */
+    @Test
+    void anEmptyReplicaWithNoPeersRefusesToStartAndNamesPeers() throws Exception {
+        try (Connection connection = cluster.servers.connect(0);
+                Statement statement = connection.createStatement()) {
+            statement.execute(
+                    "DROP SCHEMA public CASCADE; CREATE SCHEMA public; DROP SCHEMA IF EXISTS gargamel CASCADE");
+        }
+        NodeServer empty = node(0, null);
+        cluster.nodes.add(empty);
+
+        Exception refused = assertThrows(Exception.class, empty::start);
+
+        String message = String.valueOf(refused.getMessage());
+        assertTrue(message.contains("no tables in schema public"), message);
+        assertTrue(message.contains("'peers'"), message);
+        assertTrue(message.contains("tpcc load"), message);
+    }
+
+    private static String schemaDigest(int server) throws Exception {
+        try (Connection connection = cluster.servers.connect(server)) {
+            return SchemaDigest.of(connection, "public");
+        }
     }
 
     private static int orders(int server) throws Exception {

@@ -7,15 +7,18 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.List;
 import org.gargamel.node.capture.WriteSetCapture;
 
 /**
  * A digest of an application schema's definition, the same at every replica that holds the same schema: tables and
  * their columns (type, nullability, default), constraints (keys, uniques, checks, foreign keys), unique indexes,
- * functions (signature, result, volatility and body) and triggers other than Gargamel's own capture. Not the data, and
- * not what differs between healthy replicas (sequence positions, plain indexes, statistics). A node sends it in its
- * NODE_HELLO; the scheduler refuses a node whose schema differs from the first node's (docs/protocol.md, Membership).
+ * functions and procedures (signature, result, volatility and body) and triggers other than Gargamel's own capture.
+ * Not the data, and not what differs between healthy replicas (sequence positions, plain indexes, statistics). A node
+ * sends it in its NODE_HELLO; the scheduler refuses a node whose schema differs from the first node's
+ * (docs/protocol.md, Membership).
  */
 public final class SchemaDigest {
     /** One line per definition, in a canonical order; names and catalogue renderings only, never OIDs. */
@@ -42,8 +45,9 @@ public final class SchemaDigest {
               JOIN pg_namespace n ON n.oid = c.relnamespace
              WHERE n.nspname = ? AND i.indisunique
             UNION ALL
-            SELECT 'function ' || p.proname || '(' || pg_get_function_identity_arguments(p.oid) || ') '
-                   || pg_get_function_result(p.oid) || ' ' || p.provolatile::text || ' ' || md5(p.prosrc)
+            SELECT CASE p.prokind WHEN 'p' THEN 'procedure ' ELSE 'function ' END || p.proname || '('
+                   || pg_get_function_identity_arguments(p.oid) || ') '
+                   || coalesce(pg_get_function_result(p.oid), '') || ' ' || p.provolatile::text || ' ' || md5(p.prosrc)
               FROM pg_proc p
               JOIN pg_namespace n ON n.oid = p.pronamespace
              WHERE n.nspname = ?
@@ -67,6 +71,16 @@ public final class SchemaDigest {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every Java runtime has SHA-256", e);
         }
+        for (String definition : definitions(connection, schema)) {
+            sha.update(definition.getBytes(StandardCharsets.UTF_8));
+            sha.update((byte) '\n');
+        }
+        return HexFormat.of().formatHex(sha.digest(), 0, 8);
+    }
+
+    /** The definitions the digest is made of, one line each, in their canonical order. */
+    public static List<String> definitions(Connection connection, String schema) throws SQLException {
+        List<String> definitions = new ArrayList<>();
         try (PreparedStatement statement = connection.prepareStatement(DEFINITIONS)) {
             for (int i = 1; i <= 5; i++) {
                 statement.setString(i, schema);
@@ -74,11 +88,10 @@ public final class SchemaDigest {
             statement.setString(6, WriteSetCapture.TRIGGER);
             try (ResultSet rows = statement.executeQuery()) {
                 while (rows.next()) {
-                    sha.update(rows.getString(1).getBytes(StandardCharsets.UTF_8));
-                    sha.update((byte) '\n');
+                    definitions.add(rows.getString(1));
                 }
             }
         }
-        return HexFormat.of().formatHex(sha.digest(), 0, 8);
+        return definitions;
     }
 }

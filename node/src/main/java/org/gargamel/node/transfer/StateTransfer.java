@@ -23,17 +23,24 @@ import org.slf4j.LoggerFactory;
  * transaction with triggers off: every table emptied and refilled by COPY, streamed from the peer (no file, no extra
  * copy in memory), the sequences set to the peer's values, and the peer's position and committed-ahead rows taken as
  * this replica's own. The node then replays its write-set log from that position, like any restart. Generic over the
- * schema: nothing here knows TPC-C.
+ * schema: nothing here knows TPC-C. Into an empty database (a new replica), the schema's definition comes first, read
+ * from the same snapshot ({@link SchemaCopy}).
  */
 public final class StateTransfer {
     private static final Logger LOG = LoggerFactory.getLogger(StateTransfer.class);
 
-    /** What one transfer copied. */
-    public record Copied(String peer, long appliedIndex, int tables, long rows, long millis) {
+    /** What one transfer copied; {@code definitions}: the schema's, when it was copied too (else 0). */
+    public record Copied(String peer, long appliedIndex, int definitions, int tables, long rows, long millis) {
         public String describe() {
             return String.format(
-                    "%d table(s), %,d row(s) from %s at log entry %d in %d ms (%,.0f rows/s)",
-                    tables, rows, peer, appliedIndex, millis, millis == 0 ? 0.0 : rows * 1000.0 / millis);
+                    "%s%d table(s), %,d row(s) from %s at log entry %d in %d ms (%,.0f rows/s)",
+                    definitions == 0 ? "" : "the schema (" + definitions + " definitions), ",
+                    tables,
+                    rows,
+                    peer,
+                    appliedIndex,
+                    millis,
+                    millis == 0 ? 0.0 : rows * 1000.0 / millis);
         }
     }
 
@@ -44,6 +51,15 @@ public final class StateTransfer {
      * position. Everything or nothing: on failure the local transaction is rolled back.
      */
     public static Copied copy(String peerUrl, Connection local, String schema) throws SQLException {
+        return copy(peerUrl, local, schema, false);
+    }
+
+    /**
+     * As {@link #copy(String, Connection, String)}; with {@code withSchema}, into a database that does not hold the
+     * schema yet: its definition is read from the same snapshot of the peer and recreated first, in the same
+     * transaction ({@link SchemaCopy}), and checked against the peer's at the end.
+     */
+    public static Copied copy(String peerUrl, Connection local, String schema, boolean withSchema) throws SQLException {
         long started = System.nanoTime();
         String peer = Secrets.maskUrl(peerUrl);
         try (Connection source = JdbcConnections.connect(peerUrl)) {
@@ -73,6 +89,11 @@ public final class StateTransfer {
                     ahead.add(rows.getLong(1));
                 }
             }
+            SchemaCopy.Plan schemaPlan = null;
+            if (withSchema) {
+                schemaPlan = SchemaCopy.read(source, schema);
+                SchemaCopy.execute(local, schemaPlan.beforeData());
+            }
             List<String> tables = tables(local, schema);
             long rowsCopied = 0;
             CopyManager into = local.unwrap(PGConnection.class).getCopyAPI();
@@ -92,6 +113,11 @@ public final class StateTransfer {
                 }
             }
             copySequences(source, local, schema);
+            if (schemaPlan != null) {
+                // Keys, indexes and triggers once the rows are in, as a restore does.
+                SchemaCopy.execute(local, schemaPlan.afterData());
+                SchemaCopy.verify(source, local, schema, schemaPlan);
+            }
             try (Statement statement = local.createStatement()) {
                 statement.execute("UPDATE " + ReplicaState.SCHEMA + ".replica_state SET applied_index = " + appliedIndex
                         + ", log_id = '" + logId.replace("'", "''") + "', tainted = NULL");
@@ -103,7 +129,12 @@ public final class StateTransfer {
             local.commit();
             source.rollback();
             Copied copied = new Copied(
-                    peer, appliedIndex, tables.size(), rowsCopied, (System.nanoTime() - started) / 1_000_000);
+                    peer,
+                    appliedIndex,
+                    schemaPlan == null ? 0 : schemaPlan.size(),
+                    tables.size(),
+                    rowsCopied,
+                    (System.nanoTime() - started) / 1_000_000);
             LOG.info("rebuilt this replica: {}", copied.describe());
             return copied;
         } catch (SQLException | RuntimeException e) {
