@@ -41,6 +41,7 @@ import org.gargamel.common.wire.MessageEndpoint;
 import org.gargamel.common.wire.MessageType;
 import org.gargamel.common.wire.NodeHello;
 import org.gargamel.common.wire.NodeRefused;
+import org.gargamel.common.wire.Superseded;
 import org.gargamel.common.wire.TakeOver;
 import org.gargamel.common.wire.TransactionIds;
 import org.gargamel.node.apply.ApplyLoop;
@@ -249,7 +250,11 @@ public final class NodeServer implements AutoCloseable {
                     answeredCalls,
                     (claimant, epoch) -> {
                         if (control.isConnected()) {
-                            sendControl(claimant, new EpochGranted(name, epoch));
+                            sendControl(
+                                    claimant,
+                                    claimant.equals(activeScheduler.claimant())
+                                            ? new EpochGranted(name, epoch)
+                                            : new Superseded(name, epoch));
                         }
                     });
             supervisor.start(name + "-applier", applier::run); // before the log: it replays at once
@@ -262,7 +267,9 @@ public final class NodeServer implements AutoCloseable {
                             () -> log.firstIndex(),
                             applier::persistedIndex,
                             applier::awaitHandled,
-                            applier::startsFromSnapshot));
+                            applier::startsFromSnapshot,
+                            activeScheduler,
+                            applier::mustBeRebuilt));
             long incarnation = new SecureRandom().nextLong();
             ExecutionContext context = new ExecutionContext(
                     name,
@@ -296,7 +303,7 @@ public final class NodeServer implements AutoCloseable {
             log.connect();
             catchUp(applier);
             control.setReceiver(new MessageEndpoint(name + " control", supervisor::fail)
-                    .on(Execute.class, MessageType.EXECUTE, (source, call) -> dispatch(call))
+                    .on(Execute.class, MessageType.EXECUTE, (source, call) -> dispatch(source, call))
                     // From the scheduler: settle a departed node's transactions in the log's order, at every node
                     // alike.
                     .on(Abandon.class, MessageType.ABANDON, (source, decision) -> appendDecision(decision))
@@ -501,7 +508,12 @@ public final class NodeServer implements AutoCloseable {
     }
 
     /** A call from the scheduler: to its worker's queue, or rejected at once if that worker does not exist. */
-    private void dispatch(Execute call) {
+    private void dispatch(Address source, Execute call) {
+        if (activeScheduler.superseded(source)) {
+            // A scheduler the log superseded, still alive (it was cut off): its call never runs here (the worker drops
+            // it as stale), and it is told, so that it stops and its clients follow the active scheduler.
+            sendControl(source, new Superseded(name, activeScheduler.epoch()));
+        }
         if (call.worker() < 0 || call.worker() >= workers.size()) {
             sendControl(
                     call.client(),
@@ -576,6 +588,12 @@ public final class NodeServer implements AutoCloseable {
             servingAt = null;
         }
         if (found == null) {
+            return;
+        }
+        if (activeScheduler.superseded(found)) {
+            // The oldest scheduler of this view was superseded while cut off (a merge brought it back): it learns so
+            // and stops; this node joins the active one when the view no longer has the old one first.
+            sendControl(found, new Superseded(name, activeScheduler.epoch()));
             return;
         }
         if (found.equals(servingAt)) {

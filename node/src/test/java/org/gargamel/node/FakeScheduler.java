@@ -45,6 +45,8 @@ final class FakeScheduler implements AutoCloseable {
     final Map<String, Integer> hellos = new ConcurrentHashMap<>();
     /** The epoch each node granted this scheduler (EPOCH_GRANTED), by node. */
     final Map<String, Long> grants = new ConcurrentHashMap<>();
+    /** SUPERSEDED notices received, by node: the epoch each node said is active. */
+    final Map<String, Long> supersededBy = new ConcurrentHashMap<>();
     /** The profile each node sent in its latest NODE_HELLO. */
     final Map<String, ClusterProfile> profiles = new ConcurrentHashMap<>();
     /** The SETTLEMENTs the nodes sent, in arrival order. */
@@ -78,6 +80,10 @@ final class FakeScheduler implements AutoCloseable {
                         EpochGranted.class,
                         MessageType.EPOCH_GRANTED,
                         (source, grant) -> grants.put(grant.nodeName(), grant.epoch()))
+                .on(
+                        org.gargamel.common.wire.Superseded.class,
+                        MessageType.SUPERSEDED,
+                        (source, notice) -> supersededBy.put(notice.nodeName(), notice.epoch()))
                 .on(TakeOver.class, MessageType.TAKE_OVER, (source, takeOver) -> {})
                 // A joining node's DRAIN_QUERY: nothing is in flight here.
                 .on(

@@ -245,6 +245,20 @@ class NodeServerTest {
                 assertEquals("1 0.00", district(server, 1, 2), "the dropped call never ran, on replica " + server);
             }
             assertTrue(!scheduler.outcomesByTxn.containsKey(t1 + 2), "no outcome for the dropped call");
+            assertEquals(java.util.Map.of(), scheduler.supersededBy, "the old scheduler sent nothing since");
+            // The old scheduler, alive after all (it was cut off), places one more call: the node drops it and tells
+            // it that the log made another scheduler active, at which epoch.
+            scheduler.execute("node-1", 0, t1 + 3, deps(), payment(1, 3, "9.00"));
+            Await.until(
+                    "node-1 told the old scheduler it was superseded",
+                    Duration.ofSeconds(10),
+                    () -> scheduler.supersededBy.containsKey("node-1"));
+            assertEquals(second, scheduler.supersededBy.get("node-1"));
+            assertTrue(next.supersededBy.isEmpty(), "the active scheduler is not told anything");
+            Await.until(
+                    "node-1 dropped it",
+                    Duration.ofSeconds(10),
+                    () -> nodes.get(0).statistics().droppedStaleCalls() == 1);
             assertConverged();
         }
     }

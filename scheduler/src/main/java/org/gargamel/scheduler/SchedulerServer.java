@@ -33,6 +33,7 @@ import org.gargamel.common.wire.NodeRefused;
 import org.gargamel.common.wire.Progress;
 import org.gargamel.common.wire.Settlement;
 import org.gargamel.common.wire.SubmitCall;
+import org.gargamel.common.wire.Superseded;
 import org.gargamel.common.wire.TakeOver;
 import org.gargamel.common.wire.TransactionIds;
 import org.gargamel.common.wire.WireCodec;
@@ -165,6 +166,18 @@ public final class SchedulerServer implements AutoCloseable {
         }
     }
 
+    private record SupersededNotice(Address source, Superseded notice) implements Event {
+        @Override
+        public void run(SchedulerServer server) {
+            server.onSuperseded(source, notice);
+        }
+
+        @Override
+        public String describe() {
+            return notice.describe() + " from " + source;
+        }
+    }
+
     private record Hello(Address source, NodeHello hello) implements Event {
         @Override
         public void run(SchedulerServer server) {
@@ -251,6 +264,10 @@ public final class SchedulerServer implements AutoCloseable {
                         EpochGranted.class,
                         MessageType.EPOCH_GRANTED,
                         (source, grant) -> enqueue(new Granted(source, grant)))
+                .on(
+                        Superseded.class,
+                        MessageType.SUPERSEDED,
+                        (source, notice) -> enqueue(new SupersededNotice(source, notice)))
                 // Its own TAKE_OVER comes back to it (a multicast): nothing to do.
                 .on(TakeOver.class, MessageType.TAKE_OVER, (source, takeOver) -> {})
                 .on(Progress.class, MessageType.PROGRESS, (source, progress) -> enqueue(new Reported(source, progress)))
@@ -400,6 +417,8 @@ public final class SchedulerServer implements AutoCloseable {
                 eventTxn = 0;
                 try {
                     event.run(this);
+                } catch (SupersededException e) {
+                    throw e; // not a fault of the event: its message says it all
                 } catch (RuntimeException | Error e) {
                     throw new FatalException(
                             LOOP_THREAD + ": " + event.describe()
@@ -415,7 +434,10 @@ public final class SchedulerServer implements AutoCloseable {
 
     /** A new call: queued, or rejected at once when the queue is full or the scheduler has failed. */
     private void received(Address client, SubmitCall submit) {
-        if (supervisor.failure().isDone()) {
+        if (supervisor.failure().isDone()
+                && SupersededException.isCause(supervisor.failure().getNow(null))) {
+            return; // not for this scheduler any more: the client resubmits the call to the active one
+        } else if (supervisor.failure().isDone()) {
             reject(
                     client,
                     submit.callId(),
@@ -605,6 +627,20 @@ public final class SchedulerServer implements AutoCloseable {
             granters.put(source, grant.nodeName());
         }
         checkTakeOver();
+    }
+
+    /**
+     * A node says the log made another scheduler active after this one (it was cut off, not dead): this one stops
+     * without answering its calls, whose clients resubmit them to the active scheduler once this one has left.
+     */
+    private void onSuperseded(Address source, Superseded notice) {
+        if (active && notice.epoch() <= epoch) {
+            LOG.warn("ignored {} from {}: this scheduler's epoch is {}", notice.describe(), source, epoch);
+            return;
+        }
+        throw new SupersededException("the write-set log made another scheduler active at epoch " + notice.epoch()
+                + " (told by " + notice.nodeName() + "), after this one"
+                + (active ? " (epoch " + epoch + ")" : "") + ": it was cut off; it stops and leaves the group");
     }
 
     /**

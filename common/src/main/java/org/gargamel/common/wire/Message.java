@@ -16,6 +16,7 @@ public sealed interface Message
                 TakeOver,
                 EpochClaim,
                 EpochGranted,
+                Superseded,
                 Progress,
                 WriteSet,
                 DrainQuery,

@@ -37,7 +37,9 @@ public enum MessageType {
     /** node → write-set log: a scheduler's claim; its first copy in the log makes it active, its index the epoch. */
     EPOCH_CLAIM(14, EpochClaim.class),
     /** node → scheduler: the log made it active, with this epoch. */
-    EPOCH_GRANTED(15, EpochGranted.class);
+    EPOCH_GRANTED(15, EpochGranted.class),
+    /** node → scheduler: the log made another scheduler active after it; it is never active again. */
+    SUPERSEDED(16, Superseded.class);
 
     private final byte tag;
     private final Class<? extends Message> messageClass;

@@ -76,6 +76,7 @@ public final class WireCodec {
                 case TAKE_OVER -> TakeOver.read(in);
                 case EPOCH_CLAIM -> EpochClaim.read(in);
                 case EPOCH_GRANTED -> EpochGranted.read(in);
+                case SUPERSEDED -> Superseded.read(in);
             };
             if (in.available() > 0) {
                 throw new MalformedMessageException(type + ": " + in.available() + " unexpected trailing bytes");

@@ -81,6 +81,7 @@ class WireCodecTest {
                 new TakeOver(),
                 new EpochClaim(org.jgroups.util.UUID.randomUUID()),
                 new EpochGranted("node-2", 4242),
+                new Superseded("node-3", 4343),
                 new WriteSet(11, "node-1", "payment", new long[0], -1, List.of())
                         .withOutcome(CallOutcome.committed(47, 11, "(2,'y')"), org.jgroups.util.UUID.randomUUID()),
                 new DrainStatus(5, 12, 3),

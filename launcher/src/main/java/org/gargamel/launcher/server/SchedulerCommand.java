@@ -4,8 +4,11 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.gargamel.scheduler.SchedulerConfig;
 import org.gargamel.scheduler.SchedulerServer;
+import org.gargamel.scheduler.SupersededException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -13,7 +16,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code gargamel scheduler --config FILE}: runs the scheduler until it is stopped (SIGTERM, Ctrl-C: exit 0), fails
- * (exit 3) or its parent process is gone (exit 143); see {@link ServerLifetime}.
+ * (exit 3) or its parent process is gone (exit 143); see {@link ServerLifetime}. A scheduler superseded while it was cut
+ * off is replaced by a new one in the same process, standing by.
  */
 @Command(
         name = "scheduler",
@@ -41,24 +45,63 @@ public final class SchedulerCommand implements Callable<Integer> {
             throw Usage.error(spec, "scheduler needs --config FILE (format: docs/scheduler.md)");
         }
         SchedulerConfig settings = SchedulerConfig.read(config);
-        SchedulerServer server = new SchedulerServer(settings);
+        AtomicReference<SchedulerServer> running = new AtomicReference<>(new SchedulerServer(settings));
+        AtomicBoolean stopping = new AtomicBoolean();
         PrintStream out = context.out();
         PrintStream err = context.err();
         ServerLifetime lifetime = new ServerLifetime("scheduler", context.parentGone());
         lifetime.stopOnShutdown(() -> {
+            stopping.set(true);
+            SchedulerServer server = running.get();
             server.close();
             err.println("gargamel scheduler stopped: " + server.scheduledCount() + " call(s) scheduled, "
                     + server.rejectedCount() + " rejected");
         });
-        server.start();
-        out.println(READY + ": " + server.describe());
+        running.get().start();
+        out.println(READY + ": " + running.get().describe());
         out.flush();
-        lifetime.failWhen(failureOf(server));
+        CompletableFuture<Throwable> fatal = new CompletableFuture<>();
+        Thread keeper = new Thread(() -> keep(settings, running, stopping, fatal, out, err), "scheduler-keeper");
+        keeper.setDaemon(true);
+        keeper.start();
+        lifetime.failWhen(fatal);
         return lifetime.await();
     }
 
-    /** Completes with the reason if the scheduler fails and must stop (its event loop met an unexpected error). */
-    private static CompletableFuture<Throwable> failureOf(SchedulerServer server) {
-        return server.failure();
+    /**
+     * Keeps a scheduler in the group across being superseded (docs/protocol.md, Scheduler failover): a scheduler that
+     * was cut off while another one took over learns so once it can reach the nodes again; it stops and leaves the
+     * group, and a new one starts in this process, which stands by (it is the youngest scheduler). Any other failure
+     * is fatal (exit 3).
+     */
+    private static void keep(
+            SchedulerConfig settings,
+            AtomicReference<SchedulerServer> running,
+            AtomicBoolean stopping,
+            CompletableFuture<Throwable> fatal,
+            PrintStream out,
+            PrintStream err) {
+        try {
+            while (true) {
+                Throwable failure = running.get().failure().get();
+                if (stopping.get() || !SupersededException.isCause(failure)) {
+                    fatal.complete(failure);
+                    return;
+                }
+                running.get().close();
+                err.println(
+                        "gargamel scheduler: superseded (" + failure.getMessage() + "); starting again to stand by");
+                err.flush();
+                SchedulerServer again = new SchedulerServer(settings);
+                running.set(again);
+                again.start();
+                out.println(READY + ": " + again.describe() + " (again, after being superseded)");
+                out.flush();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            fatal.complete(e);
+        }
     }
 }

@@ -116,7 +116,8 @@ public final class ApplyLoop {
     /** Outcomes by call, for resubmitted calls (filled here, in log order). */
     private final AnsweredCalls answeredCalls;
     /** Tells a claimant that the log made it active, with its epoch. */
-    private final java.util.function.BiConsumer<org.jgroups.Address, Long> granted;
+    /** Tells a claimant how the log decided its claim: active at this epoch, or superseded by it. */
+    private final java.util.function.BiConsumer<org.jgroups.Address, Long> answerClaim;
 
     /** Transactions lately settled (abandoned or standing): a later copy of the same decision finds nothing to do. */
     private final Map<Long, Boolean> recentlySettled = new Recent<>(RECENT_OUTCOMES);
@@ -142,6 +143,9 @@ public final class ApplyLoop {
     private final java.util.ArrayDeque<Ahead> forgettable = new java.util.ArrayDeque<>();
 
     private volatile CompletableFuture<Long> markApplied = new CompletableFuture<>();
+    /** Set when the log handed this replica a snapshot past what it applied ({@link #mustBeRebuilt}). */
+    private volatile String rebuildReason;
+
     /** The log this replica reads began at a snapshot: the commit-order chains before it are unknown. */
     private volatile boolean startedFromSnapshot;
 
@@ -163,12 +167,12 @@ public final class ApplyLoop {
             NodeStatistics statistics,
             ActiveScheduler activeScheduler,
             AnsweredCalls answeredCalls,
-            java.util.function.BiConsumer<org.jgroups.Address, Long> granted)
+            java.util.function.BiConsumer<org.jgroups.Address, Long> answerClaim)
             throws SQLException {
         this.node = node;
         this.activeScheduler = activeScheduler;
         this.answeredCalls = answeredCalls;
-        this.granted = granted;
+        this.answerClaim = answerClaim;
         this.connection = connection;
         this.applier = new WriteSetApplier(connection);
         this.visibility = visibility;
@@ -247,9 +251,20 @@ public final class ApplyLoop {
         }
     }
 
+    /**
+     * This replica lacks entries the log no longer holds (LogStateMachine, from the log's thread): the loop marks it
+     * tainted and stops the node, on its own thread and connection, within 100 ms.
+     */
+    public void mustBeRebuilt(String reason) {
+        rebuildReason = reason;
+    }
+
     /** The loop, run by a supervised thread until interrupted. */
     public void run() throws InterruptedException {
         while (true) {
+            if (rebuildReason != null) {
+                throw tainted(node + ": " + rebuildReason);
+            }
             Entry next = delivered.poll(100, TimeUnit.MILLISECONDS);
             try {
                 if (next == null) {
@@ -301,8 +316,10 @@ public final class ApplyLoop {
                 LOG.info("{}: the log made {} the active scheduler, epoch {}", node, claim.claimant(), index);
                 visibility.wakeAll(); // calls of the earlier epoch waiting for dependencies give up
             }
-            if (claim.claimant().equals(activeScheduler.claimant())) {
-                granted.accept(claim.claimant(), activeScheduler.epoch());
+            // The active one learns its epoch; a superseded one that claims again is alive after all (it was cut
+            // off): it learns that it never will be active again.
+            if (claim.claimant().equals(activeScheduler.claimant()) || activeScheduler.superseded(claim.claimant())) {
+                answerClaim.accept(claim.claimant(), activeScheduler.epoch());
             }
             handled(index);
         } else if (message instanceof WriteSet writeSet) {

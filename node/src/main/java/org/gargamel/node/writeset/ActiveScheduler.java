@@ -1,5 +1,8 @@
 package org.gargamel.node.writeset;
 
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -7,6 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.gargamel.common.wire.TransactionIds;
 import org.jgroups.Address;
+import org.jgroups.util.Util;
 
 /**
  * Which scheduler is active, as the write-set log decided (docs/protocol.md, Scheduler failover): the claimant of the
@@ -45,6 +49,57 @@ public final class ActiveScheduler {
     /** Runs {@code listener} after every change of the active scheduler (from the apply loop's thread). */
     public void onChange(Runnable listener) {
         listeners.add(listener);
+    }
+
+    /** Whether the log made {@code scheduler} active once and another one after it: it is never active again. */
+    public boolean superseded(Address scheduler) {
+        return superseded.contains(scheduler);
+    }
+
+    /**
+     * Writes what the log decided so far into a snapshot of the log (LogStateMachine): a node that starts from the
+     * snapshot, its claims compacted away, must still know the epoch (to drop calls of earlier ones) and who may not
+     * come back.
+     */
+    public synchronized void writeTo(DataOutput out) throws IOException {
+        out.writeLong(epoch);
+        Util.writeAddress(claimant, out);
+        out.writeInt(superseded.size());
+        for (Address scheduler : superseded) {
+            Util.writeAddress(scheduler, out);
+        }
+    }
+
+    /** Takes over what a snapshot recorded ({@link #writeTo}), before the entries after it are applied. */
+    public void readFrom(DataInput in) throws IOException {
+        List<Runnable> toRun;
+        synchronized (this) {
+            long recordedEpoch = in.readLong();
+            Address recordedClaimant;
+            try {
+                recordedClaimant = Util.readAddress(in);
+            } catch (ClassNotFoundException e) {
+                throw new IOException("unreadable scheduler address in the log's snapshot", e);
+            }
+            int count = in.readInt();
+            for (int i = 0; i < count; i++) {
+                try {
+                    superseded.add(Util.readAddress(in));
+                } catch (ClassNotFoundException e) {
+                    throw new IOException("unreadable scheduler address in the log's snapshot", e);
+                }
+            }
+            if (recordedEpoch <= epoch) {
+                return; // this node applied as much already
+            }
+            if (claimant != null && !claimant.equals(recordedClaimant)) {
+                superseded.add(claimant);
+            }
+            claimant = recordedClaimant;
+            epoch = recordedEpoch;
+            toRun = new ArrayList<>(listeners);
+        }
+        toRun.forEach(Runnable::run);
     }
 
     /** The active scheduler's address, or null if no claim was ever applied here. */

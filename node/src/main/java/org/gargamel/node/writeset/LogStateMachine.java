@@ -19,8 +19,10 @@ import org.jgroups.raft.StateMachine;
  * because the log carries no internal entries (the membership is static: no server is added or removed at run time).
  *
  * <p>Snapshots: the log is truncated only by a snapshot, after {@code max_log_size} bytes (Channels). A snapshot records
- * the index it covers ({@link #writeContentTo}); a replica that is handed one it has not applied itself lacks entries
- * the log no longer has, and can only be rebuilt by state transfer: that is a {@link FatalException}.
+ * the index it covers and what the log decided about schedulers up to there ({@link ActiveScheduler}: the entries that
+ * decided it are gone with the truncation). A replica that is handed one it has not applied itself lacks entries the
+ * log no longer has: it asks to be rebuilt by state transfer ({@code mustBeRebuilt}: the replica is marked tainted and
+ * the node stops; {@code gargamel node} starts it again from a peer's copy, docs/node.md, Rebuild).
  */
 public final class LogStateMachine implements StateMachine {
     private final String node;
@@ -29,6 +31,8 @@ public final class LogStateMachine implements StateMachine {
     private final LongSupplier appliedIndex;
     private final Runnable awaitApplied;
     private final Runnable startsFromSnapshot;
+    private final ActiveScheduler activeScheduler;
+    private final java.util.function.Consumer<String> mustBeRebuilt;
     private long nextIndex = -1;
 
     /**
@@ -36,6 +40,8 @@ public final class LogStateMachine implements StateMachine {
      * @param appliedIndex the last index reflected in this replica's database
      * @param awaitApplied blocks until everything handed over so far is applied (before a snapshot)
      * @param startsFromSnapshot told when the log's entries start after a snapshot
+     * @param activeScheduler what the log decided about schedulers, kept in snapshots
+     * @param mustBeRebuilt told (with the reason) when a snapshot covers entries this replica has not applied
      */
     public LogStateMachine(
             String node,
@@ -43,13 +49,17 @@ public final class LogStateMachine implements StateMachine {
             LongSupplier firstIndex,
             LongSupplier appliedIndex,
             Runnable awaitApplied,
-            Runnable startsFromSnapshot) {
+            Runnable startsFromSnapshot,
+            ActiveScheduler activeScheduler,
+            java.util.function.Consumer<String> mustBeRebuilt) {
         this.node = node;
         this.deliver = deliver;
         this.firstIndex = firstIndex;
         this.appliedIndex = appliedIndex;
         this.awaitApplied = awaitApplied;
         this.startsFromSnapshot = startsFromSnapshot;
+        this.activeScheduler = activeScheduler;
+        this.mustBeRebuilt = mustBeRebuilt;
     }
 
     @Override
@@ -94,16 +104,19 @@ public final class LogStateMachine implements StateMachine {
     public void writeContentTo(DataOutput out) throws Exception {
         awaitApplied.run();
         out.writeLong(nextIndex - 1);
+        activeScheduler.writeTo(out); // decided by entries up to here, all handled now
     }
 
     @Override
     public void readContentFrom(DataInput in) throws Exception {
         long covered = in.readLong();
         if (appliedIndex.getAsLong() < covered) {
-            throw new FatalException(node + ": the write-set log was truncated at entry " + covered
-                    + " but this replica " + "has applied only up to " + appliedIndex.getAsLong()
-                    + ": it must be rebuilt by state transfer");
+            String reason = "the write-set log was truncated at entry " + covered + " but this replica has applied only"
+                    + " up to " + appliedIndex.getAsLong() + ": it must be rebuilt by state transfer";
+            mustBeRebuilt.accept(reason);
+            throw new FatalException(node + ": " + reason);
         }
+        activeScheduler.readFrom(in);
         nextIndex = covered + 1;
         startsFromSnapshot.run();
     }

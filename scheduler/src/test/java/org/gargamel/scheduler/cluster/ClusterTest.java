@@ -24,12 +24,18 @@ import org.gargamel.common.client.GargamelClient;
 import org.gargamel.common.client.GargamelClientException;
 import org.gargamel.common.config.Isolation;
 import org.gargamel.common.config.Mode;
+import org.gargamel.common.group.Channels;
+import org.gargamel.common.group.GroupConfig;
 import org.gargamel.common.testing.Await;
 import org.gargamel.common.wire.CallOutcome;
 import org.gargamel.common.wire.ClusterProfile;
+import org.gargamel.common.wire.MessageEndpoint;
+import org.gargamel.common.wire.Superseded;
 import org.gargamel.common.wire.TransactionIds;
 import org.gargamel.scheduler.SchedulerServer;
+import org.gargamel.scheduler.SupersededException;
 import org.gargamel.scheduler.bench.SchedulerBenchmark;
+import org.jgroups.JChannel;
 import org.jgroups.protocols.DELAY;
 import org.jgroups.protocols.DISCARD;
 import org.jgroups.protocols.SHARED_LOOPBACK_PING;
@@ -484,6 +490,56 @@ class ClusterTest {
             CallOutcome after = pending.get(20, TimeUnit.SECONDS);
             assertEquals(CallOutcome.Status.COMMITTED, after.status(), after.toString());
             assertEquals(standby.epoch(), TransactionIds.epochOf(after.txnId()), "served by the standby");
+            assertEquals(2, cluster.bus.executions.get(), "each call ran once");
+            assertEquals(0, cluster.bus.duplicates.get());
+        }
+    }
+
+    /**
+     * A scheduler superseded while it was cut off, still alive: a node that meets it tells it (SUPERSEDED with the
+     * active epoch). A notice of an epoch not after its own is ignored; a later one stops it with {@link
+     * SupersededException}, answering nothing (a call that reaches it then is dropped, not rejected); once it has left,
+     * the standby takes over and the client's calls, the placed one and the one of the gap, complete there, once each.
+     */
+    @Test
+    void aSupersededSchedulerStopsWithoutAnsweringAndItsCallsCompleteAtTheActiveOne() throws Exception {
+        try (TestCluster cluster = TestCluster.inMemory(1, 1);
+                JChannel prober =
+                        Channels.control(GroupConfig.inMemory(), GargamelClient.CLIENT_NAME_PREFIX + "prober")) {
+            FakeNode node = cluster.nodes.get(0);
+            GargamelClient client = cluster.readyClient(OPTIONS);
+            SchedulerServer superseded = cluster.scheduler;
+            SchedulerServer standby = cluster.startStandby();
+            waitUntil(standby::standingBy, "the second scheduler stands by");
+            long firstEpoch = superseded.epoch();
+            node.pause(true);
+            CompletableFuture<CallOutcome> placed =
+                    client.submit(ProcedureCall.of("delivery", 1, 1, java.time.LocalDateTime.now(ZoneOffset.UTC)));
+            waitUntil(() -> superseded.scheduledCount() == 1, "the call was placed");
+
+            prober.connect(Channels.CONTROL_CLUSTER);
+            MessageEndpoint.send(prober, superseded.address(), new Superseded("node-9", firstEpoch));
+            Thread.sleep(500); // the loop handles a notice within milliseconds
+            assertFalse(superseded.failure().isDone(), "a notice of its own epoch changes nothing");
+
+            MessageEndpoint.send(prober, superseded.address(), new Superseded("node-9", firstEpoch + 7));
+            Throwable reason = superseded.failure().get(20, TimeUnit.SECONDS);
+            assertTrue(SupersededException.isCause(reason), String.valueOf(reason));
+            assertTrue(reason.getMessage().contains("epoch " + (firstEpoch + 7)), reason.getMessage());
+            CompletableFuture<CallOutcome> inTheGap =
+                    client.submit(ProcedureCall.of("delivery", 2, 1, java.time.LocalDateTime.now(ZoneOffset.UTC)));
+            Thread.sleep(300);
+            assertFalse(inTheGap.isDone(), "a superseded scheduler answers nothing: " + inTheGap);
+            assertEquals(0, superseded.rejectedCount(), "nor rejects");
+
+            superseded.close(); // as gargamel scheduler does: it leaves, and starts again to stand by
+            waitUntil(() -> standby.epoch() > firstEpoch, "the standby took over");
+            node.pause(false);
+            for (CompletableFuture<CallOutcome> future : List.of(placed, inTheGap)) {
+                CallOutcome outcome = future.get(20, TimeUnit.SECONDS);
+                assertEquals(CallOutcome.Status.COMMITTED, outcome.status(), outcome.toString());
+                assertEquals(standby.epoch(), TransactionIds.epochOf(outcome.txnId()), "served by the active one");
+            }
             assertEquals(2, cluster.bus.executions.get(), "each call ran once");
             assertEquals(0, cluster.bus.duplicates.get());
         }
