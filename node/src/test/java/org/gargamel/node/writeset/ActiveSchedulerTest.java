@@ -18,6 +18,7 @@ import org.gargamel.common.wire.TransactionIds;
 import org.gargamel.common.wire.WireCodec;
 import org.jgroups.Address;
 import org.jgroups.util.UUID;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.Test;
  * drops calls of earlier epochs and never takes a superseded scheduler back; a snapshot past what the replica applied
  * asks for a rebuild instead.
  */
+@Tag("unit")
 class ActiveSchedulerTest {
     private final Address first = UUID.randomUUID();
     private final Address second = UUID.randomUUID();
