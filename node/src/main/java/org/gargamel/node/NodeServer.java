@@ -579,7 +579,7 @@ public final class NodeServer implements AutoCloseable {
      * collected is reflected here; then NODE_HELLO ready, and calls come (docs/protocol.md, Membership).
      */
     private void announce(View view) {
-        Address found = GargamelClient.activeScheduler(view); // the oldest one: any other stands by
+        Address found = followedScheduler(view);
         scheduler = found;
         if (found == null || view instanceof org.jgroups.MergeView) {
             // Out of sight of the scheduler (a partition, or it died), or back from a partition: the scheduler may
@@ -588,12 +588,6 @@ public final class NodeServer implements AutoCloseable {
             servingAt = null;
         }
         if (found == null) {
-            return;
-        }
-        if (activeScheduler.superseded(found)) {
-            // The oldest scheduler of this view was superseded while cut off (a merge brought it back): it learns so
-            // and stops; this node joins the active one when the view no longer has the old one first.
-            sendControl(found, new Superseded(name, activeScheduler.epoch()));
             return;
         }
         if (found.equals(servingAt)) {
@@ -607,6 +601,29 @@ public final class NodeServer implements AutoCloseable {
         Thread thread = new Thread(() -> join(target), name + "-join");
         thread.setDaemon(true);
         thread.start();
+    }
+
+    /**
+     * The scheduler this node follows in {@code view}: the oldest one the write-set log has not superseded (any other
+     * stands by). Every superseded scheduler in the view is told so (SUPERSEDED with the active epoch): it was cut off,
+     * not dead, and a merge brought it back. A merged view lists its members sorted by address, not by age, so the old
+     * scheduler may come before the active one or after it; either way it must stop, and this node goes on at the
+     * active one (its reports must not go to a scheduler that is about to stop: that one's transactions would stay in
+     * flight at the active scheduler forever). Null if the view has no such scheduler.
+     */
+    private Address followedScheduler(View view) {
+        Address followed = null;
+        for (Address member : view.getMembers()) {
+            if (!GargamelClient.SCHEDULER_NAME.equals(org.jgroups.util.NameCache.get(member))) {
+                continue;
+            }
+            if (activeScheduler.superseded(member)) {
+                sendControl(member, new Superseded(name, activeScheduler.epoch()));
+            } else if (followed == null) {
+                followed = member;
+            }
+        }
+        return followed;
     }
 
     private void join(Address target) {

@@ -17,6 +17,7 @@ import java.util.Set;
 import java.util.stream.LongStream;
 import org.gargamel.classifier.ClassifierRules;
 import org.gargamel.common.call.ProcedureCall;
+import org.gargamel.common.client.GargamelClient;
 import org.gargamel.common.config.ConfigException;
 import org.gargamel.common.config.Isolation;
 import org.gargamel.common.config.Mode;
@@ -203,6 +204,57 @@ class NodeServerTest {
         scheduler.execute("node-1", 0, 2, deps(1), payment(1, 1, "2.00"));
         assertEquals(
                 CallOutcome.Status.COMMITTED, scheduler.awaitOutcome(2, TIMEOUT).status());
+    }
+
+    /**
+     * A merge brings back a scheduler the log superseded while it was cut off, and lists the members sorted by address
+     * (docs/protocol.md, Scheduler failover). Wherever it stands in the view, after the active scheduler or before it,
+     * the nodes tell it SUPERSEDED at the next view, and they follow the active one: they join it and report to it (a
+     * node that reported to the old one would leave the active one's transactions in flight for ever).
+     */
+    @Test
+    void aSupersededSchedulerIsToldWhereverItStandsInTheViewAndTheNodesFollowTheActiveOne() throws Exception {
+        startNodes("gargamel", "psi");
+        try (FakeScheduler later = new FakeScheduler();
+                FakeScheduler latest = new FakeScheduler();
+                JChannel prober =
+                        Channels.control(GroupConfig.inMemory(), GargamelClient.CLIENT_NAME_PREFIX + "prober")) {
+            // The log makes the later one active, then the first one: the later one is superseded, after the active
+            // one.
+            later.takeOver(2);
+            long second = scheduler.takeOver(2);
+            prober.connect(Channels.CONTROL_CLUSTER); // a view change
+            Await.until(
+                    "both nodes told the superseded scheduler after the active one",
+                    Duration.ofSeconds(10),
+                    () -> later.supersededBy.size() == 2);
+            assertEquals(second, later.supersededBy.get("node-1"));
+            assertTrue(scheduler.supersededBy.isEmpty(), "the active one is not told anything");
+
+            // Now the latest one takes over: the superseded first one stands first in the view.
+            long third = latest.takeOver(2);
+            prober.disconnect(); // a view change
+            Await.until(
+                    "both nodes told the superseded scheduler first in the view",
+                    Duration.ofSeconds(10),
+                    () -> scheduler.supersededBy.size() == 2);
+            assertEquals(third, scheduler.supersededBy.get("node-1"));
+            Await.until(
+                    "both nodes joined the active scheduler",
+                    Duration.ofSeconds(20),
+                    () -> latest.hellos.keySet().equals(Set.of("node-1", "node-2")));
+            long txn = org.gargamel.common.wire.TransactionIds.firstOf(third);
+            latest.execute("node-1", 0, txn, deps(), payment(1, 1, "5.00"));
+            assertEquals(
+                    CallOutcome.Status.COMMITTED,
+                    latest.awaitOutcome(txn, TIMEOUT).status());
+            Await.until(
+                    "both nodes reported it to the active scheduler",
+                    Duration.ofSeconds(10),
+                    () -> latest.visible.getOrDefault("node-1", Set.of()).contains(txn)
+                            && latest.visible.getOrDefault("node-2", Set.of()).contains(txn));
+            assertConverged();
+        }
     }
 
     /**

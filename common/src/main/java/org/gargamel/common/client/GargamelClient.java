@@ -1,7 +1,9 @@
 package org.gargamel.common.client;
 
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -173,12 +175,9 @@ public final class GargamelClient implements AutoCloseable {
         // Under the lock a scheduler change takes to resubmit: each scheduler gets each call once, never twice (two
         // copies at one scheduler could both run before either is in the log).
         synchronized (schedulerChange) {
-            pending.put(
-                    callId,
-                    new PendingCall(
-                            future,
-                            call,
-                            System.nanoTime() + options.callTimeout().toNanos()));
+            PendingCall recorded = new PendingCall(
+                    future, call, System.nanoTime() + options.callTimeout().toNanos());
+            pending.put(callId, recorded);
             // close() may have run failAll() between the check above and put():
             if (closed) {
                 fail(
@@ -193,6 +192,7 @@ public final class GargamelClient implements AutoCloseable {
             }
             try {
                 MessageEndpoint.send(channel, target, new SubmitCall(callId, call));
+                recorded.sentTo().add(target);
             } catch (Exception e) {
                 fail(
                         callId,
@@ -248,6 +248,18 @@ public final class GargamelClient implements AutoCloseable {
     /** Waits until every transaction scheduled so far is visible at every node. */
     public void awaitQuiescence(Duration timeout) throws InterruptedException, TimeoutException {
         awaitStatus(status -> status.inFlight() == 0, timeout, "every replica to apply every write-set");
+    }
+
+    /**
+     * As {@link #awaitQuiescence(Duration)}, and every one of {@code nodes} nodes serves: a node that left (cut off,
+     * restarted, rebuilt) and is still catching up with the write-set log is not counted by the scheduler, so nothing
+     * is in flight for it while its replica is behind.
+     */
+    public void awaitQuiescence(int nodes, Duration timeout) throws InterruptedException, TimeoutException {
+        awaitStatus(
+                status -> status.inFlight() == 0 && status.nodes() >= nodes,
+                timeout,
+                "every replica to apply every write-set with " + nodes + " node(s) serving");
     }
 
     private void awaitStatus(java.util.function.Predicate<DrainStatus> done, Duration timeout, String what)
@@ -347,8 +359,16 @@ public final class GargamelClient implements AutoCloseable {
         }
     }
 
-    /** A call still waiting: its future, the call (to resubmit it), and when it times out. */
-    private record PendingCall(CompletableFuture<CallOutcome> future, ProcedureCall call, long deadline) {
+    /**
+     * A call still waiting: its future, the call (to resubmit it), when it times out, and the schedulers it was sent to
+     * (guarded by {@link #schedulerChange}: each scheduler gets it once, see {@link #resubmitAll}).
+     */
+    private record PendingCall(
+            CompletableFuture<CallOutcome> future, ProcedureCall call, long deadline, Set<Address> sentTo) {
+        PendingCall(CompletableFuture<CallOutcome> future, ProcedureCall call, long deadline) {
+            this(future, call, deadline, new HashSet<>(2));
+        }
+
         String procedure() {
             return call.procedure();
         }
@@ -410,6 +430,10 @@ public final class GargamelClient implements AutoCloseable {
     private void viewChanged(View view) {
         Address found = activeScheduler(view);
         synchronized (schedulerChange) {
+            for (PendingCall call : pending.values()) {
+                // One that left may not have had it (it may come back with a merge): it would get it again.
+                call.sentTo().removeIf(sentTo -> !view.containsMember(sentTo));
+            }
             Address previous = scheduler;
             scheduler = found;
             if (found != null && !found.equals(previous) && !pending.isEmpty()) {
@@ -435,15 +459,25 @@ public final class GargamelClient implements AutoCloseable {
      * Scheduler failover (docs/protocol.md): a new scheduler is here; every call still waiting goes to it again with
      * the same call id. One whose first run took effect is answered with that run's outcome, not run twice; one that
      * never ran, runs. Calls wait through the gap between schedulers (up to their timeout), they do not fail.
+     *
+     * <p>A call sent to {@code target} while it stayed in the view is not sent to it again (the group's unicasts are
+     * reliable between members): a merge can put a superseded scheduler first in the view for a moment
+     * (docs/protocol.md), so the client goes from the active scheduler to the old one and back, and a second copy at
+     * the active one could run beside the first before either is in the log (a node answers a resubmitted call from
+     * the first run's outcome only once that run's write-set is there).
      */
     private void resubmitAll(Address target) {
         int count = 0;
         for (Map.Entry<Long, PendingCall> entry : pending.entrySet()) {
+            if (entry.getValue().sentTo().contains(target)) {
+                continue; // it has it: its answer comes from there
+            }
             try {
                 MessageEndpoint.send(
                         channel,
                         target,
                         new SubmitCall(entry.getKey(), entry.getValue().call()));
+                entry.getValue().sentTo().add(target);
                 count++;
             } catch (Exception e) {
                 LOG.warn(

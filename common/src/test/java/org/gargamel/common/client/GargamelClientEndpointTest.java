@@ -135,6 +135,44 @@ class GargamelClientEndpointTest {
         }
     }
 
+    /**
+     * Scheduler failover through a merge (docs/protocol.md): a merged view lists members sorted by address, so a
+     * superseded scheduler can come first for a moment, and the client goes from the active scheduler to it and back.
+     * The active one, in sight all along, has the pending call already: a second copy could run beside the first, so
+     * it does not get one. A scheduler that left the view and came back may have missed it, and gets it again.
+     */
+    @Test
+    void aPendingCallGoesOnceToEachSchedulerThatStaysInSight() throws Exception {
+        try (GargamelClient client = GargamelClient.connect(GroupConfig.inMemory(), OPTIONS)) {
+            CompletableFuture<CallOutcome> pending = client.submit(ProcedureCall.of("payment", 1));
+            Await.until("the call to reach the scheduler", WAIT, () -> submitted.size() == 1, submitted::toString);
+            Address active = scheduler.getAddress();
+            Address self = submitters.get(0);
+            Address old = org.jgroups.util.UUID.randomUUID();
+            org.jgroups.util.NameCache.add(old, GargamelClient.SCHEDULER_NAME);
+
+            client.endpoint().viewAccepted(org.jgroups.View.create(old, 10, old, active, self)); // the merge
+            client.endpoint().viewAccepted(org.jgroups.View.create(active, 11, active, self)); // the old one left
+            CompletableFuture<CallOutcome> second = client.submit(ProcedureCall.of("delivery", 2));
+            // Sent after any copy of call 1 to the same member, and the group's unicasts keep their order.
+            Await.until("the second call", WAIT, () -> submitted.size() >= 2, submitted::toString);
+            assertEquals(List.of(1L, 2L), callIds(), "call 1 was not sent twice to the scheduler it never lost");
+            MessageEndpoint.send(scheduler, self, CallOutcome.committed(2, 2, "done"));
+            assertEquals("done", second.get(20, TimeUnit.SECONDS).result());
+
+            client.endpoint().viewAccepted(org.jgroups.View.create(self, 12, self)); // out of sight: it may not have it
+            client.endpoint().viewAccepted(org.jgroups.View.create(active, 13, active, self));
+            Await.until("call 1 again", WAIT, () -> submitted.size() >= 3, submitted::toString);
+            assertEquals(List.of(1L, 2L, 1L), callIds());
+            MessageEndpoint.send(scheduler, self, CallOutcome.committed(1, 1, "ok"));
+            assertEquals("ok", pending.get(20, TimeUnit.SECONDS).result());
+        }
+    }
+
+    private List<Long> callIds() {
+        return submitted.stream().map(SubmitCall::callId).toList();
+    }
+
     private static GargamelClientException failure(CompletableFuture<CallOutcome> future) throws Exception {
         try {
             CallOutcome outcome = future.get(20, TimeUnit.SECONDS);

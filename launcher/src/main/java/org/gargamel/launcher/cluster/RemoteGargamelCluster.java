@@ -17,27 +17,33 @@ import org.gargamel.tpcc.workload.GargamelExecutor;
  */
 public final class RemoteGargamelCluster implements GargamelCluster {
     private final GargamelClient client;
+    /** The nodes the cluster has (one per replica): quiescence waits until all of them serve. */
+    private final int nodes;
 
-    private RemoteGargamelCluster(GargamelClient client) {
+    private RemoteGargamelCluster(GargamelClient client, int nodes) {
         this.client = client;
+        this.nodes = nodes;
     }
 
-    /** Joins through {@code scheduler} and waits until the scheduler knows {@code nodes} nodes. */
-    public static RemoteGargamelCluster connect(InetSocketAddress scheduler, String bindAddress, int nodes)
+    /**
+     * Joins through {@code schedulers} (any one that answers is enough: the group tells the client every member, and it
+     * follows the active scheduler from then on) and waits until the active scheduler knows {@code nodes} nodes.
+     */
+    public static RemoteGargamelCluster connect(List<InetSocketAddress> schedulers, String bindAddress, int nodes)
             throws Exception {
         GargamelClient client =
-                GargamelClient.connect(GroupConfig.tcp(bindAddress, 0, List.of(scheduler)), ClientOptions.defaults());
+                GargamelClient.connect(GroupConfig.tcp(bindAddress, 0, schedulers), ClientOptions.defaults());
         try {
             client.awaitNodes(nodes, Duration.ofSeconds(60));
         } catch (TimeoutException e) {
             DrainStatus status = client.drainStatus(Duration.ofSeconds(5));
             client.close();
             throw new IllegalStateException(
-                    "the scheduler at " + scheduler + " knows " + status.nodes() + " node(s), expected " + nodes
+                    "the scheduler (through " + schedulers + ") knows " + status.nodes() + " node(s), expected " + nodes
                             + " (one per --jdbc-url)",
                     e);
         }
-        return new RemoteGargamelCluster(client);
+        return new RemoteGargamelCluster(client, nodes);
     }
 
     @Override
@@ -63,7 +69,7 @@ public final class RemoteGargamelCluster implements GargamelCluster {
     @Override
     public void awaitQuiescence(Duration timeout) throws InterruptedException {
         try {
-            client.awaitQuiescence(timeout);
+            client.awaitQuiescence(nodes, timeout); // a node back from a partition may still be catching up
         } catch (TimeoutException e) {
             throw new IllegalStateException(e.getMessage(), e);
         }

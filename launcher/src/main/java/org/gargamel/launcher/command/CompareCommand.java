@@ -201,7 +201,7 @@ public final class CompareCommand implements Callable<Integer> {
     }
 
     private static RunTarget through(Mode mode, Isolation isolation) {
-        return new RunTarget.Gargamel(mode, isolation, RunOptions.DEFAULT_WORKERS, null, RunOptions.DEFAULT_BIND);
+        return new RunTarget.Gargamel(mode, isolation, RunOptions.DEFAULT_WORKERS, List.of(), RunOptions.DEFAULT_BIND);
     }
 
     private CompareRun runOne(

@@ -106,8 +106,9 @@ final class RunOptions {
             names = "--scheduler",
             paramLabel = "HOST:PORT",
             description = "join a Gargamel cluster that already runs "
-                    + "(give its replicas with --jdbc-url, for the load and the checks) instead of starting one here")
-    private String scheduler;
+                    + "(give its replicas with --jdbc-url, for the load and the checks) instead of starting one here; "
+                    + "repeat it for each scheduler (active or standing by): the client finds the group through any")
+    private List<String> schedulers = new ArrayList<>();
 
     @Option(
             names = "--bind",
@@ -228,7 +229,7 @@ final class RunOptions {
         if (workers != null) {
             throw Usage.error(spec, "--workers is for the Gargamel nodes; direct mode has none");
         }
-        if (scheduler != null) {
+        if (!schedulers.isEmpty()) {
             throw Usage.error(spec, "--scheduler joins a Gargamel cluster; direct mode has none");
         }
         if (bind != null) {
@@ -253,7 +254,7 @@ final class RunOptions {
                             + e.getMessage());
         }
         int workerCount = Usage.range(spec, "--workers", workers == null ? DEFAULT_WORKERS : workers, 1, 256);
-        if (scheduler != null) {
+        if (!schedulers.isEmpty()) {
             if (urls.isEmpty()) {
                 throw Usage.error(
                         spec,
@@ -263,15 +264,18 @@ final class RunOptions {
             if (workers != null) {
                 throw Usage.error(spec, "--workers contradicts --scheduler: the running nodes have their own workers");
             }
-            try {
-                GroupConfig.parseHostPort(scheduler);
-            } catch (IllegalArgumentException e) {
-                throw Usage.error(spec, "--scheduler: " + e.getMessage());
+            for (String scheduler : schedulers) {
+                try {
+                    GroupConfig.parseHostPort(scheduler);
+                } catch (IllegalArgumentException e) {
+                    throw Usage.error(spec, "--scheduler: " + e.getMessage());
+                }
             }
         } else if (bind != null) {
             throw Usage.error(spec, "--bind is for --scheduler");
         }
-        return new RunTarget.Gargamel(choice.mode(), level, workerCount, scheduler, bind == null ? DEFAULT_BIND : bind);
+        return new RunTarget.Gargamel(
+                choice.mode(), level, workerCount, List.copyOf(schedulers), bind == null ? DEFAULT_BIND : bind);
     }
 
     /** {@code --postgres}: by {@link PostgresBackend#parse}. */

@@ -172,15 +172,19 @@ abstract sealed class RunConnection implements AutoCloseable
                         schedulers);
                 return LocalGargamelCluster.start(plan, err);
             }
-            err.println("joining the Gargamel cluster through the scheduler at " + target.scheduler() + " ...");
+            String addresses = String.join(", ", target.schedulers());
+            err.println("joining the Gargamel cluster through the scheduler(s) at " + addresses + " ...");
             try {
                 return RemoteGargamelCluster.connect(
-                        GroupConfig.parseHostPort(target.scheduler()), target.bind(), urls.size());
+                        target.schedulers().stream()
+                                .map(GroupConfig::parseHostPort)
+                                .toList(),
+                        target.bind(),
+                        urls.size());
             } catch (InterruptedException | RuntimeException e) {
                 throw e;
             } catch (Exception e) {
-                throw new CommandFailedException(
-                        "cannot join the cluster at " + target.scheduler() + ": " + e.getMessage(), e);
+                throw new CommandFailedException("cannot join the cluster at " + addresses + ": " + e.getMessage(), e);
             }
         }
 

@@ -1,5 +1,6 @@
 package org.gargamel.launcher.run;
 
+import java.util.List;
 import org.gargamel.common.config.Isolation;
 import org.gargamel.common.config.Mode;
 import org.gargamel.tpcc.workload.DirectIsolation;
@@ -37,10 +38,15 @@ public sealed interface RunTarget permits RunTarget.Direct, RunTarget.Gargamel {
 
     /**
      * Gargamel in {@code mode} and {@code isolation} with {@code workers} workers per node, started here; or, when
-     * {@code scheduler} (HOST:PORT) is given, a cluster that already runs, joined through its scheduler by a client
-     * listening on {@code bind}.
+     * {@code schedulers} (HOST:PORT each) are given, a cluster that already runs, joined through any of its schedulers
+     * by a client listening on {@code bind}.
      */
-    record Gargamel(Mode mode, Isolation isolation, int workers, String scheduler, String bind) implements RunTarget {
+    record Gargamel(Mode mode, Isolation isolation, int workers, List<String> schedulers, String bind)
+            implements RunTarget {
+        public Gargamel {
+            schedulers = List.copyOf(schedulers);
+        }
+
         @Override
         public String modeName() {
             return mode.configName();
@@ -53,7 +59,7 @@ public sealed interface RunTarget permits RunTarget.Direct, RunTarget.Gargamel {
 
         /** Whether the run joins a cluster that already runs instead of starting one. */
         public boolean joinsRunningCluster() {
-            return scheduler != null;
+            return !schedulers.isEmpty();
         }
     }
 }

@@ -41,6 +41,30 @@ class CommandLineParsingTest {
         return demo ? ((DemoCommand) line.getCommand()).request() : ((TpccRunCommand) line.getCommand()).request();
     }
 
+    /**
+     * A client of a running cluster may name every scheduler (the active one and those standing by): it finds the
+     * group through whichever answers, so a run can start, and go on, with any one of them cut off.
+     */
+    @Test
+    void theSchedulerOfARunningClusterCanBeNamedOnceOrForEachScheduler() {
+        RunRequest one = request(
+                false, "--scheduler", "10.0.0.1:7800", "--bind", "10.0.0.9", "--jdbc-url", "jdbc:postgresql://a/x");
+        assertEquals(
+                new RunTarget.Gargamel(Mode.GARGAMEL, Isolation.PSI, 4, List.of("10.0.0.1:7800"), "10.0.0.9"),
+                one.target());
+        RunRequest two = request(
+                false,
+                "--scheduler",
+                "10.0.0.1:7800",
+                "--scheduler=10.0.0.2:7800",
+                "--jdbc-url",
+                "jdbc:postgresql://a/x");
+        RunTarget.Gargamel target = (RunTarget.Gargamel) two.target();
+        assertEquals(List.of("10.0.0.1:7800", "10.0.0.2:7800"), target.schedulers());
+        assertTrue(target.joinsRunningCluster());
+        assertFalse(((RunTarget.Gargamel) request(false).target()).joinsRunningCluster());
+    }
+
     @Test
     void valuesRepeatsInlineValuesAndFlagsBecomeATypedRequest() {
         RunRequest request = request(
@@ -64,7 +88,8 @@ class CommandLineParsingTest {
                 "150.5",
                 "--seed",
                 "-7");
-        assertEquals(new RunTarget.Gargamel(Mode.ROUND_ROBIN, Isolation.SI, 3, null, "127.0.0.1"), request.target());
+        assertEquals(
+                new RunTarget.Gargamel(Mode.ROUND_ROBIN, Isolation.SI, 3, List.of(), "127.0.0.1"), request.target());
         assertEquals(List.of("jdbc:postgresql://a/x", "jdbc:postgresql://b/x"), request.jdbcUrls());
         assertEquals(2, request.replicas(), "one replica per --jdbc-url");
         assertEquals(PostgresBackend.EXTERNAL, request.backend());
@@ -99,7 +124,7 @@ class CommandLineParsingTest {
     @Test
     void theDemoHasItsOwnDefaults() {
         RunRequest demo = request(true);
-        assertEquals(new RunTarget.Gargamel(Mode.GARGAMEL, Isolation.PSI, 4, null, "127.0.0.1"), demo.target());
+        assertEquals(new RunTarget.Gargamel(Mode.GARGAMEL, Isolation.PSI, 4, List.of(), "127.0.0.1"), demo.target());
         assertEquals(2, demo.warehouses());
         assertEquals(20, demo.terminals());
         assertEquals(3, demo.replicas());
