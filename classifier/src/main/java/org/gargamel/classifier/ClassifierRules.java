@@ -132,7 +132,7 @@ public final class ClassifierRules {
             TreeSet<String> writes = new TreeSet<>(); // the order of a procedure's writes means nothing
             for (WriteRule write : procedure.writes()) {
                 writes.add("  " + write.operation() + " " + write.table().name() + " " + write.key() + " "
-                        + new TreeSet<>(write.columns()) + (write.fresh() ? " fresh" : ""));
+                        + new TreeSet<>(write.columns()) + (write.fresh() ? " " + write.freshKey() : ""));
             }
             writes.forEach(write -> canonical.append(write).append('\n'));
         }

@@ -76,6 +76,76 @@ class RulesLoaderTest {
     }
 
     @Test
+    void aFreshInsertSaysWhereItsKeyComesFrom() {
+        String yaml = """
+                tables:
+                  account: {key: [id], columns: [id, owner, balance, next_entry]}
+                  entry:   {key: [account_id, n], columns: [account_id, n, amount]}
+                  ledger:  {key: [], columns: [account_id, amount]}
+                procedures:
+                  deposit:
+                    parameters:
+                      - {name: account_id, type: integer}
+                      - {name: amount, type: numeric}
+                    writes:
+                      - {insert: entry, fresh: {counter: account.next_entry}}
+                      - {update: account, key: [account_id], columns: [balance, next_entry]}
+                      - {insert: ledger, fresh: true}
+                """;
+        ClassifierRules rules =
+                RulesLoader.load(new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8)), "bank.yaml");
+        List<WriteRule> writes = rules.procedure("deposit").writes();
+        assertEquals(
+                new FreshKey.Counter("account", "next_entry"), writes.get(0).freshKey());
+        assertTrue(writes.get(0).fresh());
+        assertEquals(FreshKey.GENERATED, writes.get(2).freshKey());
+        assertNull(writes.get(1).freshKey());
+        assertEquals(
+                1,
+                rules.writeKeys(rules.parse("deposit(7, 1.00)"), Isolation.PSI).size(),
+                "fresh: no keys");
+
+        RulesException undeclared = assertThrows(
+                RulesException.class,
+                () -> RulesLoader.load(
+                        new ByteArrayInputStream(yaml.replace("columns: [balance, next_entry]", "columns: [balance]")
+                                .getBytes(StandardCharsets.UTF_8)),
+                        "bank.yaml"));
+        assertTrue(
+                undeclared.getMessage().startsWith("bank.yaml:11: ")
+                        && undeclared.getMessage().contains("counter account.next_entry")
+                        && undeclared.getMessage().contains("declares no update of that column"),
+                undeclared.getMessage());
+        RulesException unknownColumn = assertThrows(
+                RulesException.class,
+                () -> RulesLoader.load(
+                        new ByteArrayInputStream(yaml.replace("counter: account.next_entry", "counter: account.nxt")
+                                .getBytes(StandardCharsets.UTF_8)),
+                        "bank.yaml"));
+        assertTrue(
+                unknownColumn.getMessage().startsWith("bank.yaml:11: ")
+                        && unknownColumn.getMessage().contains("has no column 'nxt'"),
+                unknownColumn.getMessage());
+        RulesException malformed = assertThrows(
+                RulesException.class,
+                () -> RulesLoader.load(
+                        new ByteArrayInputStream(yaml.replace("counter: account.next_entry", "counter: next_entry")
+                                .getBytes(StandardCharsets.UTF_8)),
+                        "bank.yaml"));
+        assertTrue(malformed.getMessage().contains("must be TABLE.COLUMN"), malformed.getMessage());
+        RulesException neither = assertThrows(
+                RulesException.class,
+                () -> RulesLoader.load(
+                        new ByteArrayInputStream(
+                                yaml.replace("fresh: true", "fresh: yes please").getBytes(StandardCharsets.UTF_8)),
+                        "bank.yaml"));
+        assertTrue(
+                neither.getMessage().startsWith("bank.yaml:13: ")
+                        && neither.getMessage().contains("{counter: TABLE.COLUMN}"),
+                neither.getMessage());
+    }
+
+    @Test
     void typeAndNullabilityMistakesAreCaught() {
         String badType = HEADER.replace("type: numeric", "type: money") + "    writes:\n"
                 + "      - {update: account, key: [account_id], columns: [balance]}\n";

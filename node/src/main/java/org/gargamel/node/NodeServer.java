@@ -54,6 +54,7 @@ import org.gargamel.node.execution.ExecutionContext;
 import org.gargamel.node.execution.Worker;
 import org.gargamel.node.execution.WorkerConnection;
 import org.gargamel.node.progress.ProgressReporter;
+import org.gargamel.node.sequence.SequenceSlots;
 import org.gargamel.node.transfer.SchemaCopy;
 import org.gargamel.node.transfer.SchemaDigest;
 import org.gargamel.node.transfer.StateTransfer;
@@ -201,8 +202,9 @@ public final class NodeServer implements AutoCloseable {
     /**
      * Takes a peer's schema and data if the database is empty (docs/node.md, Rebuild), validates the rules against the
      * database, installs write-set capture, opens the workers' connections, joins the write-set log and catches up
-     * with it, then joins the control group and announces itself to the scheduler. Fails with a message naming the
-     * problem, and leaves nothing running, if any step fails.
+     * with it, aligns the sequences to this node's slot (docs/node.md, Sequences), then joins the control group and
+     * announces itself to the scheduler. Fails with a message naming the problem, and leaves nothing running, if any
+     * step fails.
      */
     public void start() throws Exception {
         try {
@@ -302,6 +304,7 @@ public final class NodeServer implements AutoCloseable {
             supervisor.start(name + "-database-watch", () -> watchDatabase(watched));
             log.connect();
             catchUp(applier);
+            alignSequences();
             control.setReceiver(new MessageEndpoint(name + " control", supervisor::fail)
                     .on(Execute.class, MessageType.EXECUTE, (source, call) -> dispatch(source, call))
                     // From the scheduler: settle a departed node's transactions in the log's order, at every node
@@ -327,6 +330,35 @@ public final class NodeServer implements AutoCloseable {
         } catch (Exception | Error e) {
             close();
             throw e;
+        }
+    }
+
+    /**
+     * Gives this node its own residue class of every sequence (docs/node.md, Sequences): stride = the number of
+     * replicas, slot = this node's index among them. After the catch-up, just before the node joins the control group:
+     * no call has run yet, a rebuild from a peer (which copies the peer's sequences, in the peer's class) is behind,
+     * and the high-water mark counts every row the log brought back, including this node's own rows whose commit a
+     * crash lost with the sequence's advance. The write-sets applied from now on carry other classes' values.
+     */
+    private void alignSequences() throws SQLException {
+        int stride = config.replicas().size();
+        int slot = config.replicas().indexOf(name);
+        try (Connection connection = dataSource.getConnection()) {
+            List<SequenceSlots.Alignment> alignments;
+            try {
+                alignments = SequenceSlots.align(connection, "public", stride, slot);
+                connection.commit();
+            } catch (SQLException | RuntimeException e) {
+                connection.rollback();
+                throw e;
+            }
+            for (SequenceSlots.Alignment alignment : alignments) {
+                if (alignment.outcome() == SequenceSlots.Outcome.EXHAUSTED) {
+                    LOG.error("{}: {}", name, alignment.describe());
+                } else {
+                    LOG.info("{}: {}", name, alignment.describe());
+                }
+            }
         }
     }
 
@@ -458,7 +490,9 @@ public final class NodeServer implements AutoCloseable {
             pool.setPassword(config.password());
         }
         pool.setPoolName(name);
-        pool.setMaximumPoolSize(config.workers() + 2);
+        // The workers', the applier's and the database watch's, and one for the start-up's own work (the sequences are
+        // aligned once the others are taken).
+        pool.setMaximumPoolSize(config.workers() + 3);
         pool.setMinimumIdle(0);
         pool.setAutoCommit(false);
         pool.setConnectionTimeout(10_000);

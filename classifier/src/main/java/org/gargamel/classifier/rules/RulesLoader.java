@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.gargamel.classifier.ClassifierRules;
+import org.gargamel.classifier.FreshKey;
 import org.gargamel.classifier.KeyPart;
 import org.gargamel.classifier.Parameter;
 import org.gargamel.classifier.ParameterType;
@@ -30,6 +31,7 @@ public final class RulesLoader {
     private static final Set<String> PROCEDURE_KEYS = Set.of("parameters", "read-only", "writes");
     private static final Set<String> PARAMETER_KEYS = Set.of("name", "type", "nullable");
     private static final Set<String> WRITE_KEYS = Set.of("update", "insert", "delete", "key", "columns", "fresh");
+    private static final Set<String> FRESH_KEYS = Set.of("counter");
 
     private final String file;
 
@@ -161,6 +163,7 @@ public final class RulesLoader {
             for (YamlTree item : map.get("writes").list("writes of " + name, file)) {
                 writes.add(write(partial, item, tables));
             }
+            requireCounterUpdates(name, writes);
         } else if (!readOnly) {
             throw error(
                     node.line(),
@@ -200,7 +203,8 @@ public final class RulesLoader {
                     where + ": unknown table '" + tableName + "' (declared tables: "
                             + String.join(", ", tables.keySet()) + ")");
         }
-        boolean fresh = map.containsKey("fresh") && bool(map.get("fresh"), "fresh");
+        FreshKey freshKey = map.containsKey("fresh") ? freshKey(map.get("fresh"), where, tables) : null;
+        boolean fresh = freshKey != null;
         if (fresh && operation != WriteRule.Operation.INSERT) {
             throw error(map.get("fresh").line(), where + ": only an insert can be fresh");
         }
@@ -236,7 +240,82 @@ public final class RulesLoader {
             }
             key = key(procedure, map.get("key"), table, where);
         }
-        return new WriteRule(operation, table, key, Set.copyOf(columns), fresh, node.line());
+        return new WriteRule(operation, table, key, Set.copyOf(columns), freshKey, node.line());
+    }
+
+    /**
+     * {@code fresh: true} (the database makes the key unique: checked against the catalogue by the live validation),
+     * {@code fresh: {counter: TABLE.COLUMN}} (the key comes from a counter the procedure updates), or {@code false}
+     * (null: not fresh).
+     */
+    private FreshKey freshKey(YamlTree node, String where, Map<String, TableRule> tables) {
+        if (node.value() instanceof Map<?, ?>) {
+            Map<String, YamlTree> map = node.map("fresh of " + where, file);
+            requireKnownKeys(map, FRESH_KEYS, "fresh of " + where);
+            if (!map.containsKey("counter")) {
+                throw error(
+                        node.line(), where + ": fresh needs 'counter: TABLE.COLUMN', the counter its key comes from");
+            }
+            YamlTree counter = map.get("counter");
+            String text = counter.text("counter of " + where, file).trim();
+            int dot = text.indexOf('.');
+            if (dot <= 0 || dot != text.lastIndexOf('.') || dot == text.length() - 1) {
+                throw error(
+                        counter.line(),
+                        where + ": counter '" + text + "' must be TABLE.COLUMN (e.g. district.d_next_o_id)");
+            }
+            String table = text.substring(0, dot);
+            String column = text.substring(dot + 1);
+            TableRule counterTable = tables.get(table);
+            if (counterTable == null) {
+                throw error(
+                        counter.line(),
+                        where + ": counter '" + text + "' names unknown table '" + table + "' (declared tables: "
+                                + String.join(", ", tables.keySet()) + ")");
+            }
+            if (!counterTable.columns().contains(column)) {
+                throw error(
+                        counter.line(),
+                        where + ": counter '" + text + "': table " + table + " has no column '" + column + "'");
+            }
+            return new FreshKey.Counter(table, column);
+        }
+        String text = node.text("fresh of " + where, file);
+        if (text.equals("true")) {
+            return FreshKey.GENERATED;
+        }
+        if (text.equals("false")) {
+            return null;
+        }
+        throw error(
+                node.line(),
+                where + ": fresh must be true (a key the database generates: a sequence or identity column, or no "
+                        + "unique key), {counter: TABLE.COLUMN} (a key built from a counter the procedure updates) or "
+                        + "false, got '" + text + "'");
+    }
+
+    /**
+     * A fresh insert whose key comes from a counter is fresh only because the procedure updates that counter, and only
+     * that declared update orders two calls that could draw the same value: it must be among the procedure's writes.
+     */
+    private void requireCounterUpdates(String procedure, List<WriteRule> writes) {
+        for (WriteRule write : writes) {
+            if (write.freshKey() instanceof FreshKey.Counter counter) {
+                boolean declared = writes.stream()
+                        .anyMatch(other -> other.operation() == WriteRule.Operation.UPDATE
+                                && other.table().name().equals(counter.table())
+                                && other.columns().contains(counter.column()));
+                if (!declared) {
+                    throw error(
+                            write.line(),
+                            "a write of " + procedure + ": the fresh insert into "
+                                    + write.table().name()
+                                    + " takes its key from counter " + counter.table() + "." + counter.column()
+                                    + ", but " + procedure + " declares no update of that column: add {update: "
+                                    + counter.table() + ", key: [...], columns: [" + counter.column() + "]}");
+                }
+            }
+        }
     }
 
     private List<KeyPart> key(ProcedureRule procedure, YamlTree node, TableRule table, String where) {

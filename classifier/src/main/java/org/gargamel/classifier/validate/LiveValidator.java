@@ -9,17 +9,22 @@ import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import org.gargamel.classifier.ClassifierRules;
+import org.gargamel.classifier.FreshKey;
 import org.gargamel.classifier.Parameter;
 import org.gargamel.classifier.ProcedureRule;
 import org.gargamel.classifier.RulesException;
 import org.gargamel.classifier.TableRule;
+import org.gargamel.classifier.WriteRule;
 
 /**
  * Checks rules against a live database's catalogue (schema {@code public} unless told otherwise): every
  * procedure exists with the declared argument types in order, every table exists with the declared
  * columns, and each table's declared key is its primary key — so a key expression covering the declared
- * key covers the real one. All problems are collected and reported together, each naming the rules
- * file and the object.
+ * key covers the real one. A {@code fresh: true} insert must be provably fresh: each unique key of its table
+ * (the primary key, unique constraints and indexes, exclusion constraints) has a column that takes its value from
+ * a sequence of the schema (a default of exactly {@code nextval} of it, or an identity column), which every node
+ * aligns to a residue class of its own (docs/node.md, Sequences), or the table has no unique key at all. All
+ * problems are collected and reported together, each naming the rules file and the object.
  */
 public final class LiveValidator {
     private final String schema;
@@ -40,6 +45,11 @@ public final class LiveValidator {
         }
         for (ProcedureRule procedure : rules.procedures().values()) {
             checkProcedure(connection, procedure, problems);
+            for (WriteRule write : procedure.writes()) {
+                if (write.freshKey() instanceof FreshKey.Generated) {
+                    checkFreshInsert(connection, rules.source(), procedure, write, problems);
+                }
+            }
         }
         if (!problems.isEmpty()) {
             throw new RulesException(
@@ -89,6 +99,93 @@ public final class LiveValidator {
         if (!new TreeSet<>(primaryKey).equals(new TreeSet<>(table.key()))) {
             problems.add("table " + table.name() + " has primary key " + primaryKey + " but the rules declare "
                     + table.key());
+        }
+    }
+
+    /**
+     * The unique keys of a table (primary key first, then by name): the index, its columns, and whether a column of it
+     * takes its value from a non-cycling sequence of the schema, as a plain default {@code nextval} (with or without
+     * a cast: serial, bigserial) or as an identity column. A sequence that cycles gives its values again once it
+     * wraps, and one of another schema is not aligned by the nodes: neither proves anything.
+     */
+    private static final String UNIQUE_KEYS = """
+            SELECT i.indexrelid::regclass::text, i.indisprimary,
+                   ARRAY(SELECT coalesce(a.attname, '(expression)')
+                           FROM unnest(i.indkey) WITH ORDINALITY AS k(attnum, position)
+                           LEFT JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
+                          ORDER BY k.position),
+                   EXISTS (
+                     SELECT 1
+                       FROM unnest(i.indkey) AS k(attnum)
+                       JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
+                       JOIN pg_class s ON s.relkind = 'S'
+                       JOIN pg_namespace sn ON sn.oid = s.relnamespace AND sn.nspname = ?
+                       JOIN pg_sequence q ON q.seqrelid = s.oid AND NOT q.seqcycle
+                      WHERE a.attidentity IN ('a', 'd') AND EXISTS (
+                              SELECT 1 FROM pg_depend dep
+                               WHERE dep.classid = 'pg_class'::regclass AND dep.objid = s.oid AND dep.deptype = 'i'
+                                 AND dep.refclassid = 'pg_class'::regclass AND dep.refobjid = a.attrelid
+                                 AND dep.refobjsubid = a.attnum)
+                         OR EXISTS (
+                              SELECT 1 FROM pg_attrdef d
+                               WHERE d.adrelid = a.attrelid AND d.adnum = a.attnum
+                                 AND pg_get_expr(d.adbin, d.adrelid) IN (
+                                     format('nextval(%L::regclass)', s.oid::regclass::text),
+                                     format('(nextval(%L::regclass))::%s', s.oid::regclass::text,
+                                            format_type(a.atttypid, a.atttypmod)))))
+              FROM pg_index i
+              JOIN pg_class c ON c.oid = i.indrelid
+              JOIN pg_namespace n ON n.oid = c.relnamespace
+             WHERE n.nspname = ? AND c.relname = ? AND (i.indisunique OR i.indisexclusion)
+             ORDER BY NOT i.indisprimary, 1
+            """;
+
+    /**
+     * A {@code fresh: true} insert conflicts with nothing, so two of them may run at once at two replicas: that is sound
+     * only if no two of them can produce the same unique key. Refused, naming the rule, the table and the fix, when
+     * the catalogue does not prove it (see the class comment).
+     */
+    private void checkFreshInsert(
+            Connection connection, String source, ProcedureRule procedure, WriteRule write, List<String> problems)
+            throws SQLException {
+        String table = write.table().name();
+        if (!exists(connection, table)) {
+            return; // reported by checkTable
+        }
+        List<String> unproven = new ArrayList<>();
+        try (PreparedStatement statement = connection.prepareStatement(UNIQUE_KEYS)) {
+            statement.setString(1, schema);
+            statement.setString(2, schema);
+            statement.setString(3, table);
+            try (ResultSet rows = statement.executeQuery()) {
+                while (rows.next()) {
+                    if (!rows.getBoolean(4)) {
+                        unproven.add((rows.getBoolean(2) ? "primary key " : "unique key " + rows.getString(1) + " ")
+                                + List.of((String[]) rows.getArray(3).getArray()));
+                    }
+                }
+            }
+        }
+        if (!unproven.isEmpty()) {
+            problems.add(source + ":" + write.line() + ": the fresh insert of " + procedure.name() + " into " + table
+                    + " cannot be proved fresh: its " + String.join(", ", unproven)
+                    + " takes no value from a sequence or identity column of schema " + schema
+                    + " (default nextval, serial, GENERATED ... AS IDENTITY; not cycling), so two calls at two "
+                    + "replicas may insert the same key. Fix: if the key comes from a counter that " + procedure.name()
+                    + " updates, write {insert: " + table + ", fresh: {counter: TABLE.COLUMN}} naming it; else give "
+                    + "the key column a sequence or identity default, or declare the insert with a key");
+        }
+    }
+
+    private boolean exists(Connection connection, String table) throws SQLException {
+        try (PreparedStatement statement =
+                connection.prepareStatement("SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+                        + "WHERE n.nspname = ? AND c.relname = ? AND c.relkind IN ('r', 'p')")) {
+            statement.setString(1, schema);
+            statement.setString(2, table);
+            try (ResultSet rows = statement.executeQuery()) {
+                return rows.next();
+            }
         }
     }
 

@@ -32,6 +32,8 @@ public final class WriteSetApplier {
 
     private final Connection connection;
     private final Map<String, List<String>> primaryKeys = new HashMap<>();
+    /** Generated (computed) columns by table, read with the primary keys: each replica computes them itself. */
+    private final Map<String, Set<String>> generatedColumns = new HashMap<>();
 
     /**
      * Dedicates {@code connection} to applying: {@code session_replication_role = replica} and index nested loops
@@ -196,16 +198,24 @@ public final class WriteSetApplier {
     private String statement(Batch batch) throws SQLException {
         String table = quote(batch.table);
         List<String> key = primaryKey(batch.table);
+        Set<String> generated = generatedColumns.getOrDefault(batch.table, Set.of());
         StringBuilder sql = new StringBuilder();
         switch (batch.operation) {
             case INSERT -> {
+                // The whole row as the origin inserted it: its identity values too (OVERRIDING SYSTEM VALUE, or a
+                // GENERATED ALWAYS identity column refuses them), but not its generated columns, which PostgreSQL
+                // computes here and refuses to take.
                 String columns = String.join(
-                        ", ", batch.columns.stream().map(WriteSetApplier::quote).toList());
+                        ", ",
+                        batch.columns.stream()
+                                .filter(column -> !generated.contains(column))
+                                .map(WriteSetApplier::quote)
+                                .toList());
                 sql.append("INSERT INTO ")
                         .append(table)
                         .append(" (")
                         .append(columns)
-                        .append(") SELECT ")
+                        .append(") OVERRIDING SYSTEM VALUE SELECT ")
                         .append(columns)
                         .append(" FROM jsonb_populate_recordset(null::")
                         .append(table)
@@ -216,7 +226,7 @@ public final class WriteSetApplier {
                 sql.append("UPDATE ").append(table).append(" AS x SET ");
                 boolean first = true;
                 for (String column : batch.columns) {
-                    if (!key.contains(column)) {
+                    if (!key.contains(column) && !generated.contains(column)) {
                         sql.append(first ? "" : ", ")
                                 .append(quote(column))
                                 .append(" = r.")
@@ -279,9 +289,30 @@ public final class WriteSetApplier {
                 throw new SQLException("write-set names table " + table + ", which does not exist here");
             }
             primaryKeys.putAll(tables);
+            generatedColumns.clear();
+            generatedColumns.putAll(generatedColumns(connection, "public"));
             key = tables.get(table);
         }
         return key;
+    }
+
+    /** The generated columns ({@code GENERATED ALWAYS AS (...)}) of every table of {@code schema} that has some. */
+    private static Map<String, Set<String>> generatedColumns(Connection connection, String schema) throws SQLException {
+        Map<String, Set<String>> generated = new HashMap<>();
+        try (PreparedStatement query = connection.prepareStatement("""
+                SELECT c.relname, a.attname FROM pg_attribute a
+                  JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+                 WHERE n.nspname = ? AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated <> ''""")) {
+            query.setString(1, schema);
+            try (java.sql.ResultSet rows = query.executeQuery()) {
+                while (rows.next()) {
+                    generated
+                            .computeIfAbsent(rows.getString(1), table -> new HashSet<>())
+                            .add(rows.getString(2));
+                }
+            }
+        }
+        return generated;
     }
 
     /** The row's primary-key values, or null for a table without a key (insert-only: its rows are never named). */

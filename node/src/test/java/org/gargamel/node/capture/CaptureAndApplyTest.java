@@ -28,7 +28,9 @@ import org.junit.jupiter.api.Test;
 @Tag("integration")
 class CaptureAndApplyTest {
     private static final String SCHEMA = """
-            DROP TABLE IF EXISTS tricky, account, journal, audit, "Odd ""Name\"\"" CASCADE;
+            DROP TABLE IF EXISTS tricky, account, journal, audit, badge, "Odd ""Name\"\"" CASCADE;
+            CREATE TABLE badge (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, serial_no serial, note text,
+                                size integer GENERATED ALWAYS AS (length(note)) STORED);
             CREATE TABLE "Odd ""Name\"\"" ("Key's" integer PRIMARY KEY, "a\\b ""c\"\"" numeric, j json);
             CREATE TABLE tricky (id integer PRIMARY KEY, amount numeric(12,4), at timestamp, label text, tags text[],
                                  counts integer[], flag boolean, big bigint, nothing text);
@@ -136,6 +138,25 @@ class CaptureAndApplyTest {
         }
         assertEquals(digest, SchemaDigest.of(replica, "public"), "every change was rolled back");
         replica.commit();
+    }
+
+    /**
+     * A row inserted at the origin carries the values its identity and serial columns drew there: the replica takes
+     * them as they are (a GENERATED ALWAYS identity column refuses an explicit value without OVERRIDING SYSTEM VALUE),
+     * and computes its generated column itself (it refuses to take one), on insert and on update.
+     */
+    @Test
+    void identityValuesAreTakenAndGeneratedColumnsComputedByTheReplica() throws SQLException {
+        try (Statement statement = origin.createStatement()) {
+            statement.execute("ALTER SEQUENCE badge_id_seq RESTART WITH 40"); // the origin's own values
+            statement.execute("ALTER SEQUENCE badge_serial_no_seq RESTART WITH 70");
+        }
+        origin.commit();
+        apply(replica, capture(origin, "INSERT INTO badge (note) VALUES ('one'), ('three')"));
+        assertEquals(List.of("(40,70,one,3)", "(41,71,three,5)"), rows(replica, "badge"));
+        apply(replica, capture(origin, "UPDATE badge SET note = 'seventeen' WHERE id = 41"));
+        assertEquals(rows(origin, "badge"), rows(replica, "badge"));
+        assertEquals("(41,71,seventeen,9)", rows(replica, "badge").get(1));
     }
 
     @Test
@@ -369,11 +390,11 @@ class CaptureAndApplyTest {
         CaptureInstallation again = WriteSetCapture.install(origin, "public");
         origin.commit();
         assertEquals(
-                List.of("Odd \"Name\"", "account", "audit", "journal", "tricky", "unique_code"),
+                List.of("Odd \"Name\"", "account", "audit", "badge", "journal", "tricky", "unique_code"),
                 java.util.stream.Stream.concat(again.keyedTables().stream(), again.insertOnlyTables().stream())
                         .sorted()
                         .toList());
-        assertEquals(List.of("Odd \"Name\"", "account", "tricky", "unique_code"), again.keyedTables());
+        assertEquals(List.of("Odd \"Name\"", "account", "badge", "tricky", "unique_code"), again.keyedTables());
         assertEquals(1, triggers(origin, "account"));
         WriteSetCapture.uninstall(origin);
         origin.commit();
