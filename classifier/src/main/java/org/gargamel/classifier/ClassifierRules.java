@@ -129,10 +129,14 @@ public final class ClassifierRules {
                         .append(parameter.nullable() ? "?" : "");
             }
             canonical.append('\n');
-            TreeSet<String> writes = new TreeSet<>(); // the order of a procedure's writes means nothing
+            TreeSet<String> writes = new TreeSet<>(); // the order of a procedure's writes (and reads) means nothing
             for (WriteRule write : procedure.writes()) {
                 writes.add("  " + write.operation() + " " + write.table().name() + " " + write.key() + " "
                         + new TreeSet<>(write.columns()) + (write.fresh() ? " " + write.freshKey() : ""));
+            }
+            for (WriteRule read : procedure.reads()) {
+                writes.add("  " + read.operation() + " " + read.table().name() + " " + read.key() + " "
+                        + new TreeSet<>(read.columns()));
             }
             writes.forEach(write -> canonical.append(write).append('\n'));
         }
@@ -193,18 +197,33 @@ public final class ClassifierRules {
 
     /**
      * The keys {@code call} may write, after {@link #check}. Read-only procedures and fresh inserts give
-     * none. Element-wise parts are zipped; arrays of different lengths are rejected.
+     * none. Element-wise parts are zipped; arrays of different lengths are rejected. Not the keys that order the
+     * call: those are {@link #conflictKeys}, which add its declared reads.
      */
     public List<WriteKey> writeKeys(ProcedureCall call, Isolation isolation) {
+        return keyList(call, isolation, false);
+    }
+
+    /**
+     * The keys that order {@code call} against the others: its {@link #writeKeys} and the keys of the cells it declares
+     * it reads ({@code reads:}; {@link WriteKey#rule()} is then a {@link WriteRule.Operation#READ}). A read key
+     * conflicts with every write of its cells, and with every other read of them; a read of cells no procedure writes
+     * gets no key, since nothing could conflict with it.
+     */
+    public List<WriteKey> conflictKeys(ProcedureCall call, Isolation isolation) {
+        return keyList(call, isolation, true);
+    }
+
+    private List<WriteKey> keyList(ProcedureCall call, Isolation isolation, boolean withReads) {
         WriteKeyBuffer buffer = new WriteKeyBuffer();
-        writeKeys(call, isolation, buffer);
+        keys(call, isolation, buffer, withReads);
         List<WriteKey> keys = new ArrayList<>(buffer.size());
         for (int k = 0; k < buffer.size(); k++) {
             WriteRule write = buffer.rule(k);
             int known = buffer.knownParts(k);
             Object[] values = new Object[buffer.length(k)];
             for (int i = 0; i < known; i++) {
-                values[i] = partValue(call, write.key().get(i), buffer.element(k));
+                values[i] = partValue(call, write, write.key().get(i), buffer.element(k));
             }
             keys.add(new WriteKey(buffer.slot(k), buffer.partsOf(k), known, write, Arrays.asList(values)));
         }
@@ -212,49 +231,31 @@ public final class ClassifierRules {
     }
 
     /**
-     * {@link #writeKeys(ProcedureCall, Isolation)} into {@code out} (emptied first), allocating nothing per key:
-     * the scheduler's form. Checks the call first and returns its rule; on a bad call {@code out} is left empty.
+     * {@link #writeKeys(ProcedureCall, Isolation)} into {@code out} (emptied first), allocating nothing per key.
+     * Checks the call first and returns its rule; on a bad call {@code out} is left empty.
      */
     public ProcedureRule writeKeys(ProcedureCall call, Isolation isolation, WriteKeyBuffer out) {
+        return keys(call, isolation, out, false);
+    }
+
+    /**
+     * {@link #conflictKeys(ProcedureCall, Isolation)} into {@code out} (emptied first), allocating nothing per key:
+     * the scheduler's form. Checks the call first and returns its rule; on a bad call {@code out} is left empty.
+     */
+    public ProcedureRule conflictKeys(ProcedureCall call, Isolation isolation, WriteKeyBuffer out) {
+        return keys(call, isolation, out, true);
+    }
+
+    private ProcedureRule keys(ProcedureCall call, Isolation isolation, WriteKeyBuffer out, boolean withReads) {
         out.clear();
         ProcedureRule rule = check(call);
         if (rule.readOnly()) {
             return rule;
         }
         try {
-            for (WriteRule write : rule.writes()) {
-                if (write.fresh()) {
-                    continue;
-                }
-                int elements = elementCount(call, write);
-                int[] slots = isolation == Isolation.SI ? siSlots.get(write) : psiSlots.get(write);
-                List<KeyPart> key = write.key();
-                int length = key.size();
-                for (int element = 0; element < elements; element++) {
-                    // One row: its parts are written once and shared by its keys (one per slot).
-                    int start = out.reserveParts(length);
-                    int known = length;
-                    for (int i = 0; i < length; i++) {
-                        Object value = partValue(call, key.get(i), element);
-                        if (value == null) {
-                            known = i; // a wildcard: every later part is a wildcard too
-                            break;
-                        }
-                        long part;
-                        try {
-                            part = toLong(value);
-                        } catch (RulesException e) {
-                            throw new RulesException(
-                                    call.procedure() + ": key part " + key.get(i) + " of "
-                                            + write.table().name() + ": " + e.getMessage(),
-                                    e);
-                        }
-                        out.setPart(start, i, part);
-                    }
-                    for (int slot : slots) {
-                        out.addKey(slot, start, length, known, write, element);
-                    }
-                }
+            addKeys(call, rule.writes(), isolation, out);
+            if (withReads) {
+                addKeys(call, rule.reads(), isolation, out);
             }
         } catch (RuntimeException e) {
             out.clear();
@@ -263,21 +264,69 @@ public final class ClassifierRules {
         return rule;
     }
 
-    /** Why two calls conflict: the first shared row and the columns both may write, or empty. */
+    /** The keys of {@code accesses} (writes, or declared reads) of one call, appended to {@code out}. */
+    private void addKeys(ProcedureCall call, List<WriteRule> accesses, Isolation isolation, WriteKeyBuffer out) {
+        for (WriteRule write : accesses) {
+            if (write.fresh()) {
+                continue;
+            }
+            int[] slots = isolation == Isolation.SI ? siSlots.get(write) : psiSlots.get(write);
+            if (slots.length == 0) {
+                continue; // a read of cells no procedure writes: nothing can conflict with it
+            }
+            int elements = elementCount(call, write);
+            List<KeyPart> key = write.key();
+            int length = key.size();
+            for (int element = 0; element < elements; element++) {
+                // One row: its parts are written once and shared by its keys (one per slot).
+                int start = out.reserveParts(length);
+                int known = length;
+                for (int i = 0; i < length; i++) {
+                    Object value = partValue(call, write, key.get(i), element);
+                    if (value == null) {
+                        known = i; // a wildcard: every later part is a wildcard too
+                        break;
+                    }
+                    long part;
+                    try {
+                        part = toLong(value);
+                    } catch (RulesException e) {
+                        throw new RulesException(
+                                call.procedure() + ": key part " + key.get(i) + " of "
+                                        + write.table().name() + ": " + e.getMessage(),
+                                e);
+                    }
+                    out.setPart(start, i, part);
+                }
+                for (int slot : slots) {
+                    out.addKey(slot, start, length, known, write, element);
+                }
+            }
+        }
+    }
+
+    /**
+     * Why two calls conflict: the first shared row and the columns both may write (or one reads, {@code read of} before
+     * its row), or empty.
+     */
     public Optional<String> conflict(ProcedureCall first, ProcedureCall second, Isolation isolation) {
-        List<WriteKey> firstKeys = writeKeys(first, isolation);
-        List<WriteKey> secondKeys = writeKeys(second, isolation);
+        List<WriteKey> firstKeys = conflictKeys(first, isolation);
+        List<WriteKey> secondKeys = conflictKeys(second, isolation);
         for (WriteKey a : firstKeys) {
             for (WriteKey b : secondKeys) {
                 if (a.conflictsWith(b)) {
                     Set<String> columns = new TreeSet<>(a.rule().touchedColumns());
                     columns.retainAll(b.rule().touchedColumns());
                     String what = isolation == Isolation.SI ? "the row (SI)" : "columns " + columns;
-                    return Optional.of("on " + a.describeRow() + " ~ " + b.describeRow() + ", " + what);
+                    return Optional.of("on " + describe(a) + " ~ " + describe(b) + ", " + what);
                 }
             }
         }
         return Optional.empty();
+    }
+
+    private static String describe(WriteKey key) {
+        return (key.rule().isRead() ? "read of " : "") + key.describeRow();
     }
 
     /**
@@ -318,7 +367,7 @@ public final class ClassifierRules {
         return count < 0 ? 1 : count;
     }
 
-    private static Object partValue(ProcedureCall call, KeyPart part, int element) {
+    private static Object partValue(ProcedureCall call, WriteRule access, KeyPart part, int element) {
         return switch (part.kind()) {
             case WILDCARD -> null;
             case CONSTANT -> part.constant();
@@ -327,7 +376,8 @@ public final class ClassifierRules {
                 Object value = ((List<?>) call.arguments().get(part.parameterIndex())).get(element);
                 if (value == null) {
                     throw new RulesException(call.procedure() + ": element " + (element + 1) + " of " + part.parameter()
-                            + " is NULL, but it is part of a write key");
+                            + " is NULL, but it is part of a " + (access.isRead() ? "read" : "write") + " key of "
+                            + access.table().name() + " (" + part + "), so the rows it stands for cannot be known");
                 }
                 yield value;
             }
@@ -386,51 +436,65 @@ public final class ClassifierRules {
     }
 
     /**
-     * PSI slots: a table's columns are cut into groups such that every write touches whole groups (the
-     * coarsest partition refined by every write's column set). Two writes share a column iff they share a
-     * group, so one index per group replaces one per column.
+     * PSI slots: a table's columns are cut into groups such that every write and every declared read touches whole
+     * groups (the coarsest partition refined by every such column set). Two of them share a column iff they share a
+     * group, so one index per group replaces one per column. A group no write touches gets no slot: reads alone cannot
+     * conflict. SI slots: one per table that some keyed write touches, shared by its writes and reads.
      */
     private void assignSlots() {
-        Map<String, List<WriteRule>> writesByTable = new LinkedHashMap<>();
+        Map<String, List<WriteRule>> accessesByTable = new LinkedHashMap<>();
         for (ProcedureRule procedure : procedures.values()) {
             for (WriteRule write : procedure.writes()) {
                 if (!write.fresh()) {
-                    writesByTable
+                    accessesByTable
                             .computeIfAbsent(write.table().name(), table -> new ArrayList<>())
                             .add(write);
                 }
             }
         }
-        for (Map.Entry<String, List<WriteRule>> entry : writesByTable.entrySet()) {
+        for (ProcedureRule procedure : procedures.values()) {
+            for (WriteRule read : procedure.reads()) {
+                List<WriteRule> accesses = accessesByTable.get(read.table().name());
+                if (accesses == null) {
+                    psiSlots.put(read, new int[0]); // no keyed write of this table: nothing to conflict with
+                    siSlots.put(read, new int[0]);
+                } else {
+                    accesses.add(read);
+                }
+            }
+        }
+        for (Map.Entry<String, List<WriteRule>> entry : accessesByTable.entrySet()) {
             TableRule table = tables.get(entry.getKey());
             int siSlot = newSlot(table.name() + " (row)");
-            // The group of a column is the set of writes that touch it.
+            // The group of a column is the set of writes and reads that touch it.
             Map<Set<WriteRule>, List<String>> groups = new LinkedHashMap<>();
             for (String column : table.columns()) {
                 Set<WriteRule> touching = new LinkedHashSet<>();
-                for (WriteRule write : entry.getValue()) {
-                    if (write.touchedColumns().contains(column)) {
-                        touching.add(write);
+                for (WriteRule access : entry.getValue()) {
+                    if (access.touchedColumns().contains(column)) {
+                        touching.add(access);
                     }
                 }
-                if (!touching.isEmpty()) {
+                if (touching.stream().anyMatch(access -> !access.isRead())) {
                     groups.computeIfAbsent(touching, key -> new ArrayList<>()).add(column);
                 }
             }
             Map<WriteRule, List<Integer>> slots = new LinkedHashMap<>();
             for (Map.Entry<Set<WriteRule>, List<String>> group : groups.entrySet()) {
                 int slot = newSlot(table.name() + group.getValue());
-                for (WriteRule write : group.getKey()) {
-                    slots.computeIfAbsent(write, key -> new ArrayList<>()).add(slot);
+                for (WriteRule access : group.getKey()) {
+                    slots.computeIfAbsent(access, key -> new ArrayList<>()).add(slot);
                 }
             }
-            for (WriteRule write : entry.getValue()) {
-                siSlots.put(write, new int[] {siSlot});
+            for (WriteRule access : entry.getValue()) {
+                siSlots.put(access, new int[] {siSlot});
                 psiSlots.put(
-                        write,
-                        slots.get(write).stream().mapToInt(Integer::intValue).toArray());
-                Set<Integer> depths = possibleWildcardDepths(write);
-                for (int slot : psiSlots.get(write)) {
+                        access,
+                        slots.getOrDefault(access, List.of()).stream()
+                                .mapToInt(Integer::intValue)
+                                .toArray());
+                Set<Integer> depths = possibleWildcardDepths(access);
+                for (int slot : psiSlots.get(access)) {
                     wildcardDepths
                             .computeIfAbsent(slot, key -> new java.util.HashSet<>())
                             .addAll(depths);
@@ -442,7 +506,7 @@ public final class ClassifierRules {
         }
     }
 
-    /** The prefix lengths at which this write's key may turn into wildcards: at a `*` or at a `p?`. */
+    /** The prefix lengths at which this write's (or read's) key may turn into wildcards: at a `*` or at a `p?`. */
     private static Set<Integer> possibleWildcardDepths(WriteRule write) {
         Set<Integer> depths = new java.util.HashSet<>();
         for (int i = 0; i < write.key().size(); i++) {

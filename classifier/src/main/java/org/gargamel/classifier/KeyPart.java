@@ -1,7 +1,7 @@
 package org.gargamel.classifier;
 
 /**
- * One part of a write key, matched with one primary-key column: a parameter's value ({@code w_id}), the
+ * One part of a key (of a write, or of a declared read), matched with one primary-key column: a parameter's value ({@code w_id}), the
  * value or a wildcard when the argument is NULL ({@code c_id?}), element i of an array parameter
  * ({@code item_ids[]}, all such parts of a key are zipped), an integer constant, or a wildcard ({@code *})
  * for a value the call cannot determine.

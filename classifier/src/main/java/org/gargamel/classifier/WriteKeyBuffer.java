@@ -4,8 +4,9 @@ import java.util.Arrays;
 import org.gargamel.common.config.Isolation;
 
 /**
- * A call's write keys in reused primitive arrays: what {@link ClassifierRules#writeKeys(org.gargamel.common.call.ProcedureCall,
- * Isolation, WriteKeyBuffer)} fills for the scheduler and {@link org.gargamel.classifier.index.ConflictIndex} reads.
+ * A call's keys in reused primitive arrays: what {@link ClassifierRules#conflictKeys(org.gargamel.common.call.ProcedureCall,
+ * Isolation, WriteKeyBuffer)} (writes and declared reads) fills for the scheduler and
+ * {@link org.gargamel.classifier.index.ConflictIndex} reads.
  * Key {@code k} has the meaning of a {@link WriteKey}: a slot, {@link #length} parts of which the first
  * {@link #knownParts} are known (the rest are wildcards). The scheduler resolves one call at a time, so one buffer
  * serves every call: no key, parts array or list is allocated per call (a New-Order has up to 16 keys).

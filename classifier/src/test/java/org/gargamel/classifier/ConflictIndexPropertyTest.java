@@ -7,7 +7,10 @@ import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.function.BiPredicate;
+import java.util.function.Function;
 import org.gargamel.classifier.index.ConflictIndex;
+import org.gargamel.common.call.ProcedureCall;
 import org.gargamel.common.config.Isolation;
 import org.gargamel.tpcc.TpccRules;
 import org.junit.jupiter.api.Tag;
@@ -16,7 +19,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The index against a brute-force oracle in the spirit of the thesis's Algorithm 1 (a call depends on every
  * earlier, still in-flight transaction it conflicts with): on random workloads with random removals, the
- * index's edges only join conflicting transactions, and both give the same transitive ordering.
+ * index's edges only join conflicting transactions, and both give the same transitive ordering. With declared reads
+ * the oracle works cell by cell from the rules themselves (not from the classifier's slots): two calls conflict iff
+ * they touch a common cell that one of them writes, or that both read and some procedure writes.
  */
 @Tag("unit")
 class ConflictIndexPropertyTest {
@@ -26,27 +31,84 @@ class ConflictIndexPropertyTest {
     void sameOrderingAsTheBruteForceGraphWalk() {
         for (Isolation isolation : Isolation.values()) {
             for (long seed = 1; seed <= 40; seed++) {
-                check(new SplittableRandom(seed), isolation, 1 + (int) (seed % 3), 300);
+                int warehouses = 1 + (int) (seed % 3);
+                check(
+                        new SplittableRandom(seed),
+                        rules,
+                        isolation,
+                        300,
+                        random -> TpccCalls.random(random, warehouses),
+                        (first, second) ->
+                                conflict(rules.conflictKeys(first, isolation), rules.conflictKeys(second, isolation)));
             }
         }
     }
 
-    private void check(SplittableRandom random, Isolation isolation, int warehouses, int calls) {
+    @Test
+    void declaredReadsAreOrderedAgainstEveryWriteOfTheirCells() {
+        ClassifierRules withReads = ReadKeysTest.RULES_LOADED;
+        for (Isolation isolation : Isolation.values()) {
+            CellOracle oracle = new CellOracle(withReads, isolation);
+            int conflicting = 0;
+            for (long seed = 1; seed <= 40; seed++) {
+                conflicting += check(
+                        new SplittableRandom(1000 + seed),
+                        withReads,
+                        isolation,
+                        200,
+                        ConflictIndexPropertyTest::randomBankCall,
+                        oracle::conflict);
+            }
+            assertTrue(conflicting > 1000, isolation + ": too few conflicting pairs to mean much: " + conflicting);
+        }
+    }
+
+    /** A random call of {@link ReadKeysTest#RULES}: two branches, four accounts, so that rows collide often. */
+    private static ProcedureCall randomBankCall(SplittableRandom random) {
+        int branch = 1 + random.nextInt(2);
+        int id = 1 + random.nextInt(4);
+        List<Integer> ids = new ArrayList<>();
+        for (int i = random.nextInt(3); i > 0; i--) {
+            ids.add(1 + random.nextInt(4));
+        }
+        return switch (random.nextInt(9)) {
+            case 0 -> ProcedureCall.of("deposit", branch, id, 5);
+            case 1 -> ProcedureCall.of("deposit_many", branch, ids, 5);
+            case 2 -> ProcedureCall.of("rename", branch, id, "Ada");
+            case 3 -> ProcedureCall.of("audit", branch, id);
+            case 4 -> ProcedureCall.of("check_balance", branch, id);
+            case 5 -> ProcedureCall.of("audit_branch", branch, random.nextInt(3) == 0 ? null : id);
+            case 6 -> ProcedureCall.of("audit_some", branch, ids);
+            case 7 -> ProcedureCall.of("copy_balance", branch, id, 1 + random.nextInt(4));
+            default -> ProcedureCall.of("audit_history", branch, id);
+        };
+    }
+
+    /** Returns how many pairs of calls conflicted. */
+    private static int check(
+            SplittableRandom random,
+            ClassifierRules rules,
+            Isolation isolation,
+            int calls,
+            Function<SplittableRandom, ProcedureCall> nextCall,
+            BiPredicate<ProcedureCall, ProcedureCall> oracle) {
         ConflictIndex index = random.nextBoolean() ? new ConflictIndex() : new ConflictIndex(rules::wildcardPossible);
-        List<List<WriteKey>> keys = new ArrayList<>();
+        List<ProcedureCall> made = new ArrayList<>();
         BitSet removed = new BitSet();
         BitSet[] indexEdges = new BitSet[calls];
         BitSet[] oracleEdges = new BitSet[calls];
+        int conflicting = 0;
         for (int t = 0; t < calls; t++) {
-            keys.add(rules.writeKeys(TpccCalls.random(random, warehouses), isolation));
+            made.add(nextCall.apply(random));
             indexEdges[t] = new BitSet();
             oracleEdges[t] = new BitSet();
-            for (long dependency : index.add(t, keys.get(t))) {
+            for (long dependency : index.add(t, rules.conflictKeys(made.get(t), isolation))) {
                 indexEdges[t].set((int) dependency);
             }
             for (int earlier = 0; earlier < t; earlier++) {
-                if (!removed.get(earlier) && conflict(keys.get(earlier), keys.get(t))) {
+                if (!removed.get(earlier) && oracle.test(made.get(earlier), made.get(t))) {
                     oracleEdges[t].set(earlier);
+                    conflicting++;
                 }
             }
             // Garbage collection now and then: a transaction is globally applied only after everything it
@@ -68,15 +130,20 @@ class ConflictIndexPropertyTest {
                     dependency >= 0;
                     dependency = indexEdges[t].nextSetBit(dependency + 1)) {
                 assertTrue(
-                        dependency < t && conflict(keys.get(dependency), keys.get(t)),
-                        "edge " + dependency + " -> " + t + " joins transactions that do not conflict");
+                        dependency < t && oracle.test(made.get(dependency), made.get(t)),
+                        "edge " + dependency + " -> " + t + " joins transactions that do not conflict: "
+                                + made.get(dependency) + ", " + made.get(t));
             }
         }
         BitSet[] indexReach = closure(indexEdges);
         BitSet[] oracleReach = closure(oracleEdges);
         for (int t = 0; t < calls; t++) {
-            assertEquals(oracleReach[t], indexReach[t], isolation + ": transactions ordered before " + t + " differ");
+            assertEquals(
+                    oracleReach[t],
+                    indexReach[t],
+                    isolation + ": transactions ordered before " + t + " (" + made.get(t) + ") differ");
         }
+        return conflicting;
     }
 
     private static boolean conflict(List<WriteKey> first, List<WriteKey> second) {

@@ -413,7 +413,10 @@ class NodeServerTest {
         assertEquals("(4,0.00)", scheduler.awaitOutcome(5, TIMEOUT).result());
         scheduler.awaitVisibleEverywhere(List.of("node-2"), range(5, 5), TIMEOUT);
         scheduler.execute("node-2", 1, 6, deps(), true, ProcedureCall.of("read_isolation", 1));
-        assertEquals("read committed", scheduler.awaitOutcome(6, TIMEOUT).result(), "PSI reads at READ COMMITTED");
+        assertEquals(
+                "repeatable read",
+                scheduler.awaitOutcome(6, TIMEOUT).result(),
+                "a read-only call reads one snapshot in PSI too: a REPEATABLE READ transaction of its own");
     }
 
     /** SI: commits follow the total order; chains across both replicas converge with no retry. */

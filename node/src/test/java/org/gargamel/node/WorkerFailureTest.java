@@ -34,7 +34,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * Calls that reach a node and fail inside it in every way we could think of: NULL array elements, values out of range
  * for their column, a procedure that raises, NULL where the table forbids it, a deferred constraint, an unknown
  * procedure, the wrong number or types of arguments, an argument the node cannot bind at all, and read-only calls that
- * fail. Every one gets exactly one outcome, the chain it belongs to never stalls (a valid call on the other replica
+ * fail (one of them because its procedure writes: read-only calls run in READ ONLY transactions). Every one gets exactly one outcome, the chain it belongs to never stalls (a valid call on the other replica
  * that depends on it commits), the nodes stay up, and the replicas converge. Last, a failure after the point of no
  * return (the backend of a transaction whose write-set was already delivered is killed) stops the node, naming the
  * transaction, instead of carrying on with a replica that may differ.
@@ -148,6 +148,12 @@ class WorkerFailureTest {
                         CallOutcome.Status.USER_ABORTED,
                         "42883"),
                 new Bad(
+                        "read-only: a procedure that writes (READ ONLY: it fails rather than commit on one replica)",
+                        true,
+                        ProcedureCall.of("quick_payment", 2, 3, new BigDecimal("1.00")),
+                        CallOutcome.Status.USER_ABORTED,
+                        "25006"),
+                new Bad(
                         "read-only: an array of NULLs the node cannot type",
                         true,
                         ProcedureCall.of("no_such_reader", Arrays.asList(null, null)),
@@ -232,6 +238,7 @@ class WorkerFailureTest {
         for (int server = 0; server < 2; server++) {
             assertEquals("2147483646 0.00", cluster.district(server, 2, 1), "nothing of the bad calls committed");
             assertEquals("1 " + good.size() + ".00", cluster.district(server, 2, 2), "every valid call committed");
+            assertEquals("1 0.00", cluster.district(server, 2, 3), "the read-only call that writes changed nothing");
             assertEquals(0, count(server, "SELECT count(*) FROM audit"), "the deferred key's rows were rolled back");
         }
         cluster.assertConverged();

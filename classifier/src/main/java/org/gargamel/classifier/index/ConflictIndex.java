@@ -17,6 +17,11 @@ import org.gargamel.classifier.WriteKeyBuffer;
  * conflicting pair is ordered through the edges, so the ordering equals that of the thesis's Algorithm 1
  * (a test compares them on random workloads).
  *
+ * <p>A call's declared reads reach the index as keys too ({@link org.gargamel.classifier.ClassifierRules#conflictKeys})
+ * and are recorded like writes: a read then depends on the last writer of its cells and the next writer depends on
+ * it, and two reads of one cell are ordered as well (a sound simplification: shared reads would need a second kind
+ * of entry, left to the serializable mode).
+ *
  * <p>{@link #remove} forgets a transaction once every replica has applied it; nodes left empty are
  * dropped, so memory follows what is in flight. Not thread-safe: the scheduler's event loop owns it.
  *

@@ -28,10 +28,11 @@ import org.gargamel.classifier.WriteRule;
 public final class RulesLoader {
     private static final Set<String> TOP_KEYS = Set.of("tables", "procedures");
     private static final Set<String> TABLE_KEYS = Set.of("key", "columns");
-    private static final Set<String> PROCEDURE_KEYS = Set.of("parameters", "read-only", "writes");
+    private static final Set<String> PROCEDURE_KEYS = Set.of("parameters", "read-only", "writes", "reads");
     private static final Set<String> PARAMETER_KEYS = Set.of("name", "type", "nullable");
     private static final Set<String> WRITE_KEYS = Set.of("update", "insert", "delete", "key", "columns", "fresh");
     private static final Set<String> FRESH_KEYS = Set.of("counter");
+    private static final Set<String> READ_KEYS = Set.of("table", "key", "columns");
 
     private final String file;
 
@@ -169,7 +170,20 @@ public final class RulesLoader {
                     node.line(),
                     "procedure " + name + " declares no writes; say 'read-only: true' if it writes nothing");
         }
-        return new ProcedureRule(name, parameters, readOnly, writes, node.line());
+        List<WriteRule> reads = new ArrayList<>();
+        if (map.containsKey("reads")) {
+            if (readOnly) {
+                throw error(
+                        map.get("reads").line(),
+                        "procedure " + name + " is read-only, so it reads one snapshot and never waits for another "
+                                + "call: 'reads' belongs to procedures that write");
+            }
+            ProcedureRule partial = new ProcedureRule(name, parameters, false, List.of(), node.line());
+            for (YamlTree item : map.get("reads").list("reads of " + name, file)) {
+                reads.add(read(partial, item, tables));
+            }
+        }
+        return new ProcedureRule(name, parameters, readOnly, writes, reads, node.line());
     }
 
     private boolean bool(YamlTree node, String what) {
@@ -186,7 +200,8 @@ public final class RulesLoader {
         requireKnownKeys(map, WRITE_KEYS, where);
         List<WriteRule.Operation> operations = new ArrayList<>();
         for (WriteRule.Operation operation : WriteRule.Operation.values()) {
-            if (map.containsKey(operation.name().toLowerCase(java.util.Locale.ROOT))) {
+            if (operation != WriteRule.Operation.READ
+                    && map.containsKey(operation.name().toLowerCase(java.util.Locale.ROOT))) {
                 operations.add(operation);
             }
         }
@@ -316,6 +331,52 @@ public final class RulesLoader {
                 }
             }
         }
+    }
+
+    /**
+     * One of a procedure's {@code reads}: {@code {table: T, key: [...], columns: [...]}}, keyed like an update (the
+     * cells the call reads and needs stable while it runs).
+     */
+    private WriteRule read(ProcedureRule procedure, YamlTree node, Map<String, TableRule> tables) {
+        String where = "a read of " + procedure.name();
+        Map<String, YamlTree> map = node.map(where, file);
+        requireKnownKeys(map, READ_KEYS, where);
+        if (!map.containsKey("table")) {
+            throw error(node.line(), where + " needs 'table' (with 'key' and 'columns', as an update)");
+        }
+        YamlTree tableNode = map.get("table");
+        String tableName = tableNode.text("table name", file);
+        TableRule table = tables.get(tableName);
+        if (table == null) {
+            throw error(
+                    tableNode.line(),
+                    where + ": unknown table '" + tableName + "' (declared tables: "
+                            + String.join(", ", tables.keySet()) + ")");
+        }
+        if (!map.containsKey("columns")) {
+            throw error(node.line(), where + ": a read of " + tableName + " must list the columns it reads");
+        }
+        List<String> columns = names(map.get("columns"), "columns of " + where);
+        for (String column : columns) {
+            if (!table.columns().contains(column)) {
+                throw error(
+                        map.get("columns").line(), where + ": table " + tableName + " has no column '" + column + "'");
+            }
+        }
+        if (!map.containsKey("key")) {
+            throw error(
+                    node.line(),
+                    where + " on " + tableName + " needs a key, one part per primary-key column " + table.key()
+                            + " (use \"*\" for a part the call cannot determine)");
+        }
+        if (table.key().isEmpty()) {
+            throw error(
+                    map.get("key").line(),
+                    where + ": table " + tableName + " has no primary key, so only fresh inserts write it, which "
+                            + "no key designates: a read of it can conflict with nothing (leave it out)");
+        }
+        List<KeyPart> key = key(procedure, map.get("key"), table, where);
+        return new WriteRule(WriteRule.Operation.READ, table, key, Set.copyOf(columns), null, node.line());
     }
 
     private List<KeyPart> key(ProcedureRule procedure, YamlTree node, TableRule table, String where) {

@@ -18,8 +18,8 @@ import org.gargamel.classifier.WriteRule;
 
 /**
  * Checks rules against a live database's catalogue (schema {@code public} unless told otherwise): every
- * procedure exists with the declared argument types in order, every table exists with the declared
- * columns, and each table's declared key is its primary key — so a key expression covering the declared
+ * procedure exists with the declared argument types in order, every table (written or only read) exists with the
+ * declared columns, and each table's declared key is its primary key — so a key expression covering the declared
  * key covers the real one. A {@code fresh: true} insert must be provably fresh: each unique key of its table
  * (the primary key, unique constraints and indexes, exclusion constraints) has a column that takes its value from
  * a sequence of the schema (a default of exactly {@code nextval} of it, or an identity column), which every node

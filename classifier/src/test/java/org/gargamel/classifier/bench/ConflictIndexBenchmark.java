@@ -86,7 +86,7 @@ public class ConflictIndexBenchmark {
          */
         @Setup(Level.Invocation)
         public void buildNextKeys() {
-            rules.writeKeys(calls.get((int) (next % DISTINCT_CALLS)), Isolation.PSI, nextKeys);
+            rules.conflictKeys(calls.get((int) (next % DISTINCT_CALLS)), Isolation.PSI, nextKeys);
         }
 
         long[] insertNext() {
@@ -168,7 +168,7 @@ public class ConflictIndexBenchmark {
         ClassifierRules rules = ClassifierRules.loadResource(TpccRules.class, TpccRules.RESOURCE);
         List<List<WriteKey>> keys = new ArrayList<>();
         for (ProcedureCall call : tpccMix(new SplittableRandom(7), DISTINCT_CALLS)) {
-            keys.add(rules.writeKeys(call, Isolation.PSI));
+            keys.add(rules.conflictKeys(call, Isolation.PSI));
         }
         Runtime runtime = Runtime.getRuntime();
         long before = usedAfterGc(runtime);

@@ -73,6 +73,18 @@ class LiveValidatorTest {
                                     connection));
             assertTrue(
                     key.getMessage().contains("has primary key [id] but the rules declare [owner]"), key.getMessage());
+            // a table the rules only read is checked like any other
+            String reads = RULES.replace(
+                            "columns: [id, owner, balance]}",
+                            "columns: [id, owner, balance]}\n  rate: {key: [currency], columns: [currency, rate]}")
+                    + "    reads: [{table: rate, key: ['*'], columns: [rate]}]\n";
+            RulesException read =
+                    assertThrows(RulesException.class, () -> new LiveValidator().validate(rules(reads), connection));
+            assertTrue(read.getMessage().contains("table public.rate does not exist"), read.getMessage());
+            try (Statement statement = connection.createStatement()) {
+                statement.execute("CREATE TABLE rate (currency text PRIMARY KEY, rate numeric)");
+            }
+            new LiveValidator().validate(rules(reads), connection);
         }
     }
 

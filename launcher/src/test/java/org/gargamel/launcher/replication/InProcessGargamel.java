@@ -24,13 +24,16 @@ final class InProcessGargamel implements AutoCloseable {
     final List<NodeServer> nodes = new ArrayList<>();
     final GargamelClient client;
 
+    /** With the TPC-C rules. */
     InProcessGargamel(String mode, String isolation, List<String> jdbcUrls, int workers) throws Exception {
+        this(mode, isolation, jdbcUrls, workers, TpccRules.temporaryFile());
+    }
+
+    /** With the rules in file {@code rules} (another application's). */
+    InProcessGargamel(String mode, String isolation, List<String> jdbcUrls, int workers, String rules)
+            throws Exception {
         scheduler = new SchedulerServer(new SchedulerConfig(
-                GroupSettings.inMemory(),
-                Mode.parse(mode),
-                Isolation.parse(isolation),
-                TpccRules.temporaryFile(),
-                100_000));
+                GroupSettings.inMemory(), Mode.parse(mode), Isolation.parse(isolation), rules, 100_000));
         scheduler.start();
         try {
             for (int i = 0; i < jdbcUrls.size(); i++) {
@@ -40,7 +43,7 @@ final class InProcessGargamel implements AutoCloseable {
                         workers,
                         Mode.parse(mode),
                         Isolation.parse(isolation),
-                        TpccRules.temporaryFile(),
+                        rules,
                         GroupSettings.inMemory(),
                         GroupSettings.inMemory(),
                         members(jdbcUrls.size()),

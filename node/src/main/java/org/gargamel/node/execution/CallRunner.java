@@ -113,15 +113,14 @@ final class CallRunner {
     }
 
     /**
-     * Binds a read-only call: at READ COMMITTED one auto-committed statement; at REPEATABLE READ (SI) a read-only
-     * transaction of its own, so every query of the procedure reads one snapshot, in one round trip.
+     * Binds a read-only call, in every mode and isolation: a {@code REPEATABLE READ READ ONLY} transaction of its own,
+     * so every statement of the procedure reads one snapshot (at READ COMMITTED a VOLATILE function takes one per
+     * statement, and a total read in two statements could be a state that never existed), in one round trip. READ ONLY
+     * also makes a procedure that writes fail rather than commit a change no other replica would see.
      */
-    static Pipeline readOnly(Connection connection, ProcedureCall call, ArgumentTypes types, Isolation isolation)
-            throws SQLException {
-        String sql = ProcedureCallBinder.sql(call.procedure(), call.arguments().size());
-        if (isolation == Isolation.REPEATABLE_READ) {
-            sql = isolation.begin + " READ ONLY; " + sql + "; COMMIT";
-        }
+    static Pipeline readOnly(Connection connection, ProcedureCall call, ArgumentTypes types) throws SQLException {
+        String sql = Isolation.REPEATABLE_READ.begin + " READ ONLY; "
+                + ProcedureCallBinder.sql(call.procedure(), call.arguments().size()) + "; COMMIT";
         return bind(connection, call, types, sql, 1);
     }
 

@@ -14,8 +14,10 @@ import org.gargamel.node.writeset.OwnTransaction;
 /**
  * Gargamel and centralized modes: the scheduler ordered every conflicting call before this one, and the worker started
  * it once they were all visible here (docs/node.md). PSI: the call runs at READ COMMITTED and commits in the same round
- * trip, then its write-set is broadcast. SI: it runs at REPEATABLE READ, its write-set is broadcast first, and it
- * commits when that write-set is delivered, so every replica commits update transactions in the total order.
+ * trip, then its write-set is broadcast; a cell written by a call it conflicts with (writes, or declared reads) is
+ * stable while it runs, any other may change between two of its statements (docs/node.md, What a call reads). SI: it
+ * runs at REPEATABLE READ, its write-set is broadcast first, and it commits when that write-set is delivered, so every
+ * replica commits update transactions in the total order.
  *
  * <p>A procedure error (e.g. TPC-C's invalid item) rolls the call back, gives it USER_ABORTED with its SQLSTATE, and
  * still broadcasts an empty write-set: its dependents at every replica go on.

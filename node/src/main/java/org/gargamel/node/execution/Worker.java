@@ -133,16 +133,12 @@ public final class Worker {
     private void executeReadOnly(Execute call) {
         long start = System.nanoTime();
         CallOutcome outcome;
-        try (CallRunner.Pipeline pipeline = CallRunner.readOnly(
-                connection.jdbc(),
-                call.call(),
-                context.types(),
-                context.si() ? CallRunner.Isolation.REPEATABLE_READ : CallRunner.Isolation.READ_COMMITTED)) {
+        try (CallRunner.Pipeline pipeline = CallRunner.readOnly(connection.jdbc(), call.call(), context.types())) {
             String result = pipeline.execute().result();
             context.statistics().readOnly(call.call().procedure(), System.nanoTime() - start);
             outcome = CallOutcome.committed(call.callId(), call.txnId(), result);
         } catch (SQLException e) {
-            connection.endTransactionOrStop(call, e); // a failed SI read-only call leaves its transaction block open
+            connection.endTransactionOrStop(call, e); // a failed read-only call leaves its transaction block open
             outcome = CallOutcome.userAborted(call.callId(), call.txnId(), e.getSQLState(), e.getMessage());
         }
         context.completion().finish(call, outcome);

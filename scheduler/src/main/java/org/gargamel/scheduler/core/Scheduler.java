@@ -107,8 +107,8 @@ public final class Scheduler {
     private int roundRobin;
 
     private final TxnTable<Txn> txns = new TxnTable<>();
-    /** The write keys of the call being placed (reused: no allocation per key). */
-    private final WriteKeyBuffer writeKeys = new WriteKeyBuffer();
+    /** The conflict keys (writes and declared reads) of the call being placed (reused: no allocation per key). */
+    private final WriteKeyBuffer conflictKeys = new WriteKeyBuffer();
     /** Scratch for the live back-dependencies of the call being placed. */
     private Txn[] scratch = new Txn[16];
     /** Scratch for {@link #collect}: no allocation per collected transaction. */
@@ -256,8 +256,8 @@ public final class Scheduler {
     public Placement place(ProcedureCall call) {
         ProcedureRule rule;
         try {
-            // Both check the call; only GARGAMEL needs its write keys.
-            rule = mode == Mode.GARGAMEL ? rules.writeKeys(call, isolation, writeKeys) : rules.check(call);
+            // Both check the call; only GARGAMEL needs its conflict keys.
+            rule = mode == Mode.GARGAMEL ? rules.conflictKeys(call, isolation, conflictKeys) : rules.check(call);
         } catch (RulesException | IllegalArgumentException e) {
             throw new RejectedCallException(e.getMessage(), e);
         }
@@ -277,7 +277,7 @@ public final class Scheduler {
         } else {
             switch (mode) {
                 case GARGAMEL -> {
-                    dependencies = liveDependencies(index.add(id, writeKeys));
+                    dependencies = liveDependencies(index.add(id, conflictKeys));
                     Txn open = null;
                     for (int i = 0; i < dependencies.length; i++) {
                         Txn before = scratch[i];
