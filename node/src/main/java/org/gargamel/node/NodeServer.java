@@ -230,7 +230,11 @@ public final class NodeServer implements AutoCloseable {
                 }
                 primaryKeys = PrimaryKeys.read(connection, "public");
                 profile = new ClusterProfile(
-                        config.mode(), config.isolation(), rules.digest(), SchemaDigest.of(connection, "public"));
+                        config.mode(),
+                        config.isolation(),
+                        rules.digest(),
+                        SchemaDigest.of(connection, "public"),
+                        config.replicas());
                 commitOrderDrawn = ReplicaState.drawCommitOrder(connection);
                 connection.commit();
             }

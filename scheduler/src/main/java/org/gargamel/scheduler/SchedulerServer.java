@@ -90,12 +90,12 @@ public final class SchedulerServer implements AutoCloseable {
     /** What every node must share with this scheduler; its schema digest is unused (no database here). */
     private final ClusterProfile profile;
     /**
-     * The schema digest every node must have: the first accepted node's, kept for this scheduler's life, and which node
-     * that was (the scheduler has no database to compare with).
+     * The schema digest and replica list every node must have: the first accepted node's profile, kept for this
+     * scheduler's life, and which node that was (the scheduler has no database and no replica list to compare with).
      */
-    private String referenceSchema;
+    private ClusterProfile reference;
 
-    private String referenceSchemaOwner;
+    private String referenceOwner;
     /**
      * Scheduler failover (docs/protocol.md): whether the write-set log made this scheduler the active one, and its
      * epoch (the high half of its transaction ids). Until then calls are held, not placed.
@@ -526,7 +526,7 @@ public final class SchedulerServer implements AutoCloseable {
             LOG.warn("ignored {} from {}: a node needs at least 1 worker", hello.describe(), source);
             return;
         }
-        List<String> differences = profile.differences(hello.profile(), referenceSchema, referenceSchemaOwner);
+        List<String> differences = profile.differences(hello.profile(), reference, referenceOwner);
         if (!differences.isEmpty()) {
             String reason = "its configuration differs from the cluster's: " + String.join("; ", differences)
                     + " (docs/protocol.md, Membership)";
@@ -548,14 +548,15 @@ public final class SchedulerServer implements AutoCloseable {
         }
         nodes.put(hello.nodeName(), source);
         checkTakeOver();
-        if (referenceSchema == null) {
-            referenceSchema = hello.profile().schemaDigest();
-            referenceSchemaOwner = hello.nodeName();
+        if (reference == null) {
+            reference = hello.profile();
+            referenceOwner = hello.nodeName();
             LOG.info(
-                    "the cluster's schema digest is {} (from {}); rules digest {}",
-                    referenceSchema,
+                    "the cluster's schema digest is {} (from {}); rules digest {}; replicas {}",
+                    reference.schemaDigest(),
                     hello.nodeName(),
-                    profile.rulesDigest());
+                    profile.rulesDigest(),
+                    reference.replicas());
         }
         if (previous == null) {
             LOG.info(

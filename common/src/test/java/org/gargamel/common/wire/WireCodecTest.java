@@ -58,6 +58,12 @@ class WireCodecTest {
                 new Execute(9, 0, true, new long[0], UUID.randomUUID(), 45, ProcedureCall.of("stock_level", 1, 2, 15)),
                 new NodeHello("node-1", 4, true, PROFILE),
                 new NodeHello("node-2", 2, false, new ClusterProfile(Mode.ROUND_ROBIN, Isolation.SI, "r2", "")),
+                new NodeHello(
+                        "node-3",
+                        4,
+                        true,
+                        new ClusterProfile(
+                                Mode.GARGAMEL, Isolation.PSI, "r3", "s3", List.of("node-1", "node-2", "node-3"))),
                 new NodeRefused("node-3", "its configuration differs from the cluster's: mode centralized"),
                 new Progress("node-2", new long[] {1, 2, 3, Long.MAX_VALUE}),
                 new WriteSet(

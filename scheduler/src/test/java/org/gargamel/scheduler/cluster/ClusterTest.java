@@ -198,12 +198,22 @@ class ClusterTest {
                     new ClusterProfile(Mode.GARGAMEL, Isolation.SI, "0000000000000000", agreed.schemaDigest()));
             FakeNode otherSchema = cluster.addNode(
                     "node-4", 1, new ClusterProfile(Mode.GARGAMEL, Isolation.PSI, agreed.rulesDigest(), "another"));
+            FakeNode otherReplicas = cluster.addNode(
+                    "node-5",
+                    1,
+                    new ClusterProfile(
+                            Mode.GARGAMEL,
+                            Isolation.PSI,
+                            agreed.rulesDigest(),
+                            agreed.schemaDigest(),
+                            List.of("node-5", "node-1")));
             Await.until(
-                    "the three nodes refused",
+                    "the four nodes refused",
                     Duration.ofSeconds(10),
                     () -> !otherMode.refusals.isEmpty()
                             && !otherIsolationAndRules.refusals.isEmpty()
-                            && !otherSchema.refusals.isEmpty());
+                            && !otherSchema.refusals.isEmpty()
+                            && !otherReplicas.refusals.isEmpty());
             assertEquals(
                     List.of("mode round-robin (the scheduler runs gargamel)"),
                     differences(otherMode.refusals.get(0).reason()));
@@ -219,9 +229,15 @@ class ClusterTest {
             String schema = otherSchema.refusals.get(0).reason();
             assertTrue(
                     schema.contains("schema digest another (node-1, the first node to join, has fake-schema"), schema);
+            assertEquals(
+                    List.of(
+                            "replicas [node-5, node-1] (node-1, the first node to join, has []: every node must list the"
+                                    + " same replicas in the same order, which decide the write-set log's members and each"
+                                    + " node's sequence slot)"),
+                    differences(otherReplicas.refusals.get(0).reason()));
             // A fake node says hello again at every view change (a real one stops at its first refusal).
             assertTrue(
-                    cluster.scheduler.refusedNodeCount() >= 3,
+                    cluster.scheduler.refusedNodeCount() >= 4,
                     "refused hellos: " + cluster.scheduler.refusedNodeCount());
             // Refused nodes are not counted and get no call: the scheduler still knows one node, which runs them all.
             assertEquals(1, client.drainStatus(Duration.ofSeconds(10)).nodes());
