@@ -133,7 +133,8 @@ public final class SchedulerServer implements AutoCloseable {
     private volatile boolean running;
 
     /** A call placed on a node and not yet reported by it: who to tell, and what to run again, if the node leaves. */
-    private record PendingCall(Address client, long callId, String node, ProcedureCall call) {}
+    /** A placed call: what is needed to answer it, or to place it again (with its session's transaction). */
+    private record PendingCall(Address client, long callId, String node, ProcedureCall call, long after) {}
 
     /** One unit of the loop's work, one object per received message; named in the log line if it fails. */
     private interface Event {
@@ -482,14 +483,14 @@ public final class SchedulerServer implements AutoCloseable {
                             + config.maxInFlight() + "); retry later");
             return;
         }
-        place(client, submit.callId(), submit.call());
+        place(client, submit.callId(), submit.call(), submit.after());
     }
 
     /** Places a call and sends it to its node; a call the scheduler refuses is rejected to its client. */
-    private void place(Address client, long callId, ProcedureCall call) {
+    private void place(Address client, long callId, ProcedureCall call, long after) {
         Placement placement;
         try {
-            placement = scheduler.place(call);
+            placement = scheduler.place(call, after);
         } catch (RejectedCallException e) {
             reject(client, callId, e.getMessage());
             return;
@@ -502,7 +503,7 @@ public final class SchedulerServer implements AutoCloseable {
             throw new IllegalStateException("placed on " + node + ", which has no address in the control group (known: "
                     + nodes.keySet() + ")");
         }
-        pending.put(placement.txn(), new PendingCall(client, callId, node, call));
+        pending.put(placement.txn(), new PendingCall(client, callId, node, call, after));
         scheduled.incrementAndGet();
         send(
                 target,
@@ -723,7 +724,7 @@ public final class SchedulerServer implements AutoCloseable {
                 }
                 if (placement.readOnly()) {
                     ranAgain.incrementAndGet();
-                    place(call.client(), call.callId(), call.call()); // changed nothing anywhere
+                    place(call.client(), call.callId(), call.call(), call.after()); // changed nothing anywhere
                 } else {
                     unsettled.put(placement.txn(), call);
                 }
@@ -764,7 +765,8 @@ public final class SchedulerServer implements AutoCloseable {
                                 outcome.status(),
                                 outcome.result(),
                                 outcome.sqlState(),
-                                outcome.message()));
+                                outcome.message(),
+                                outcome.wrote()));
             }
         }
         for (long txn : settlement.unknown()) {
@@ -785,7 +787,7 @@ public final class SchedulerServer implements AutoCloseable {
             PendingCall call = unsettled.remove(txn);
             if (call != null) {
                 ranAgain.incrementAndGet();
-                place(call.client(), call.callId(), call.call());
+                place(call.client(), call.callId(), call.call(), call.after());
             }
         }
     }

@@ -2,26 +2,28 @@ package org.gargamel.tpcc.workload;
 
 import org.gargamel.common.call.ProcedureCall;
 import org.gargamel.common.call.SqlErrorKind;
+import org.gargamel.common.client.ClientSession;
 import org.gargamel.common.client.GargamelClient;
 import org.gargamel.common.client.GargamelClientException;
 
 /**
  * A terminal's calls through Gargamel: submitted with the shared client library, waited for, and mapped to the
  * kit's outcomes. A procedure error is a user abort; a rejection, a timeout or a lost connection is a failure (it
- * counts in {@code errors}, with its reason). Conflict aborts are counted by the nodes, not here.
+ * counts in {@code errors}, with its reason). Conflict aborts are counted by the nodes, not here. Each terminal is
+ * a session of the shared client: it reads its own writes whichever replica runs its next call.
  */
 public final class GargamelExecutor implements CallExecutor {
-    private final GargamelClient client;
+    private final ClientSession session;
 
     public GargamelExecutor(GargamelClient client) {
-        this.client = client;
+        this.session = client.openSession();
     }
 
     @Override
     public ExecutionOutcome execute(ProcedureCall call) {
         org.gargamel.common.wire.CallOutcome outcome;
         try {
-            outcome = client.call(call);
+            outcome = session.call(call);
         } catch (GargamelClientException e) {
             return new ExecutionOutcome(
                     ExecutionOutcome.Kind.FAILED, 0, 0, e.reason().name(), e.getMessage());

@@ -71,6 +71,7 @@ public final class GargamelClient implements AutoCloseable {
     private final ScheduledFuture<?> timeoutSweep;
 
     private final MessageEndpoint endpoint;
+    private final ClientSession defaultSession = new ClientSession(this);
     private volatile Address scheduler;
     private volatile boolean closed;
     /** Why the client closed itself (a failed handler); null when open or closed by its owner. */
@@ -155,8 +156,27 @@ public final class GargamelClient implements AutoCloseable {
                         + channel.getView().getMembers() + ")");
     }
 
-    /** Submits a call; the future completes exactly once. Never blocks. */
+    /**
+     * Submits a call in the client's default session (read-your-writes for calls made one after another: see
+     * {@link ClientSession}); the future completes exactly once. Never blocks. Threads that call concurrently and
+     * each need to read their own writes should each {@link #openSession() open a session}.
+     */
     public CompletableFuture<CallOutcome> submit(ProcedureCall call) {
+        return defaultSession.submit(call);
+    }
+
+    /** Submits and waits for the outcome, in the client's default session. */
+    public CallOutcome call(ProcedureCall call) throws InterruptedException {
+        return defaultSession.call(call);
+    }
+
+    /** A new session: its calls read its own acknowledged writes, whichever replica runs them. */
+    public ClientSession openSession() {
+        return new ClientSession(this);
+    }
+
+    /** Submits a call that runs only where update transaction {@code after} (0: none) is visible. */
+    CompletableFuture<CallOutcome> submit(ProcedureCall call, long after) {
         CompletableFuture<CallOutcome> future = new CompletableFuture<>();
         if (closed) {
             future.completeExceptionally(new GargamelClientException(
@@ -176,7 +196,10 @@ public final class GargamelClient implements AutoCloseable {
         // copies at one scheduler could both run before either is in the log).
         synchronized (schedulerChange) {
             PendingCall recorded = new PendingCall(
-                    future, call, System.nanoTime() + options.callTimeout().toNanos());
+                    future,
+                    call,
+                    after,
+                    System.nanoTime() + options.callTimeout().toNanos());
             pending.put(callId, recorded);
             // close() may have run failAll() between the check above and put():
             if (closed) {
@@ -191,7 +214,7 @@ public final class GargamelClient implements AutoCloseable {
                 return future; // between two schedulers: the next one gets every pending call, this one too
             }
             try {
-                MessageEndpoint.send(channel, target, new SubmitCall(callId, call));
+                MessageEndpoint.send(channel, target, new SubmitCall(callId, call, after));
                 recorded.sentTo().add(target);
             } catch (Exception e) {
                 fail(
@@ -203,10 +226,10 @@ public final class GargamelClient implements AutoCloseable {
         return future;
     }
 
-    /** Submits and waits for the outcome. */
-    public CallOutcome call(ProcedureCall call) throws InterruptedException {
+    /** Waits for a call's outcome; a client failure is thrown as itself. */
+    static CallOutcome await(CompletableFuture<CallOutcome> outcome) throws InterruptedException {
         try {
-            return submit(call).get();
+            return outcome.get();
         } catch (ExecutionException e) {
             if (e.getCause() instanceof GargamelClientException failure) {
                 throw failure;
@@ -364,9 +387,9 @@ public final class GargamelClient implements AutoCloseable {
      * (guarded by {@link #schedulerChange}: each scheduler gets it once, see {@link #resubmitAll}).
      */
     private record PendingCall(
-            CompletableFuture<CallOutcome> future, ProcedureCall call, long deadline, Set<Address> sentTo) {
-        PendingCall(CompletableFuture<CallOutcome> future, ProcedureCall call, long deadline) {
-            this(future, call, deadline, new HashSet<>(2));
+            CompletableFuture<CallOutcome> future, ProcedureCall call, long after, long deadline, Set<Address> sentTo) {
+        PendingCall(CompletableFuture<CallOutcome> future, ProcedureCall call, long after, long deadline) {
+            this(future, call, after, deadline, new HashSet<>(2));
         }
 
         String procedure() {
@@ -476,7 +499,10 @@ public final class GargamelClient implements AutoCloseable {
                 MessageEndpoint.send(
                         channel,
                         target,
-                        new SubmitCall(entry.getKey(), entry.getValue().call()));
+                        new SubmitCall(
+                                entry.getKey(),
+                                entry.getValue().call(),
+                                entry.getValue().after()));
                 entry.getValue().sentTo().add(target);
                 count++;
             } catch (Exception e) {

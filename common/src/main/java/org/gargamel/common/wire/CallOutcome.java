@@ -11,8 +11,11 @@ import java.io.IOException;
  * @param result  the procedure's result as text (committed), else null
  * @param sqlState the SQLSTATE of the procedure's error (user-aborted), else null
  * @param message  the error or rejection reason, else null
+ * @param wrote    an update transaction committed: its write-set is in the log, and the client's session waits for it
+ *                 in its later calls (read-only calls, aborts and rejections leave the session as it was)
  */
-public record CallOutcome(long callId, long txnId, Status status, String result, String sqlState, String message)
+public record CallOutcome(
+        long callId, long txnId, Status status, String result, String sqlState, String message, boolean wrote)
         implements Message {
 
     /** Each status travels as its code, which is part of the wire format: never renumber. */
@@ -45,16 +48,22 @@ public record CallOutcome(long callId, long txnId, Status status, String result,
         }
     }
 
+    /** An update transaction committed. */
     public static CallOutcome committed(long callId, long txnId, String result) {
-        return new CallOutcome(callId, txnId, Status.COMMITTED, result, null, null);
+        return new CallOutcome(callId, txnId, Status.COMMITTED, result, null, null, true);
+    }
+
+    /** A read-only call committed: nothing for the session to wait for. */
+    public static CallOutcome committedReadOnly(long callId, long txnId, String result) {
+        return new CallOutcome(callId, txnId, Status.COMMITTED, result, null, null, false);
     }
 
     public static CallOutcome userAborted(long callId, long txnId, String sqlState, String message) {
-        return new CallOutcome(callId, txnId, Status.USER_ABORTED, null, sqlState, message);
+        return new CallOutcome(callId, txnId, Status.USER_ABORTED, null, sqlState, message, false);
     }
 
     public static CallOutcome rejected(long callId, long txnId, String reason) {
-        return new CallOutcome(callId, txnId, Status.REJECTED, null, null, reason);
+        return new CallOutcome(callId, txnId, Status.REJECTED, null, null, reason, false);
     }
 
     @Override
@@ -75,6 +84,7 @@ public record CallOutcome(long callId, long txnId, Status status, String result,
         WireCodec.writeNullableString(out, result);
         WireCodec.writeNullableString(out, sqlState);
         WireCodec.writeNullableString(out, message);
+        out.writeBoolean(wrote);
     }
 
     static CallOutcome read(DataInput in) throws IOException {
@@ -91,6 +101,7 @@ public record CallOutcome(long callId, long txnId, Status status, String result,
                 status,
                 WireCodec.readNullableString(in),
                 WireCodec.readNullableString(in),
-                WireCodec.readNullableString(in));
+                WireCodec.readNullableString(in),
+                in.readBoolean());
     }
 }

@@ -10,8 +10,8 @@ import org.jgroups.util.Util;
 /**
  * scheduler → node: run {@code call} as transaction {@code txnId} on {@code worker} (an index among the
  * node's workers) once every back-dependency is visible at the node, then send the outcome to
- * {@code client} quoting {@code callId}. Read-only calls have no back-dependencies and no write-set.
- * In round-robin mode back-dependencies are empty and the node certifies instead.
+ * {@code client} quoting {@code callId}. Read-only calls have no write-set; their only back-dependency is their
+ * session's last write, if any. In round-robin mode back-dependencies hold only that too, and the node certifies.
  */
 // ArrayRecordComponent is wrong here: equals, hashCode and toString below compare the ids, and the long[] that the
 // codec reads and writes (no boxed list per message) is never written once the message is built.

@@ -1,6 +1,8 @@
 package org.gargamel.common.client;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -97,6 +99,56 @@ class GargamelClientEndpointTest {
                     () -> client.malformedCount() + " malformed, " + client.unexpectedCount() + " unexpected");
             assertEquals(0, client.inFlight());
         }
+    }
+
+    /**
+     * A session sends its last acknowledged update with each call; read-only commits, user aborts and rejections leave
+     * it as it was; another session and the client's default session have their own.
+     */
+    @Test
+    void aSessionSendsItsLastAcknowledgedWriteWithEachCall() throws Exception {
+        try (GargamelClient client = GargamelClient.connect(GroupConfig.inMemory(), OPTIONS)) {
+            ClientSession session = client.openSession();
+            ClientSession other = client.openSession();
+            long[] afters = {
+                answer(session, CallOutcome.committed(0, 7, "w")),
+                answer(session, CallOutcome.committedReadOnly(0, 8, "r")),
+                answer(session, CallOutcome.userAborted(0, 9, "GA001", "no")),
+                answer(session, CallOutcome.rejected(0, -1, "no")),
+                answer(session, CallOutcome.committed(0, 10, "w")),
+                answer(session, CallOutcome.committed(0, 11, "w")),
+                answer(other, CallOutcome.committed(0, 12, "w")),
+                answer(other, CallOutcome.committed(0, 13, "w")),
+            };
+            assertArrayEquals(new long[] {0, 7, 7, 7, 7, 10, 0, 12}, afters, "each call's after, as sent");
+            assertEquals(11, session.lastWrite());
+            assertEquals(13, other.lastWrite());
+            CompletableFuture<CallOutcome> unanswered = client.submit(ProcedureCall.of("payment", 1));
+            assertFalse(unanswered.isDone());
+            Await.until("the default session's call", WAIT, () -> submitted.size() == afters.length + 1);
+            assertEquals(0, submitted.get(afters.length).after(), "the default session is a session of its own");
+        }
+    }
+
+    /** Makes one call in {@code session}, answers it with {@code answer} (its call id set); returns the call's after. */
+    private long answer(ClientSession session, CallOutcome answer) throws Exception {
+        int before = submitted.size();
+        CompletableFuture<CallOutcome> outcome = session.submit(ProcedureCall.of("payment", 1));
+        Await.until("the call to reach the scheduler", WAIT, () -> submitted.size() == before + 1);
+        SubmitCall call = submitted.get(before);
+        MessageEndpoint.send(
+                scheduler,
+                submitters.get(before),
+                new CallOutcome(
+                        call.callId(),
+                        answer.txnId(),
+                        answer.status(),
+                        answer.result(),
+                        answer.sqlState(),
+                        answer.message(),
+                        answer.wrote()));
+        outcome.get(20, TimeUnit.SECONDS);
+        return call.after();
     }
 
     @Test

@@ -50,8 +50,9 @@ class WireCodecTest {
     static List<Message> oneOfEach() {
         return List.of(
                 new SubmitCall(42, PAYMENT),
-                new SubmitCall(43, NEW_ORDER),
+                new SubmitCall(43, NEW_ORDER, (7L << 32) | 9),
                 CallOutcome.committed(42, 7, "(1,'x')"),
+                CallOutcome.committedReadOnly(44, 8, "(3,'z')"),
                 CallOutcome.userAborted(43, 8, "GA001", "invalid item number"),
                 CallOutcome.rejected(44, -1, "unknown procedure 'pay'"),
                 new Execute(7, 2, false, new long[] {3, 5}, UUID.randomUUID(), 42, PAYMENT),
@@ -179,6 +180,11 @@ class WireCodecTest {
         MalformedMessageException truncated = assertThrows(
                 MalformedMessageException.class, () -> WireCodec.decode(Arrays.copyOf(full, full.length - 3)));
         assertTrue(truncated.getMessage().contains("SUBMIT_CALL is truncated"), truncated.getMessage());
+        byte[] negativeAfter = WireCodec.encode(new SubmitCall(42, PAYMENT, 5));
+        negativeAfter[negativeAfter.length - Long.BYTES] = (byte) 0x80;
+        assertTrue(assertThrows(MalformedMessageException.class, () -> WireCodec.decode(negativeAfter))
+                .getMessage()
+                .contains("negative session transaction"));
         byte[] trailing = Arrays.copyOf(full, full.length + 2);
         assertTrue(assertThrows(MalformedMessageException.class, () -> WireCodec.decode(trailing))
                 .getMessage()
@@ -195,7 +201,7 @@ class WireCodecTest {
                 .getMessage()
                 .contains("unknown mode 'Xargamel'"));
         byte[] badValue = WireCodec.encode(new SubmitCall(1, ProcedureCall.of("f", 1)));
-        badValue[badValue.length - 5] = 77; // the argument's tag byte
+        badValue[badValue.length - 5 - Long.BYTES] = 77; // the argument's tag byte (the session's transaction follows)
         assertTrue(assertThrows(MalformedMessageException.class, () -> WireCodec.decode(badValue))
                 .getMessage()
                 .contains("unknown argument value tag 77"));

@@ -61,3 +61,9 @@ BEGIN
   GET DIAGNOSTICS n = ROW_COUNT;
   RETURN n;
 END $$;
+
+-- One balance, read-only: what a session reads right after its own deposit (SessionReadYourWritesTest).
+CREATE OR REPLACE FUNCTION balance(p_id integer) RETURNS numeric LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN (SELECT a.balance FROM account a WHERE a.id = p_id);
+END $$;

@@ -136,7 +136,7 @@ public final class Worker {
         try (CallRunner.Pipeline pipeline = CallRunner.readOnly(connection.jdbc(), call.call(), context.types())) {
             String result = pipeline.execute().result();
             context.statistics().readOnly(call.call().procedure(), System.nanoTime() - start);
-            outcome = CallOutcome.committed(call.callId(), call.txnId(), result);
+            outcome = CallOutcome.committedReadOnly(call.callId(), call.txnId(), result);
         } catch (SQLException e) {
             connection.endTransactionOrStop(call, e); // a failed read-only call leaves its transaction block open
             outcome = CallOutcome.userAborted(call.callId(), call.txnId(), e.getSQLState(), e.getMessage());

@@ -4,7 +4,7 @@ import java.util.Arrays;
 
 /**
  * Where a call goes: its transaction id, the worker that runs it, and the transactions that must be
- * visible at that node before it starts (empty for read-only calls).
+ * visible at that node before it starts (for read-only calls only the session's last write, if any).
  */
 // ArrayRecordComponent is wrong here: equals, hashCode and toString below compare the ids, and the long[] (made by the
 // conflict index on Scheduler.place's hot path, sent as is in Execute) is never written once the placement is made.

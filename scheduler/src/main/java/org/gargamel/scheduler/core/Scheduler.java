@@ -26,7 +26,8 @@ import org.gargamel.common.config.Mode;
  * {@link ConflictIndex}: the last conflicting writers. A call continues on the worker of the most recent
  * back-dependency whose chain is still open (no successor yet, worker on a live node), which extends or
  * merges chains; a second successor of a transaction starts a new chain on the least-loaded worker
- * (a split). Read-only calls never enter the graph.
+ * (a split). Read-only calls never enter the graph. A call may also wait for its session's last write
+ * ({@link #place(ProcedureCall, long)}): read-your-writes, not a conflict.
  *
  * <p>Single-threaded: the scheduler's event loop owns it. At most 64 nodes may be live at once.
  */
@@ -252,8 +253,19 @@ public final class Scheduler {
         return rejected;
     }
 
-    /** Places a call: its transaction id (increasing from 1), worker and back-dependencies. */
+    /** Places a call with no session before it: {@link #place(ProcedureCall, long)} with {@code after} 0. */
     public Placement place(ProcedureCall call) {
+        return place(call, 0);
+    }
+
+    /**
+     * Places a call: its transaction id (increasing from 1), worker and back-dependencies. {@code after} is the last
+     * update transaction the caller's session was told committed (0: none). While it is still in the graph (not yet
+     * visible at every live node) it becomes one more back-dependency, so the call runs only where it is visible
+     * (read-your-writes); unlike a conflict it neither chooses the worker nor closes a chain. Once collected it is
+     * visible everywhere and adds nothing.
+     */
+    public Placement place(ProcedureCall call, long after) {
         ProcedureRule rule;
         try {
             // Both check the call; only GARGAMEL needs its conflict keys.
@@ -272,7 +284,7 @@ public final class Scheduler {
         Txn txn;
         if (rule.readOnly()) {
             worker = leastLoaded();
-            txn = new Txn(new Placement(id, worker.ref, NO_DEPENDENCIES, true), worker);
+            txn = new Txn(new Placement(id, worker.ref, withSession(NO_DEPENDENCIES, after), true), worker);
             txn.pending = worker.node.bit;
         } else {
             switch (mode) {
@@ -306,7 +318,7 @@ public final class Scheduler {
                 }
                 default -> throw new IllegalStateException("unknown mode " + mode);
             }
-            txn = new Txn(new Placement(id, worker.ref, dependencies, false), worker);
+            txn = new Txn(new Placement(id, worker.ref, withSession(dependencies, after), false), worker);
             txn.pending = liveMask;
             txn.inGraph = true;
             graphSize++;
@@ -387,6 +399,25 @@ public final class Scheduler {
     /** The conflict index's size: for tests. */
     int indexSize() {
         return index.size();
+    }
+
+    /** {@code dependencies} and the session's transaction {@code after}, if it is still in the graph and not there. */
+    private long[] withSession(long[] dependencies, long after) {
+        if (after <= 0) {
+            return dependencies;
+        }
+        Txn previous = txns.get(after);
+        if (previous == null || !previous.inGraph) {
+            return dependencies;
+        }
+        for (long dependency : dependencies) {
+            if (dependency == after) {
+                return dependencies;
+            }
+        }
+        long[] result = Arrays.copyOf(dependencies, dependencies.length + 1);
+        result[dependencies.length] = after;
+        return result;
     }
 
     /**

@@ -189,6 +189,41 @@ class SchedulerTest {
         assertArrayEquals(new long[] {1}, deps(t3), "a read-only call is never a dependency");
     }
 
+    /**
+     * A session's last write is a back-dependency while it is in the graph (the call waits until it is visible where
+     * it runs), for read-only and update calls; it neither picks the worker nor closes the write's chain, and once
+     * visible everywhere it adds nothing.
+     */
+    @Test
+    void aSessionsLastWriteIsWaitedForButDoesNotChain() {
+        Scheduler s = gargamel();
+        Placement write = s.place(newOrder(1, 1, 1));
+        Placement read = s.place(orderStatus(1, 1, 1), write.txn());
+        assertArrayEquals(new long[] {write.txn()}, deps(read), "the read waits for the session's write");
+        assertNotEquals(write.worker().node(), read.worker().node(), "still the least-loaded worker, elsewhere");
+        Placement unrelated = s.place(newOrder(1, 2, 2), write.txn());
+        assertArrayEquals(new long[] {write.txn()}, deps(unrelated));
+        assertNotEquals(write.worker(), unrelated.worker(), "a session's write is no conflict: no chain");
+        Placement conflicting = s.place(newOrder(1, 1, 3), write.txn());
+        assertArrayEquals(new long[] {write.txn()}, deps(conflicting), "named once, as the conflict it also is");
+        assertEquals(write.worker(), conflicting.worker(), "the chain stayed open for the conflicting call");
+        Placement none = s.place(newOrder(1, 3, 4), 0);
+        assertArrayEquals(new long[0], deps(none), "no session transaction");
+        Placement unknown = s.place(newOrder(1, 4, 5), 12345);
+        assertArrayEquals(
+                new long[0],
+                deps(unknown),
+                "an id this scheduler does not hold (collected, or an earlier "
+                        + "scheduler's) is visible everywhere already");
+        for (long txn = 1; txn <= unknown.txn(); txn++) {
+            s.reportVisible("a", txn);
+            s.reportVisible("b", txn);
+        }
+        assertEquals(0, s.graphSize());
+        Placement later = s.place(orderStatus(1, 1, 1), write.txn());
+        assertArrayEquals(new long[0], deps(later), "visible everywhere: nothing to wait for");
+    }
+
     @Test
     void loadIsPlacedMinusReportedByTheWorkersNode() {
         Scheduler s = gargamel();
