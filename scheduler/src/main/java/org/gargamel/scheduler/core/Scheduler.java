@@ -279,11 +279,13 @@ public final class Scheduler {
         }
         long id = nextTxn++;
         placedAny = true;
+        // Nodes that have not yet reported the session's last write: a call placed there would wait for its apply.
+        long sessionPending = sessionPending(after);
         WorkerState worker;
         long[] dependencies = NO_DEPENDENCIES;
         Txn txn;
         if (rule.readOnly()) {
-            worker = leastLoaded();
+            worker = leastLoadedAvoiding(sessionPending);
             txn = new Txn(new Placement(id, worker.ref, withSession(NO_DEPENDENCIES, after), true), worker);
             txn.pending = worker.node.bit;
         } else {
@@ -301,7 +303,7 @@ public final class Scheduler {
                         }
                         before.hasSuccessor = true;
                     }
-                    worker = open != null ? open.worker : leastLoaded();
+                    worker = open != null ? open.worker : leastLoadedAvoiding(sessionPending);
                 }
                 case ROUND_ROBIN -> {
                     worker = liveWorkers[roundRobin % liveWorkers.length];
@@ -399,6 +401,41 @@ public final class Scheduler {
     /** The conflict index's size: for tests. */
     int indexSize() {
         return index.size();
+    }
+
+    /** The nodes (bits) that have not reported the session's transaction {@code after}; 0 if it is not in the graph. */
+    private long sessionPending(long after) {
+        if (after <= 0) {
+            return 0;
+        }
+        Txn previous = txns.get(after);
+        return previous == null || !previous.inGraph ? 0 : previous.pending;
+    }
+
+    /**
+     * The least-loaded worker on a node outside {@code avoid} (nodes where the session's last write is not visible yet,
+     * as far as their reports tell), so that a new chain or a read does not wait for an apply; the least-loaded worker
+     * of all if every serving node is to be avoided.
+     */
+    private WorkerState leastLoadedAvoiding(long avoid) {
+        if (avoid == 0) {
+            return leastLoaded();
+        }
+        WorkerState best = null;
+        int bestNodeLoad = 0;
+        for (WorkerState candidate : liveWorkers) {
+            if ((candidate.node.bit & avoid) != 0) {
+                continue;
+            }
+            int candidateNodeLoad = nodeLoad(candidate.node);
+            if (best == null
+                    || candidate.load < best.load
+                    || (candidate.load == best.load && candidateNodeLoad < bestNodeLoad)) {
+                best = candidate;
+                bestNodeLoad = candidateNodeLoad;
+            }
+        }
+        return best != null ? best : leastLoaded();
     }
 
     /** {@code dependencies} and the session's transaction {@code after}, if it is still in the graph and not there. */

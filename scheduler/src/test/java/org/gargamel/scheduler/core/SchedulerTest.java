@@ -224,6 +224,23 @@ class SchedulerTest {
         assertArrayEquals(new long[0], deps(later), "visible everywhere: nothing to wait for");
     }
 
+    /** A read or a new chain goes where the session's last write is visible already, if such a node serves. */
+    @Test
+    void aSessionsCallPrefersANodeWhereItsLastWriteIsVisible() {
+        Scheduler s = gargamel();
+        Placement write = s.place(newOrder(1, 1, 1));
+        s.place(newOrder(1, 2, 2));
+        s.place(newOrder(1, 3, 3));
+        s.place(newOrder(1, 4, 4));
+        assertEquals("a", write.worker().node());
+        s.reportVisible("b", write.txn()); // b applied it; a's report of its execution is not in yet
+        assertEquals("a", s.place(orderStatus(1, 1, 1)).worker().node(), "without a session: a, by name");
+        Placement read = s.place(orderStatus(1, 1, 1), write.txn());
+        assertEquals("b", read.worker().node(), "where the session's write is visible");
+        Placement chain = s.place(newOrder(1, 5, 5), write.txn());
+        assertEquals("b", chain.worker().node(), "a new chain too");
+    }
+
     @Test
     void loadIsPlacedMinusReportedByTheWorkersNode() {
         Scheduler s = gargamel();
