@@ -76,6 +76,7 @@ class ArchitectureTest {
         Map<String, String> common = new LinkedHashMap<>();
         common.put(COMMON + ".call", "the procedure call every process passes around, and SQL error kinds");
         common.put(COMMON + ".client", "the client library the TPC-C terminals, the launcher and the tests use");
+        common.put(COMMON + ".convergence", "whether replicas hold the same data: table checksums both kits compare");
         common.put(COMMON + ".config", "configuration files, Mode, Isolation, Secrets: every process's settings");
         common.put(COMMON + ".group", "the JGroups stacks of the scheduler, the nodes and the clients");
         common.put(COMMON + ".jdbc", "connecting to PostgreSQL by URL (provisioning, the TPC-C kit, the commands)");
