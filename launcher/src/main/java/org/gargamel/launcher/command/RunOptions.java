@@ -199,15 +199,7 @@ final class RunOptions {
         int retries =
                 Usage.range(spec, "--max-retries", maxRetries == null ? DEFAULT_MAX_RETRIES : maxRetries, 0, 1_000);
         RunTarget target = direct ? directTarget(retries) : gargamelTarget(((ModeChoice.Through) mode), urls);
-        // Named after the user's wall-clock time: the machine's time zone.
-        Path outDirectory = out != null
-                ? out
-                : Path.of("out/" + outPrefix + "-"
-                        + LocalDateTime.now(ZoneId.systemDefault())
-                                .format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
-        if (Files.exists(outDirectory) && !Files.isDirectory(outDirectory)) {
-            throw Usage.error(spec, "--out " + outDirectory + " exists and is not a directory");
-        }
+        Path outDirectory = outDirectory(spec, out, outPrefix);
         return new RunRequest(
                 target,
                 replicaCount,
@@ -223,6 +215,20 @@ final class RunOptions {
                 loadSeed,
                 outDirectory,
                 false);
+    }
+
+    /** {@code --out}, or {@code out/<prefix>-<time>}; an error if it names something that is not a directory. */
+    static Path outDirectory(CommandSpec spec, Path out, String prefix) {
+        // Named after the user's wall-clock time: the machine's time zone.
+        Path directory = out != null
+                ? out
+                : Path.of("out/" + prefix + "-"
+                        + LocalDateTime.now(ZoneId.systemDefault())
+                                .format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        if (Files.exists(directory) && !Files.isDirectory(directory)) {
+            throw Usage.error(spec, "--out " + directory + " exists and is not a directory");
+        }
+        return directory;
     }
 
     private RunTarget.Direct directTarget(int retries) {
