@@ -77,7 +77,8 @@ public final class BankRun {
             RunRecord record;
             double seconds;
             ClusterStatistics nodes;
-            try (LocalGargamelCluster cluster = LocalGargamelCluster.start(plan, err)) {
+            LocalGargamelCluster cluster = LocalGargamelCluster.start(plan, err);
+            try {
                 BankWorkload workload =
                         new BankWorkload(request.workload(scale.branches(), scale.accounts()), cluster.client()::call);
                 cluster.onFailure(workload::stop);
@@ -113,6 +114,8 @@ public final class BankRun {
                 } finally {
                     removeHook(hook);
                 }
+            } finally {
+                cluster.close(); // idempotent; stop() closed it already unless the run failed
             }
             out.print(summary(record, seconds));
             out.print(nodes.render());
