@@ -30,13 +30,18 @@ public final class BankInvariants {
             WHERE a.balance <> coalesce(e.total, 0)""";
     private static final String ORPHAN_ENTRIES =
             "SELECT count(*), min(e.id) FROM entry e WHERE NOT EXISTS (SELECT 1 FROM account a WHERE a.id = e.account_id)";
+    /** Entries grouped by transfer, ordered by amount: the -amount of from_id first, then the +amount of to_id. */
     private static final String BROKEN_TRANSFERS = """
             SELECT count(*), min(t.id) FROM transfer t
-            WHERE (SELECT count(*) FROM entry e WHERE e.transfer_id = t.id) <> 2
-               OR NOT EXISTS (SELECT 1 FROM entry e WHERE e.transfer_id = t.id AND e.account_id = t.from_id
-                              AND e.amount = -t.amount)
-               OR NOT EXISTS (SELECT 1 FROM entry e WHERE e.transfer_id = t.id AND e.account_id = t.to_id
-                              AND e.amount = t.amount)""";
+            LEFT JOIN (SELECT e.transfer_id, count(*) AS entries,
+                              array_agg(e.account_id ORDER BY e.amount) AS accounts,
+                              array_agg(e.amount ORDER BY e.amount) AS amounts
+                       FROM entry e WHERE e.transfer_id IS NOT NULL GROUP BY e.transfer_id) g
+                ON g.transfer_id = t.id
+            WHERE g.entries IS DISTINCT FROM 2
+               OR g.accounts <> ARRAY[t.from_id, t.to_id]
+               OR g.amounts <> ARRAY[-t.amount, t.amount]""";
+
     private static final String MISSING_ACCOUNTS = """
             SELECT count(*), min(k.id) FROM unnest(?::bigint[], ?::integer[], ?::text[], ?::numeric[])
                 AS k(id, branch_id, owner, initial)
