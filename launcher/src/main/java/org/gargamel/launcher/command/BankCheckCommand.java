@@ -1,6 +1,5 @@
 package org.gargamel.launcher.command;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import org.gargamel.bank.check.DatabaseInvariants;
@@ -13,11 +12,9 @@ import org.gargamel.launcher.run.BankRun;
 import org.gargamel.launcher.server.CommandContext;
 import org.gargamel.launcher.server.CommandFailedException;
 import org.gargamel.launcher.server.ExitCodes;
-import org.gargamel.launcher.server.Usage;
-import org.gargamel.provisioning.PostgresCluster;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
@@ -33,11 +30,8 @@ final class BankCheckCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
 
-    @Option(
-            names = "--jdbc-url",
-            paramLabel = "URL",
-            description = "a database to check; with several, they are also compared; repeatable")
-    private List<String> jdbcUrls = new ArrayList<>();
+    @Mixin
+    private ServerUrlOptions servers;
 
     private final CommandContext context;
 
@@ -47,11 +41,7 @@ final class BankCheckCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (jdbcUrls.isEmpty()) {
-            throw Usage.error(spec, "'bank check' needs at least one --jdbc-url");
-        }
-        TpccCommand.requireDistinct(spec, jdbcUrls);
-        PostgresCluster.external(jdbcUrls).close();
+        List<String> jdbcUrls = servers.require(spec, "'bank check' needs at least one --jdbc-url");
         for (String url : jdbcUrls) {
             if (BankDatabases.inspect(url) != BankSchema.State.LOADED) {
                 throw new CommandFailedException(

@@ -1,16 +1,13 @@
 package org.gargamel.launcher.command;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import org.gargamel.launcher.run.BankDatabases;
 import org.gargamel.launcher.server.CommandContext;
 import org.gargamel.launcher.server.ExitCodes;
-import org.gargamel.launcher.server.Usage;
-import org.gargamel.provisioning.PostgresCluster;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
@@ -25,25 +22,11 @@ final class BankLoadCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
 
-    @Option(
-            names = "--jdbc-url",
-            paramLabel = "URL",
-            description = "a PostgreSQL server to load (each gets the same data); repeatable")
-    private List<String> jdbcUrls = new ArrayList<>();
+    @Mixin
+    private ServerUrlOptions servers;
 
-    @Option(
-            names = "--branches",
-            paramLabel = "B",
-            defaultValue = "4",
-            description = "branches (default ${DEFAULT-VALUE})")
-    private int branches;
-
-    @Option(
-            names = "--accounts",
-            paramLabel = "A",
-            defaultValue = "1000",
-            description = "accounts per branch (default ${DEFAULT-VALUE})")
-    private int accounts;
+    @Mixin
+    private BankScaleOptions scale;
 
     private final CommandContext context;
 
@@ -53,17 +36,12 @@ final class BankLoadCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        Usage.range(spec, "--branches", branches, 1, BankCommand.MAX_BRANCHES);
-        Usage.range(spec, "--accounts", accounts, 1, BankCommand.MAX_ACCOUNTS_PER_BRANCH);
-        if (jdbcUrls.isEmpty()) {
-            throw Usage.error(
-                    spec,
-                    "'bank load' needs at least one --jdbc-url (embedded servers are removed on exit; "
-                            + "'bank run' without --jdbc-url loads and runs on embedded servers)");
-        }
-        TpccCommand.requireDistinct(spec, jdbcUrls);
-        PostgresCluster.external(jdbcUrls).close();
-        BankDatabases.load(jdbcUrls, branches, accounts, context.err());
+        scale.check(spec);
+        List<String> jdbcUrls = servers.require(
+                spec,
+                "'bank load' needs at least one --jdbc-url (embedded servers are removed on exit; "
+                        + "'bank run' without --jdbc-url loads and runs on embedded servers)");
+        BankDatabases.load(jdbcUrls, scale.branches, scale.accounts, context.err());
         return ExitCodes.OK;
     }
 }

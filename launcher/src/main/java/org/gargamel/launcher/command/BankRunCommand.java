@@ -2,7 +2,6 @@ package org.gargamel.launcher.command;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import org.gargamel.common.config.Isolation;
@@ -13,6 +12,7 @@ import org.gargamel.launcher.server.CommandContext;
 import org.gargamel.launcher.server.Usage;
 import org.gargamel.provisioning.PostgresBackend;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -34,17 +34,8 @@ final class BankRunCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
 
-    @Option(
-            names = "--replicas",
-            paramLabel = "N",
-            description = "PostgreSQL replicas, one node each (default 3, or the number of --jdbc-url)")
-    private Integer replicas;
-
-    @Option(
-            names = "--jdbc-url",
-            paramLabel = "URL",
-            description = "an existing PostgreSQL server, one per replica; repeatable (default: embedded servers)")
-    private List<String> jdbcUrls = new ArrayList<>();
+    @Mixin
+    private ReplicaOptions replicaOptions;
 
     @Option(
             names = "--terminals",
@@ -61,19 +52,8 @@ final class BankRunCommand implements Callable<Integer> {
             description = "how long the terminals run, e.g. 30s, 2m (default ${DEFAULT-VALUE})")
     private Duration duration;
 
-    @Option(
-            names = "--branches",
-            paramLabel = "B",
-            defaultValue = "4",
-            description = "branches, when the bank is loaded (default ${DEFAULT-VALUE})")
-    private int branches;
-
-    @Option(
-            names = "--accounts",
-            paramLabel = "A",
-            defaultValue = "1000",
-            description = "accounts per branch, when the bank is loaded (default ${DEFAULT-VALUE})")
-    private int accounts;
+    @Mixin
+    private BankScaleOptions scale;
 
     @Option(
             names = "--hot-accounts",
@@ -126,19 +106,8 @@ final class BankRunCommand implements Callable<Integer> {
 
     /** The run the options ask for, checked; nothing started. */
     BankRunRequest request() {
-        TpccCommand.requireDistinct(spec, jdbcUrls);
-        int replicaCount = Usage.range(
-                spec,
-                "--replicas",
-                replicas == null ? (jdbcUrls.isEmpty() ? RunOptions.DEFAULT_REPLICAS : jdbcUrls.size()) : replicas,
-                1,
-                16);
-        if (!jdbcUrls.isEmpty() && jdbcUrls.size() != replicaCount) {
-            throw Usage.error(
-                    spec,
-                    "--replicas " + replicaCount + " contradicts the " + jdbcUrls.size()
-                            + " --jdbc-url given (one server per replica)");
-        }
+        List<String> jdbcUrls = replicaOptions.urls(spec);
+        int replicaCount = replicaOptions.count(spec);
         Mode parsedMode;
         Isolation parsedIsolation;
         try {
@@ -148,11 +117,7 @@ final class BankRunCommand implements Callable<Integer> {
             throw Usage.error(spec, e.getMessage());
         }
         Usage.range(spec, "--terminals", terminals, 1, 2_000);
-        Usage.range(spec, "--branches", branches, 1, BankCommand.MAX_BRANCHES);
-        Usage.range(spec, "--accounts", accounts, 1, BankCommand.MAX_ACCOUNTS_PER_BRANCH);
-        if ((long) branches * accounts < 2) {
-            throw Usage.error(spec, "the bank needs at least two accounts for transfers (--branches x --accounts)");
-        }
+        scale.check(spec);
         Usage.range(spec, "--hot-accounts", hotAccounts, 2, 1_000_000);
         Usage.range(spec, "--hot-percent", hotPercent, 0, 100);
         Usage.range(spec, "--workers", workers, 1, 256);
@@ -166,8 +131,8 @@ final class BankRunCommand implements Callable<Integer> {
                 parsedMode,
                 parsedIsolation,
                 workers,
-                branches,
-                accounts,
+                scale.branches,
+                scale.accounts,
                 terminals,
                 duration,
                 hotAccounts,

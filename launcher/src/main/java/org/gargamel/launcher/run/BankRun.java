@@ -119,48 +119,49 @@ public final class BankRun {
             }
             out.print(summary(record, seconds));
             out.print(nodes.render());
-            if (interrupted.get()) {
-                err.println("gargamel: interrupted; the partial run above is not checked and no result.json is "
-                        + "written");
-                return ExitCodes.INTERRUPTED;
-            }
-            return check(urls, record, seconds, Expectation.after(baseline, record), nodes);
+            return interrupted.get()
+                    ? TpccRun.reportInterrupted(err)
+                    : check(urls, record, seconds, Expectation.after(baseline, record), nodes);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return ExitCodes.INTERRUPTED;
         } catch (IOException e) {
             throw new CommandFailedException(
-                    "cannot write the results under " + request.out() + ": " + e.getMessage(), e);
+                    "cannot start the cluster (logs under " + request.out() + "): " + e.getMessage(), e);
         }
     }
 
     private int check(
-            List<String> urls, RunRecord record, double seconds, Expectation expected, ClusterStatistics nodes)
-            throws IOException {
+            List<String> urls, RunRecord record, double seconds, Expectation expected, ClusterStatistics nodes) {
         err.println("checking the bank's invariants on every replica and comparing the replicas ...");
         List<DatabaseInvariants> invariants = checkInvariants(urls, expected);
         ConvergenceReport convergence = TableChecksums.ofCatalogue().compare(urls);
         boolean invariantsHold = invariants.stream().allMatch(DatabaseInvariants::passed);
         out.print(renderChecks(invariants, convergence));
         Path resultFile = request.out().resolve("result.json");
-        writeResult(resultFile, record, seconds, invariants, convergence);
-        nodes.write(request.out().resolve("nodes.json"));
+        try {
+            writeResult(resultFile, record, seconds, invariants, convergence);
+            nodes.write(request.out().resolve("nodes.json"));
+        } catch (IOException e) {
+            throw new CommandFailedException(
+                    "cannot write the results under " + request.out() + ": " + e.getMessage(), e);
+        }
         out.println("result: " + resultFile);
-        if (!invariantsHold || !convergence.identical()) {
-            err.println("gargamel: error: the bank's invariants fail or the replicas differ after the run (see above)");
-            return ExitCodes.FAILED;
+        List<String> failures = new ArrayList<>();
+        if (!invariantsHold) {
+            failures.add("the bank's invariants fail on some replica (the lines marked VIOLATED above)");
+        }
+        if (!convergence.identical()) {
+            failures.add("the replicas differ in " + convergence.differingTables());
         }
         if (record.tornReads() > 0) {
-            err.println("gargamel: error: " + record.tornReads() + " read-only call(s) read a torn state; first: "
-                    + record.firstTornRead());
-            return ExitCodes.FAILED;
+            failures.add(record.tornReads() + " torn read(s), first: " + record.firstTornRead());
         }
         if (record.errors() > 0) {
-            err.println("gargamel: error: " + record.errors() + " call(s) failed unexpectedly; first: "
-                    + record.firstError());
-            return ExitCodes.FAILED;
+            failures.add(record.errors() + " call(s) failed unexpectedly, first: " + record.firstError());
         }
-        return ExitCodes.OK;
+        failures.forEach(failure -> err.println("gargamel: error: " + failure));
+        return failures.isEmpty() ? ExitCodes.OK : ExitCodes.FAILED;
     }
 
     /** The invariants of every database, each against {@code expected} (null: those the data alone decides). */

@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -24,8 +23,9 @@ class BankIT {
     @Test
     void aBankRunThroughThreeReplicasKeepsEveryInvariant(@TempDir Path directory) throws Exception {
         Path out = directory.resolve("result");
-        GargamelProcess run = GargamelProcess.start(
+        String output = GargamelProcess.runCleanly(
                 directory,
+                5,
                 "bank",
                 "run",
                 "--replicas",
@@ -38,10 +38,6 @@ class BankIT {
                 "5",
                 "--out",
                 out.toString());
-        List<ProcessHandle> children = Orphans.watchDescendants(run.process);
-        int exit = run.waitFor(5, TimeUnit.MINUTES);
-        String output = run.output();
-        assertEquals(0, exit, output);
 
         JsonNode result = new ObjectMapper().readTree(out.resolve("result.json").toFile());
         assertEquals("bank", result.get("application").asText());
@@ -64,8 +60,5 @@ class BankIT {
         assertEquals(4, result.get("convergence").get("tables").size(), output);
         assertTrue(result.get("readYourWritesMisses").isNumber(), "the gap is counted: " + result);
         assertTrue(output.contains("convergence of 3 database(s): identical"), output);
-
-        Orphans.assertAllGone(children, output);
-        assertEquals(List.of(), run.leftovers(), "temporary files left behind");
     }
 }
