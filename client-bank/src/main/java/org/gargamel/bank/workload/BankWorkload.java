@@ -3,21 +3,24 @@ package org.gargamel.bank.workload;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 
 /**
  * Drives the bank's terminals, one thread each (named bank-terminal-N, owned and joined here), for the settings'
- * duration or until {@link #stop()}; returns what they saw, merged.
+ * duration or until {@link #stop()}; returns what they saw, merged. Each terminal sends through its own sender (through
+ * Gargamel: its own client session, so that it reads its own writes, as an application's connection would).
  */
 public final class BankWorkload {
     private final WorkloadSettings settings;
-    private final CallSender sender;
+    private final IntFunction<CallSender> senders;
     private volatile long deadlineNanos;
     private volatile boolean stopped;
     private double measuredSeconds;
 
-    public BankWorkload(WorkloadSettings settings, CallSender sender) {
+    /** {@code senders}: terminal number (1-based) to the sender its calls go through. */
+    public BankWorkload(WorkloadSettings settings, IntFunction<CallSender> senders) {
         this.settings = settings;
-        this.sender = sender;
+        this.senders = senders;
     }
 
     /** Runs the terminals to the end; the calls in flight at the deadline complete and count. */
@@ -27,7 +30,7 @@ public final class BankWorkload {
         long start = System.nanoTime();
         deadlineNanos = start + settings.duration().toNanos();
         for (int i = 0; i < settings.terminals(); i++) {
-            BankTerminal terminal = new BankTerminal(i + 1, settings, sender, this::running);
+            BankTerminal terminal = new BankTerminal(i + 1, settings, senders.apply(i + 1), this::running);
             terminals.add(terminal);
             Thread thread = new Thread(terminal, "bank-terminal-" + (i + 1));
             threads.add(thread);

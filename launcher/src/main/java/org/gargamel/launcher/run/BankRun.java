@@ -79,8 +79,9 @@ public final class BankRun {
             ClusterStatistics nodes;
             LocalGargamelCluster cluster = LocalGargamelCluster.start(plan, err);
             try {
-                BankWorkload workload =
-                        new BankWorkload(request.workload(scale.branches(), scale.accounts()), cluster.client()::call);
+                BankWorkload workload = new BankWorkload(
+                        request.workload(scale.branches(), scale.accounts()),
+                        terminal -> cluster.client().openSession()::call);
                 cluster.onFailure(workload::stop);
                 Thread hook = new Thread(
                         () -> {
@@ -156,6 +157,10 @@ public final class BankRun {
         }
         if (record.tornReads() > 0) {
             failures.add(record.tornReads() + " torn read(s), first: " + record.firstTornRead());
+        }
+        if (record.readYourWritesMisses() > 0) {
+            failures.add(record.readYourWritesMisses() + " read-your-writes miss(es), first: "
+                    + record.firstReadYourWritesMiss());
         }
         if (record.errors() > 0) {
             failures.add(record.errors() + " call(s) failed unexpectedly, first: " + record.firstError());
@@ -233,7 +238,7 @@ public final class BankRun {
                 record.userAborts(), record.errors(), record.tornReads(), record.readYourWritesMisses()));
         if (record.readYourWritesMisses() > 0) {
             text.append("  read-your-writes misses: a call on an account the terminal had just opened found no such "
-                            + "account at the replica that ran it (no session causality yet, docs/bank.md); first: ")
+                            + "account at the replica that ran it (its session should have prevented it); first: ")
                     .append(record.firstReadYourWritesMiss())
                     .append('\n');
         }
