@@ -2,6 +2,7 @@ package org.gargamel.launcher;
 
 import java.io.PrintStream;
 import java.util.concurrent.Callable;
+import org.gargamel.launcher.command.BankCommand;
 import org.gargamel.launcher.command.BenchCommand;
 import org.gargamel.launcher.command.ChaosCommand;
 import org.gargamel.launcher.command.ClassifyCommand;
@@ -35,6 +36,7 @@ import picocli.CommandLine.Spec;
             DemoCommand.class,
             ChaosCommand.class,
             TpccCommand.class,
+            BankCommand.class,
             SchedulerCommand.class,
             NodeCommand.class,
             BenchCommand.class,

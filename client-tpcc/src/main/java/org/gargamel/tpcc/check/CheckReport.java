@@ -5,6 +5,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.gargamel.common.convergence.ConvergenceReport;
+import org.gargamel.common.convergence.DatabaseNames;
+import org.gargamel.common.convergence.TableConvergence;
 
 /**
  * What {@code gargamel tpcc check} found: the consistency of every database and their convergence.

@@ -7,6 +7,13 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.gargamel.common.convergence.CheckException;
+import org.gargamel.common.convergence.ConvergenceReport;
+import org.gargamel.common.convergence.DatabaseChecksums;
+import org.gargamel.common.convergence.DatabaseNames;
+import org.gargamel.common.convergence.TableChecksums;
+import org.gargamel.tpcc.schema.TpccSchema;
+import org.gargamel.tpcc.schema.TpccTable;
 
 /**
  * What {@code gargamel tpcc check --jdbc-url URL [...]} runs: the consistency conditions on every
@@ -17,7 +24,11 @@ public final class CheckRunner {
     private static final int MAX_PARALLEL_DATABASES = 4;
 
     private final ConsistencyChecker consistencyChecker = new ConsistencyChecker();
-    private final TableChecksums tableChecksums = new TableChecksums();
+    /** The nine tables of clause 1.3, in the order the reports list them. */
+    public static final List<String> TABLES =
+            TpccSchema.TABLES.stream().map(TpccTable::name).toList();
+
+    private final TableChecksums tableChecksums = new TableChecksums(TABLES);
 
     /** Checks every database; databases are named {@code db<index>} and their URL without password. */
     public CheckReport run(List<String> jdbcUrls) {

@@ -8,6 +8,10 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import org.gargamel.common.convergence.CheckException;
+import org.gargamel.common.convergence.DatabaseNames;
+import org.gargamel.common.convergence.Snapshot;
+import org.gargamel.common.convergence.SqlStates;
 import org.gargamel.common.jdbc.JdbcConnections;
 
 /**

@@ -10,6 +10,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
+import org.gargamel.common.convergence.CheckException;
+import org.gargamel.common.convergence.DatabaseNames;
 import org.gargamel.common.jdbc.JdbcConnections;
 
 /**

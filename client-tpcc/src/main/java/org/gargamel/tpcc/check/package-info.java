@@ -1,7 +1,7 @@
 /**
  * Checking a TPC-C database after a run: the consistency conditions of clause 3.3.2 on each replica
  * ({@link org.gargamel.tpcc.check.ConsistencyChecker}) and whether the replicas hold the same data
- * ({@link org.gargamel.tpcc.check.TableChecksums}); {@link org.gargamel.tpcc.check.CheckRunner} runs both
+ * ({@link org.gargamel.common.convergence.TableChecksums}); {@link org.gargamel.tpcc.check.CheckRunner} runs both
  * for {@code gargamel tpcc check}.
  *
  * <h2>Conditions</h2>
@@ -27,7 +27,7 @@
  *
  * <h2>Checksums</h2>
  * A table's checksum is an order-independent sum of per-row MD5s, computed in the server in one parallel
- * scan (see {@link org.gargamel.tpcc.check.TableChecksums} for what counts as the same value: numerics
+ * scan (see {@link org.gargamel.common.convergence.TableChecksums} for what counts as the same value: numerics
  * with their scale, which TPC-C's typed columns fix; timestamps to the microsecond; NULL distinct from
  * every value). Measured on four warehouses (1.2 million order lines, 400,000 stock rows, 430 MB) on a
  * shared two-core machine: about 7 s for the nine tables, and about 4 s for the twelve conditions.

@@ -8,6 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.List;
+import org.gargamel.common.convergence.ConvergenceReport;
+import org.gargamel.common.convergence.DatabaseChecksums;
+import org.gargamel.common.convergence.DatabaseNames;
+import org.gargamel.common.convergence.TableChecksum;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 

@@ -16,6 +16,7 @@ import org.gargamel.launcher.server.Usage;
 import org.gargamel.provisioning.PostgresBackend;
 import org.gargamel.tpcc.workload.DirectIsolation;
 import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -42,17 +43,8 @@ final class RunOptions {
             description = "gargamel, round-robin (with certification), centralized, or direct (no middleware)")
     private ModeChoice mode;
 
-    @Option(
-            names = "--replicas",
-            paramLabel = "N",
-            description = "PostgreSQL replicas, one node each (default 3, or the number of --jdbc-url)")
-    private Integer replicas;
-
-    @Option(
-            names = "--jdbc-url",
-            paramLabel = "URL",
-            description = "an existing PostgreSQL server, one per replica; repeatable (default: embedded servers)")
-    private List<String> jdbcUrls = new ArrayList<>();
+    @Mixin
+    private ReplicaOptions replicaOptions;
 
     @Option(
             names = "--postgres",
@@ -158,27 +150,16 @@ final class RunOptions {
      */
     RunRequest request(String outPrefix) {
         boolean direct = mode instanceof ModeChoice.Direct;
-        List<String> urls = List.copyOf(jdbcUrls);
-        TpccCommand.requireDistinct(spec, urls);
+        List<String> urls = replicaOptions.urls(spec);
         int replicaCount;
         if (direct) {
+            Integer replicas = replicaOptions.replicas;
             replicaCount = Usage.range(spec, "--replicas", replicas == null ? 1 : replicas, 1, 1);
             if (urls.size() > 1) {
                 throw Usage.error(spec, "direct mode runs against one server; got " + urls.size() + " --jdbc-url");
             }
         } else {
-            replicaCount = Usage.range(
-                    spec,
-                    "--replicas",
-                    replicas == null ? (urls.isEmpty() ? DEFAULT_REPLICAS : urls.size()) : replicas,
-                    1,
-                    16);
-            if (!urls.isEmpty() && urls.size() != replicaCount) {
-                throw Usage.error(
-                        spec,
-                        "--replicas " + replicaCount + " contradicts the " + urls.size()
-                                + " --jdbc-url given (one server per replica)");
-            }
+            replicaCount = replicaOptions.count(spec);
         }
         PostgresBackend backend = urls.isEmpty() ? PostgresBackend.EMBEDDED : PostgresBackend.EXTERNAL;
         if (postgres != null) {
@@ -199,15 +180,7 @@ final class RunOptions {
         int retries =
                 Usage.range(spec, "--max-retries", maxRetries == null ? DEFAULT_MAX_RETRIES : maxRetries, 0, 1_000);
         RunTarget target = direct ? directTarget(retries) : gargamelTarget(((ModeChoice.Through) mode), urls);
-        // Named after the user's wall-clock time: the machine's time zone.
-        Path outDirectory = out != null
-                ? out
-                : Path.of("out/" + outPrefix + "-"
-                        + LocalDateTime.now(ZoneId.systemDefault())
-                                .format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
-        if (Files.exists(outDirectory) && !Files.isDirectory(outDirectory)) {
-            throw Usage.error(spec, "--out " + outDirectory + " exists and is not a directory");
-        }
+        Path outDirectory = outDirectory(spec, out, outPrefix);
         return new RunRequest(
                 target,
                 replicaCount,
@@ -223,6 +196,20 @@ final class RunOptions {
                 loadSeed,
                 outDirectory,
                 false);
+    }
+
+    /** {@code --out}, or {@code out/<prefix>-<time>}; an error if it names something that is not a directory. */
+    static Path outDirectory(CommandSpec spec, Path out, String prefix) {
+        // Named after the user's wall-clock time: the machine's time zone.
+        Path directory = out != null
+                ? out
+                : Path.of("out/" + prefix + "-"
+                        + LocalDateTime.now(ZoneId.systemDefault())
+                                .format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        if (Files.exists(directory) && !Files.isDirectory(directory)) {
+            throw Usage.error(spec, "--out " + directory + " exists and is not a directory");
+        }
+        return directory;
     }
 
     private RunTarget.Direct directTarget(int retries) {

@@ -1,6 +1,5 @@
 package org.gargamel.launcher.command;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import org.gargamel.common.config.Secrets;
@@ -8,14 +7,12 @@ import org.gargamel.launcher.run.TpccDatabases;
 import org.gargamel.launcher.server.CommandContext;
 import org.gargamel.launcher.server.CommandFailedException;
 import org.gargamel.launcher.server.ExitCodes;
-import org.gargamel.launcher.server.Usage;
-import org.gargamel.provisioning.PostgresCluster;
 import org.gargamel.tpcc.check.CheckReport;
 import org.gargamel.tpcc.check.CheckRunner;
 import org.gargamel.tpcc.schema.DatabaseState;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
@@ -30,11 +27,8 @@ final class TpccCheckCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
 
-    @Option(
-            names = "--jdbc-url",
-            paramLabel = "URL",
-            description = "a database to check; with several, they are also compared; repeatable")
-    private List<String> jdbcUrls = new ArrayList<>();
+    @Mixin
+    private ServerUrlOptions servers;
 
     private final CommandContext context;
 
@@ -44,11 +38,7 @@ final class TpccCheckCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (jdbcUrls.isEmpty()) {
-            throw Usage.error(spec, "'tpcc check' needs at least one --jdbc-url");
-        }
-        TpccCommand.requireDistinct(spec, jdbcUrls);
-        PostgresCluster.external(jdbcUrls).close();
+        List<String> jdbcUrls = servers.require(spec, "'tpcc check' needs at least one --jdbc-url");
         for (String url : jdbcUrls) {
             DatabaseState state = TpccDatabases.inspect(url);
             if (!state.isLoaded()) {

@@ -1,6 +1,5 @@
 package org.gargamel.launcher.command;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import org.gargamel.common.config.Secrets;
@@ -9,11 +8,11 @@ import org.gargamel.launcher.server.CommandContext;
 import org.gargamel.launcher.server.CommandFailedException;
 import org.gargamel.launcher.server.ExitCodes;
 import org.gargamel.launcher.server.Usage;
-import org.gargamel.provisioning.PostgresCluster;
 import org.gargamel.tpcc.loader.LoadOptions;
 import org.gargamel.tpcc.loader.TpccLoader;
 import org.gargamel.tpcc.schema.DatabaseState;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -30,11 +29,8 @@ final class TpccLoadCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
 
-    @Option(
-            names = "--jdbc-url",
-            paramLabel = "URL",
-            description = "a PostgreSQL server to load (each gets the same data); repeatable")
-    private List<String> jdbcUrls = new ArrayList<>();
+    @Mixin
+    private ServerUrlOptions servers;
 
     @Option(names = "--warehouses", paramLabel = "W", required = true, description = "number of warehouses (required)")
     private int warehouses;
@@ -60,14 +56,10 @@ final class TpccLoadCommand implements Callable<Integer> {
         Usage.range(spec, "--warehouses", warehouses, 1, TpccCommand.MAX_WAREHOUSES);
         int threadCount =
                 Usage.range(spec, "--threads", threads == null ? LoadOptions.defaultThreads() : threads, 1, 256);
-        if (jdbcUrls.isEmpty()) {
-            throw Usage.error(
-                    spec,
-                    "'tpcc load' needs at least one --jdbc-url (embedded servers are removed on exit; "
-                            + "'tpcc run' without --jdbc-url loads and runs on an embedded server)");
-        }
-        TpccCommand.requireDistinct(spec, jdbcUrls);
-        PostgresCluster.external(jdbcUrls).close();
+        List<String> jdbcUrls = servers.require(
+                spec,
+                "'tpcc load' needs at least one --jdbc-url (embedded servers are removed on exit; "
+                        + "'tpcc run' without --jdbc-url loads and runs on an embedded server)");
         for (String url : jdbcUrls) {
             DatabaseState state = TpccDatabases.inspect(url);
             if (!state.isEmpty()) {

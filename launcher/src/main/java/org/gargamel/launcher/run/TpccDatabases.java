@@ -7,6 +7,7 @@ import java.util.List;
 import org.gargamel.common.config.Secrets;
 import org.gargamel.common.jdbc.JdbcConnections;
 import org.gargamel.launcher.server.CommandFailedException;
+import org.gargamel.provisioning.PostgresBackend;
 import org.gargamel.provisioning.PostgresCluster;
 import org.gargamel.tpcc.check.CheckReport;
 import org.gargamel.tpcc.check.CheckRunner;
@@ -29,9 +30,13 @@ public final class TpccDatabases {
 
     /** The servers of a run: the ones given, or {@code request.replicas()} started by its backend. */
     static PostgresCluster start(RunRequest request, PrintStream err) {
-        int count = request.replicas();
-        return switch (request.backend()) {
-            case EXTERNAL -> PostgresCluster.external(request.jdbcUrls());
+        return start(request.backend(), request.replicas(), request.jdbcUrls(), err);
+    }
+
+    /** The servers of a run of any kit: {@code jdbcUrls} (EXTERNAL), or {@code count} started by {@code backend}. */
+    static PostgresCluster start(PostgresBackend backend, int count, List<String> jdbcUrls, PrintStream err) {
+        return switch (backend) {
+            case EXTERNAL -> PostgresCluster.external(jdbcUrls);
             case EMBEDDED -> {
                 err.println("starting "
                         + (count == 1 ? "an embedded PostgreSQL server" : count + " embedded PostgreSQL servers")

@@ -136,10 +136,7 @@ public final class TpccRun {
                 nodes.ifPresent(byNodes -> out.print(byNodes.render()));
                 out.flush();
                 if (interrupted.get()) {
-                    // Ctrl-C: the JVM is shutting down and embedded servers are being stopped by their own hook.
-                    err.println("gargamel: interrupted; the partial run above is not checked and no result.json is "
-                            + "written");
-                    return ExitCodes.INTERRUPTED;
+                    return reportInterrupted(err);
                 }
                 boolean faultUnrecovered =
                         injected != null && injected.stream().anyMatch(fault -> fault.error() != null);
@@ -197,6 +194,15 @@ public final class TpccRun {
             return ExitCodes.FAILED;
         }
         return ExitCodes.OK;
+    }
+
+    /**
+     * Ctrl-C during a run (the JVM is shutting down and embedded servers are being stopped by their own hook): says so
+     * and returns the exit code.
+     */
+    static int reportInterrupted(PrintStream err) {
+        err.println("gargamel: interrupted; the partial run above is not checked and no result.json is written");
+        return ExitCodes.INTERRUPTED;
     }
 
     private FaultInjector startFaults(RunConnection connection, PostgresCluster databases) {

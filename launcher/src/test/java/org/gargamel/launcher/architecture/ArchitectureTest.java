@@ -39,7 +39,7 @@ import org.junit.platform.commons.annotation.Testable;
 
 /**
  * The module boundaries, checked on the main classes of every module (this module's test class path holds them all):
- * which module may depend on which (common on none; provisioning, classifier and the TPC-C kit on common; scheduler
+ * which module may depend on which (common on none; provisioning, classifier, the TPC-C kit and the bank on common; scheduler
  * and node on common and classifier; launcher.server on common, classifier, scheduler and node; the rest of the
  * launcher on anything), that a module uses another only through its root package and the packages it exports
  * ({@link #EXPORTS}), that server code never prints and only a {@code main} exits; and, on every module's compiled
@@ -56,6 +56,7 @@ class ArchitectureTest {
     private static final String SCHEDULER = "org.gargamel.scheduler";
     private static final String NODE = "org.gargamel.node";
     private static final String TPCC = "org.gargamel.tpcc";
+    private static final String BANK = "org.gargamel.bank";
     private static final String LAUNCHER = "org.gargamel.launcher";
     private static final String LAUNCHER_SERVER = "org.gargamel.launcher.server";
     /** The entry point of gargamel-server.jar. */
@@ -76,6 +77,7 @@ class ArchitectureTest {
         Map<String, String> common = new LinkedHashMap<>();
         common.put(COMMON + ".call", "the procedure call every process passes around, and SQL error kinds");
         common.put(COMMON + ".client", "the client library the TPC-C terminals, the launcher and the tests use");
+        common.put(COMMON + ".convergence", "whether replicas hold the same data: table checksums both kits compare");
         common.put(COMMON + ".config", "configuration files, Mode, Isolation, Secrets: every process's settings");
         common.put(COMMON + ".group", "the JGroups stacks of the scheduler, the nodes and the clients");
         common.put(COMMON + ".jdbc", "connecting to PostgreSQL by URL (provisioning, the TPC-C kit, the commands)");
@@ -102,6 +104,11 @@ class ArchitectureTest {
         tpcc.put(TPCC + ".terminal", "the terminal emulator the run commands drive");
         tpcc.put(TPCC + ".workload", "the transaction mix and the executors (direct or through Gargamel)");
         EXPORTS.put(TPCC, tpcc);
+        Map<String, String> bank = new LinkedHashMap<>();
+        bank.put(BANK + ".check", "the bank's invariants the bank commands check after a run");
+        bank.put(BANK + ".schema", "creating and loading the bank, and its rules file");
+        bank.put(BANK + ".workload", "the bank's terminals and what they were told");
+        EXPORTS.put(BANK, bank);
         EXPORTS.put(LAUNCHER, Map.of());
     }
 
@@ -134,6 +141,8 @@ class ArchitectureTest {
                 .definedBy(NODE + "..")
                 .layer("tpcc")
                 .definedBy(TPCC + "..")
+                .layer("bank")
+                .definedBy(BANK + "..")
                 .layer("launcher.server")
                 .definedBy(LAUNCHER_SERVER + "..")
                 .layer("launcher")
@@ -151,6 +160,8 @@ class ArchitectureTest {
                 .whereLayer("node")
                 .mayOnlyAccessLayers("common", "classifier")
                 .whereLayer("tpcc")
+                .mayOnlyAccessLayers("common")
+                .whereLayer("bank")
                 .mayOnlyAccessLayers("common")
                 .whereLayer("launcher.server")
                 .mayOnlyAccessLayers("common", "classifier", "scheduler", "node")

@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,8 +21,9 @@ class DemoIT {
     @Test
     void shortDemoConvergesWithoutConflictAbortsAndLeavesNothingBehind(@TempDir Path directory) throws Exception {
         Path out = directory.resolve("result");
-        GargamelProcess demo = GargamelProcess.start(
+        String output = GargamelProcess.runCleanly(
                 directory,
+                5,
                 "demo",
                 "--warehouses",
                 "1",
@@ -36,10 +35,6 @@ class DemoIT {
                 "5",
                 "--out",
                 out.toString());
-        List<ProcessHandle> children = Orphans.watchDescendants(demo.process);
-        int exit = demo.waitFor(5, TimeUnit.MINUTES);
-        String output = demo.output();
-        assertEquals(0, exit, output);
 
         JsonNode result = new ObjectMapper().readTree(out.resolve("result.json").toFile());
         assertEquals("gargamel", result.get("mode").asText());
@@ -52,8 +47,5 @@ class DemoIT {
         assertTrue(result.get("convergence").get("identical").asBoolean(), output);
         assertEquals(3, result.get("convergence").get("databases").size(), output);
         assertTrue(output.contains("conflict aborts 0"), output);
-
-        Orphans.assertAllGone(children, output);
-        assertEquals(List.of(), demo.leftovers(), "temporary files left behind");
     }
 }

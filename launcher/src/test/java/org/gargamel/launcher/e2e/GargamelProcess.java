@@ -1,5 +1,7 @@
 package org.gargamel.launcher.e2e;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -49,6 +51,22 @@ final class GargamelProcess {
                 .redirectOutput(output.toFile())
                 .start();
         return new GargamelProcess(process, output, temporary);
+    }
+
+    /**
+     * Runs gargamel with {@code arguments} to its end (at most {@code minutes}) and asserts that it exited 0 and left
+     * no process and no temporary file behind; returns its output.
+     */
+    static String runCleanly(Path workDirectory, long minutes, String... arguments)
+            throws IOException, InterruptedException {
+        GargamelProcess run = start(workDirectory, arguments);
+        List<ProcessHandle> children = Orphans.watchDescendants(run.process);
+        int exit = run.waitFor(minutes, TimeUnit.MINUTES);
+        String output = run.output();
+        assertEquals(0, exit, output);
+        Orphans.assertAllGone(children, output);
+        assertEquals(List.of(), run.leftovers(), "temporary files left behind");
+        return output;
     }
 
     int waitFor(long timeout, TimeUnit unit) throws InterruptedException {

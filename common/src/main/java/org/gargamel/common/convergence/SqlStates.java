@@ -1,12 +1,12 @@
-package org.gargamel.tpcc.check;
+package org.gargamel.common.convergence;
 
 import java.sql.SQLException;
 
 /** Keeps the SQLSTATE in error messages: it says whether a table is missing or the server went away. */
-final class SqlStates {
+public final class SqlStates {
     private SqlStates() {}
 
-    static String describe(SQLException e) {
+    public static String describe(SQLException e) {
         return e.getSQLState() == null ? "" : " (SQLSTATE " + e.getSQLState() + ")";
     }
 }

@@ -1,4 +1,4 @@
-package org.gargamel.tpcc.check;
+package org.gargamel.common.convergence;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -9,7 +9,7 @@ import java.sql.Statement;
  * database, with the session settings that fix how values are rendered as text (timestamps in the
  * checksums and in violation examples must not depend on the server's or the user's defaults).
  */
-final class Snapshot implements AutoCloseable {
+public final class Snapshot implements AutoCloseable {
     private final Connection connection;
     private final String database;
     private final boolean autoCommit;
@@ -21,7 +21,7 @@ final class Snapshot implements AutoCloseable {
         this.autoCommit = autoCommit;
     }
 
-    static Snapshot begin(Connection connection, String database) {
+    public static Snapshot begin(Connection connection, String database) {
         try {
             boolean autoCommit = connection.getAutoCommit();
             connection.setAutoCommit(false);
@@ -45,7 +45,7 @@ final class Snapshot implements AutoCloseable {
         }
     }
 
-    void commit() {
+    public void commit() {
         try {
             connection.commit();
             finished = true;

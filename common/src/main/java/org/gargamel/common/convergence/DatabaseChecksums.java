@@ -1,13 +1,13 @@
-package org.gargamel.tpcc.check;
+package org.gargamel.common.convergence;
 
 import java.util.List;
 import java.util.Objects;
 
 /**
- * The checksums of the nine TPC-C tables of one database, read from one snapshot.
+ * The checksums of the tables of one database, read from one snapshot.
  *
  * @param database the database's name in reports
- * @param tables   one checksum per table, in {@link TableChecksums#TABLES} order
+ * @param tables   one checksum per table, in the order they were compared
  */
 public record DatabaseChecksums(String database, List<TableChecksum> tables) {
     public DatabaseChecksums {

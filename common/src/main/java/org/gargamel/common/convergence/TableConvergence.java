@@ -1,4 +1,4 @@
-package org.gargamel.tpcc.check;
+package org.gargamel.common.convergence;
 
 import java.util.List;
 import java.util.Objects;

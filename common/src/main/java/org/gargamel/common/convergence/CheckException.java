@@ -1,4 +1,4 @@
-package org.gargamel.tpcc.check;
+package org.gargamel.common.convergence;
 
 /**
  * A check could not be carried out (unreachable database, missing table, failed query). A check that

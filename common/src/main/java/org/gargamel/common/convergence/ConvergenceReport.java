@@ -1,19 +1,23 @@
-package org.gargamel.tpcc.check;
+package org.gargamel.common.convergence;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 /**
- * Whether several databases hold the same TPC-C data, table by table.
+ * Whether several databases hold the same data, table by table.
  *
  * @param identical every table is identical in every database
  * @param databases the databases compared, in order
- * @param tables    one comparison per table, in {@link TableChecksums#TABLES} order
+ * @param tables    one comparison per table, in the order they were compared
  */
 public record ConvergenceReport(boolean identical, List<String> databases, List<TableConvergence> tables) {
+    /** The checksum shown for a table a database does not have. */
+    static final String MISSING = "missing";
 
     public ConvergenceReport {
         databases = List.copyOf(databases);
@@ -24,15 +28,22 @@ public record ConvergenceReport(boolean identical, List<String> databases, List<
         }
     }
 
-    /** Compares the checksums of several databases; every database must have the same tables. */
+    /**
+     * Compares the checksums of several databases, table by table; a table that some database lacks differs there
+     * (its row count shows as -1).
+     */
     public static ConvergenceReport of(List<DatabaseChecksums> databases) {
         if (databases.isEmpty()) {
             throw new IllegalArgumentException("no database to compare");
         }
         List<String> names = databases.stream().map(DatabaseChecksums::database).toList();
+        Set<String> tableNames = new LinkedHashSet<>();
+        for (DatabaseChecksums database : databases) {
+            database.tables().forEach(table -> tableNames.add(table.table()));
+        }
         List<TableConvergence> tables = new ArrayList<>();
-        for (TableChecksum first : databases.get(0).tables()) {
-            tables.add(compareTable(first.table(), databases));
+        for (String table : tableNames) {
+            tables.add(compareTable(table, databases));
         }
         return new ConvergenceReport(tables.stream().allMatch(TableConvergence::identical), names, tables);
     }
@@ -58,7 +69,10 @@ public record ConvergenceReport(boolean identical, List<String> databases, List<
         // Databases grouped by contents, groups in order of their first database.
         Map<List<Object>, List<String>> groups = new LinkedHashMap<>();
         for (DatabaseChecksums database : databases) {
-            TableChecksum checksum = database.table(table);
+            TableChecksum checksum = database.tables().stream()
+                    .filter(t -> t.table().equals(table))
+                    .findFirst()
+                    .orElse(new TableChecksum(table, -1, MISSING));
             checksums.add(
                     new TableConvergence.DatabaseChecksum(database.database(), checksum.rows(), checksum.checksum()));
             groups.computeIfAbsent(List.of(checksum.rows(), checksum.checksum()), k -> new ArrayList<>())
