@@ -422,7 +422,7 @@ public final class ClassifierRules {
         return mix(hash);
     }
 
-    private static long mix(long value) {
+    static long mix(long value) {
         long z = value;
         z = (z ^ (z >>> 33)) * 0xff51afd7ed558ccdL;
         z = (z ^ (z >>> 33)) * 0xc4ceb9fe1a85ec53L;
