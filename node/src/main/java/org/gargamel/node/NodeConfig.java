@@ -34,6 +34,8 @@ import org.gargamel.common.group.RaftSettings;
  * peers: [jdbc:postgresql://10.0.0.2:5432/tpcc?user=gargamel, ...]
  *                                    # optional; the other replicas' databases, to rebuild this one from when it
  *                                    # holds what they do not (docs/node.md, Rebuild); read only, one snapshot
+ * rulesCheck: reject                # optional; warn | reject | off: what a write outside the call's rule does
+ *                                    # (default reject; gargamel mode only; docs/classifier.md)
  * </pre>
  */
 public record NodeConfig(
@@ -51,7 +53,8 @@ public record NodeConfig(
         String statsFile,
         String user,
         String password,
-        List<String> peers) {
+        List<String> peers,
+        RulesCheck rulesCheck) {
 
     @JsonCreator
     public NodeConfig(
@@ -69,7 +72,8 @@ public record NodeConfig(
             @JsonProperty("statsFile") String statsFile,
             @JsonProperty("user") String user,
             @JsonProperty("password") String password,
-            @JsonProperty("peers") List<String> peers) {
+            @JsonProperty("peers") List<String> peers,
+            @JsonProperty("rulesCheck") RulesCheck rulesCheck) {
         this(
                 name,
                 jdbcUrl,
@@ -85,7 +89,8 @@ public record NodeConfig(
                 statsFile,
                 user,
                 password,
-                peers == null ? List.of() : List.copyOf(peers));
+                peers == null ? List.of() : List.copyOf(peers),
+                rulesCheck == null ? RulesCheck.REJECT : rulesCheck);
     }
 
     /** Without a separate user and password (in the URL, or none), its log in memory. */
@@ -101,15 +106,43 @@ public record NodeConfig(
             List<String> replicas,
             String statsFile) {
         this(
-                name, jdbcUrl, workers, mode, isolation, rules, control, writeSets, replicas, null, true, statsFile,
-                null, null, List.of());
+                name,
+                jdbcUrl,
+                workers,
+                mode,
+                isolation,
+                rules,
+                control,
+                writeSets,
+                replicas,
+                null,
+                true,
+                statsFile,
+                null,
+                null,
+                List.of(),
+                RulesCheck.REJECT);
     }
 
     /** The same node keeping its write-set log in {@code directory} (null: in memory). */
     public NodeConfig withDataDir(String directory, boolean fsync) {
         return new NodeConfig(
-                name, jdbcUrl, workers, mode, isolation, rules, control, writeSets, replicas, directory, fsync,
-                statsFile, user, password, peers);
+                name,
+                jdbcUrl,
+                workers,
+                mode,
+                isolation,
+                rules,
+                control,
+                writeSets,
+                replicas,
+                directory,
+                fsync,
+                statsFile,
+                user,
+                password,
+                peers,
+                rulesCheck);
     }
 
     /** The same node, rebuilt from {@code peerUrls} when it must be (see {@link #peers}). */
@@ -129,7 +162,20 @@ public record NodeConfig(
                 statsFile,
                 user,
                 password,
-                List.copyOf(peerUrls));
+                List.copyOf(peerUrls),
+                rulesCheck);
+    }
+
+    /** The same node reacting to a write outside its call's rule with {@code check}. */
+    public NodeConfig withRulesCheck(RulesCheck check) {
+        return new NodeConfig(
+                name, jdbcUrl, workers, mode, isolation, rules, control, writeSets, replicas, dataDir, logFsync,
+                statsFile, user, password, peers, check);
+    }
+
+    /** Whether this node checks each executed call's write-set against its rule: gargamel mode, not turned off. */
+    public boolean checksRules() {
+        return mode == Mode.GARGAMEL && rulesCheck != RulesCheck.OFF;
     }
 
     /** The write-set log's consensus settings of this node. */
@@ -146,7 +192,7 @@ public record NodeConfig(
                 + dataDir
                 + ", logFsync=" + logFsync + ", statsFile=" + statsFile + ", user=" + user
                 + ", password=" + (password == null ? "null" : "***") + ", peers="
-                + peers.stream().map(Secrets::maskUrl).toList() + "]";
+                + peers.stream().map(Secrets::maskUrl).toList() + ", rulesCheck=" + rulesCheck + "]";
     }
 
     public static NodeConfig read(Path file) {
@@ -166,8 +212,22 @@ public record NodeConfig(
 
     public NodeConfig withRules(String rulesFile) {
         return new NodeConfig(
-                name, jdbcUrl, workers, mode, isolation, rulesFile, control, writeSets, replicas, dataDir, logFsync,
-                statsFile, user, password, peers);
+                name,
+                jdbcUrl,
+                workers,
+                mode,
+                isolation,
+                rulesFile,
+                control,
+                writeSets,
+                replicas,
+                dataDir,
+                logFsync,
+                statsFile,
+                user,
+                password,
+                peers,
+                rulesCheck);
     }
 
     public NodeConfig validate() {
@@ -230,6 +290,9 @@ public record NodeConfig(
                 throw new ConfigException("key 'peers' names this node's own database, " + Secrets.maskUrl(peer)
                         + ": a replica cannot be rebuilt from itself");
             }
+        }
+        if (rulesCheck == null) {
+            throw new ConfigException("key 'rulesCheck' must be warn, reject or off");
         }
         loadRules();
         return this;

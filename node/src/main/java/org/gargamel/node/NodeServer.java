@@ -288,7 +288,9 @@ public final class NodeServer implements AutoCloseable {
                     statistics,
                     new Completion(),
                     activeScheduler,
-                    answeredCalls);
+                    answeredCalls,
+                    rules,
+                    config.checksRules() ? config.rulesCheck() : RulesCheck.OFF);
             for (int i = 0; i < config.workers(); i++) {
                 Connection connection = dataSource.getConnection();
                 WriteSetCapture.enableForSession(connection);

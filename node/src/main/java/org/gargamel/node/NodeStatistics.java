@@ -28,6 +28,7 @@ public final class NodeStatistics {
     private long failed;
     private long droppedStale;
     private long answeredFromEarlierRuns;
+    private long unsoundWrites;
     private final Map<String, long[]> procedures = new TreeMap<>(); // executed, executeNanos, applied, applyNanos
 
     public NodeStatistics(String node) {
@@ -86,6 +87,18 @@ public final class NodeStatistics {
         return answeredFromEarlierRuns;
     }
 
+    /**
+     * A call executed here wrote outside the keys its rule predicts (rulesCheck; docs/classifier.md): counted once per
+     * call, whatever the reaction.
+     */
+    public synchronized void unsoundWrite() {
+        unsoundWrites++;
+    }
+
+    public synchronized long unsoundWrites() {
+        return unsoundWrites;
+    }
+
     public synchronized void conflictAbort() {
         conflictAborts++;
     }
@@ -122,6 +135,7 @@ public final class NodeStatistics {
         map.put("failed", failed);
         map.put("droppedStaleCalls", droppedStale);
         map.put("answeredFromEarlierRuns", answeredFromEarlierRuns);
+        map.put("unsoundWrites", unsoundWrites);
         Map<String, Object> perProcedure = new LinkedHashMap<>();
         for (Map.Entry<String, long[]> entry : procedures.entrySet()) {
             long[] v = entry.getValue();
@@ -146,7 +160,7 @@ public final class NodeStatistics {
         StringBuilder text = new StringBuilder(String.format(
                 Locale.ROOT,
                 "%s: %d committed, %d user aborts, %d read-only, %d conflict aborts, %d retries, %d write-sets applied, "
-                        + "%d failed%n",
+                        + "%d failed, %d unsound writes%n",
                 node,
                 committed,
                 userAborts,
@@ -154,7 +168,8 @@ public final class NodeStatistics {
                 conflictAborts,
                 retries,
                 applied,
-                failed));
+                failed,
+                unsoundWrites));
         @SuppressWarnings("unchecked")
         Map<String, Map<String, Object>> perProcedure = (Map<String, Map<String, Object>>) map.get("procedures");
         for (Map.Entry<String, Map<String, Object>> entry : perProcedure.entrySet()) {

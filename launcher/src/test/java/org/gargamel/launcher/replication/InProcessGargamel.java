@@ -11,6 +11,7 @@ import org.gargamel.common.config.Mode;
 import org.gargamel.common.group.GroupConfig;
 import org.gargamel.node.NodeConfig;
 import org.gargamel.node.NodeServer;
+import org.gargamel.node.RulesCheck;
 import org.gargamel.scheduler.SchedulerConfig;
 import org.gargamel.scheduler.SchedulerServer;
 import org.gargamel.tpcc.TpccRules;
@@ -32,22 +33,29 @@ final class InProcessGargamel implements AutoCloseable {
     /** With the rules in file {@code rules} (another application's). */
     InProcessGargamel(String mode, String isolation, List<String> jdbcUrls, int workers, String rules)
             throws Exception {
+        this(mode, isolation, jdbcUrls, workers, rules, RulesCheck.REJECT);
+    }
+
+    /** With the rules in file {@code rules}, the nodes reacting to a write outside a call's rule with {@code check}. */
+    InProcessGargamel(String mode, String isolation, List<String> jdbcUrls, int workers, String rules, RulesCheck check)
+            throws Exception {
         scheduler = new SchedulerServer(new SchedulerConfig(
                 GroupSettings.inMemory(), Mode.parse(mode), Isolation.parse(isolation), rules, 100_000));
         scheduler.start();
         try {
             for (int i = 0; i < jdbcUrls.size(); i++) {
                 NodeServer node = new NodeServer(new NodeConfig(
-                        "node-" + (i + 1),
-                        jdbcUrls.get(i),
-                        workers,
-                        Mode.parse(mode),
-                        Isolation.parse(isolation),
-                        rules,
-                        GroupSettings.inMemory(),
-                        GroupSettings.inMemory(),
-                        members(jdbcUrls.size()),
-                        null));
+                                "node-" + (i + 1),
+                                jdbcUrls.get(i),
+                                workers,
+                                Mode.parse(mode),
+                                Isolation.parse(isolation),
+                                rules,
+                                GroupSettings.inMemory(),
+                                GroupSettings.inMemory(),
+                                members(jdbcUrls.size()),
+                                null)
+                        .withRulesCheck(check));
                 nodes.add(node);
             }
             startAll(nodes); // together: a node's start waits for the write-set log, which needs a majority

@@ -137,6 +137,26 @@ final class CallRunner {
         }
     }
 
+    /**
+     * PSI with the rules checked before commit ({@code rulesCheck: reject}): draws the transaction's place in the
+     * replica's commit order and commits, in one round trip after the call's pipeline left it open.
+     */
+    static long commitDrawingOrder(Connection connection) throws SQLException {
+        try (Statement statement = connection.createStatement()) {
+            boolean isResultSet = statement.execute(ReplicaState.NEXT_COMMIT_ORDER + "; COMMIT");
+            long drawn = -1;
+            while (isResultSet || statement.getUpdateCount() != -1) {
+                if (isResultSet) {
+                    try (ResultSet rows = statement.getResultSet()) {
+                        drawn = rows.next() ? rows.getLong(1) : -1;
+                    }
+                }
+                isResultSet = statement.getMoreResults();
+            }
+            return drawn;
+        }
+    }
+
     static void commit(Connection connection) throws SQLException {
         try (Statement statement = connection.createStatement()) {
             statement.execute("COMMIT");

@@ -1,10 +1,12 @@
 package org.gargamel.node.execution;
 
+import org.gargamel.classifier.ClassifierRules;
 import org.gargamel.common.config.Isolation;
 import org.gargamel.common.lifecycle.Futures;
 import org.gargamel.common.wire.CallOutcome;
 import org.gargamel.common.wire.Execute;
 import org.gargamel.node.NodeStatistics;
+import org.gargamel.node.RulesCheck;
 import org.gargamel.node.visibility.Visibility;
 import org.gargamel.node.writeset.ActiveScheduler;
 import org.gargamel.node.writeset.AnsweredCalls;
@@ -15,7 +17,8 @@ import org.gargamel.node.writeset.WriteSetLog;
 /**
  * What every worker of a node shares: the node's name (for messages and write-sets), its isolation, the declared
  * argument types, the write-set log with the PSI commit order, the own transactions awaiting their entry, visibility,
- * statistics, and how a call ends ({@link CallCompletion}).
+ * statistics, how a call ends ({@link CallCompletion}), and the rules with what to do when an executed call writes
+ * outside them ({@code rulesCheck}: {@link RulesCheck#OFF} outside gargamel mode).
  */
 public record ExecutionContext(
         String node,
@@ -28,7 +31,9 @@ public record ExecutionContext(
         NodeStatistics statistics,
         CallCompletion completion,
         ActiveScheduler activeScheduler,
-        AnsweredCalls answeredCalls) {
+        AnsweredCalls answeredCalls,
+        ClassifierRules rules,
+        RulesCheck rulesCheck) {
 
     /**
      * The outcome of an earlier run of {@code call} that took effect (the same client and call id, resubmitted after a

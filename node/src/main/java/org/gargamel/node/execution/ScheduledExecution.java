@@ -3,13 +3,18 @@ package org.gargamel.node.execution;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Set;
+import org.gargamel.classifier.UnsoundWrite;
+import org.gargamel.classifier.WriteChecker;
 import org.gargamel.common.call.SqlErrorKind;
 import org.gargamel.common.lifecycle.FatalException;
 import org.gargamel.common.lifecycle.Futures;
 import org.gargamel.common.wire.CallOutcome;
 import org.gargamel.common.wire.Execute;
 import org.gargamel.common.wire.WriteSet;
+import org.gargamel.node.RulesCheck;
 import org.gargamel.node.writeset.OwnTransaction;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Gargamel and centralized modes: the scheduler ordered every conflicting call before this one, and the worker started
@@ -21,32 +26,53 @@ import org.gargamel.node.writeset.OwnTransaction;
  *
  * <p>A procedure error (e.g. TPC-C's invalid item) rolls the call back, gives it USER_ABORTED with its SQLSTATE, and
  * still broadcasts an empty write-set: its dependents at every replica go on.
+ *
+ * <p>Rules checked against reality (gargamel mode, {@code rulesCheck}; docs/classifier.md): the call's captured changes
+ * are checked against the write keys its rule predicts. A write outside them is logged and counted; with
+ * {@code reject} the call is rolled back before it commits or is broadcast (PSI then commits in a second round trip,
+ * after the check) and REJECTED with SQLSTATE {@value RulesCheck#SQLSTATE}, settled like a procedure error (an empty
+ * write-set); with {@code warn} it commits as usual.
  */
 final class ScheduledExecution implements UpdateExecution {
     /** Serialization failures and deadlocks are not expected with a sound classifier; counted, retried, never hidden. */
     private static final int MAX_LOCAL_RETRIES = 100;
 
+    private static final Logger LOG = LoggerFactory.getLogger(ScheduledExecution.class);
+
     private final ExecutionContext context;
+    /** This worker's checker of what calls write against their rules; null when rulesCheck is off. */
+    private final WriteChecker checker;
 
     ScheduledExecution(ExecutionContext context) {
         this.context = context;
+        this.checker =
+                context.rulesCheck() == RulesCheck.OFF ? null : new WriteChecker(context.rules(), context.isolation());
     }
 
     @Override
     public void execute(Execute call, WorkerConnection connection, CallAttempt attempt) throws InterruptedException {
         long start = System.nanoTime();
         String procedure = call.call().procedure();
+        // PSI commits in the call's pipeline, unless a write outside the rule must be able to stop the commit.
+        boolean checkBeforeCommit = checker != null && context.rulesCheck() == RulesCheck.REJECT;
+        boolean commitInPipeline = !context.si() && !checkBeforeCommit;
         for (int retry = 0; ; retry++) {
             CallRunner.Ran ran;
+            List<UnsoundWrite> unsound;
             try (CallRunner.Pipeline pipeline = CallRunner.update(
                     connection.jdbc(),
                     call.call(),
                     call.txnId(),
                     context.types(),
                     context.si() ? CallRunner.Isolation.REPEATABLE_READ : CallRunner.Isolation.READ_COMMITTED,
-                    !context.si())) {
+                    commitInPipeline)) {
                 attempt.irrevocable(); // PSI: the pipeline commits; until it answers, its fate is unknown
                 ran = pipeline.execute();
+                unsound = checkWrites(call, ran.changes(), attempt, commitInPipeline);
+                if (!context.si() && !commitInPipeline && (unsound.isEmpty() || !checkBeforeCommit)) {
+                    ran = new CallRunner.Ran(
+                            ran.result(), ran.changes(), CallRunner.commitDrawingOrder(connection.jdbc()));
+                }
             } catch (SQLException e) {
                 connection.endTransactionOrStop(call, e); // healthy connection: the failed pipeline committed nothing
                 attempt.revocable();
@@ -59,6 +85,15 @@ final class ScheduledExecution implements UpdateExecution {
                 }
                 abort(call, connection, attempt, e, start);
                 return;
+            }
+            if (!unsound.isEmpty()) {
+                report(call, unsound, connection, checkBeforeCommit);
+                if (checkBeforeCommit) {
+                    connection.endTransactionOrStop(call, null); // never committed, never broadcast
+                    attempt.revocable();
+                    reject(call, connection, attempt, unsound);
+                    return;
+                }
             }
             CallOutcome committed = CallOutcome.committed(call.callId(), call.txnId(), ran.result());
             WriteSet writeSet = new WriteSet(
@@ -86,6 +121,66 @@ final class ScheduledExecution implements UpdateExecution {
     }
 
     /**
+     * The writes of {@code changes} that the call's rule does not cover (none when rulesCheck is off). A failure of the
+     * check itself (a bug) must not lose a committed call ({@code committed}: it is logged); before commit the call is
+     * settled as failed with no effect.
+     */
+    private List<UnsoundWrite> checkWrites(
+            Execute call, List<WriteSet.RowChange> changes, CallAttempt attempt, boolean committed) {
+        if (checker == null) {
+            return List.of();
+        }
+        try {
+            return checker.check(call.call(), changes);
+        } catch (RuntimeException e) {
+            if (committed) {
+                LOG.error(
+                        "{}: could not check what transaction {} ({}) wrote against its rule",
+                        context.node(),
+                        call.txnId(),
+                        call.call().procedure(),
+                        e);
+                return List.of();
+            }
+            attempt.revocable(); // its transaction is open: the worker rolls it back and rejects the call
+            throw e;
+        }
+    }
+
+    /** The WARN line and the counter of a call that wrote outside its rule. */
+    private void report(Execute call, List<UnsoundWrite> unsound, WorkerConnection connection, boolean rejected) {
+        context.statistics().unsoundWrite();
+        LOG.warn(
+                "{}: unsound rule: {}{}; transaction {} {}",
+                connection.name(),
+                unsound.get(0).describe(),
+                unsound.size() > 1 ? " (and " + (unsound.size() - 1) + " more write(s) outside it)" : "",
+                call.txnId(),
+                rejected
+                        ? "rolled back before commit, its client gets " + RulesCheck.SQLSTATE + " (rulesCheck: reject)"
+                        : "committed anyway (rulesCheck: warn)");
+    }
+
+    /**
+     * A call that wrote outside its rule, rolled back: REJECTED with SQLSTATE {@value RulesCheck#SQLSTATE}, settled
+     * with an empty write-set like a procedure error, so its dependents go on and no replica holds what it wrote.
+     */
+    private void reject(Execute call, WorkerConnection connection, CallAttempt attempt, List<UnsoundWrite> unsound)
+            throws InterruptedException {
+        UnsoundWrite first = unsound.get(0);
+        CallOutcome rejected = new CallOutcome(
+                call.callId(),
+                call.txnId(),
+                CallOutcome.Status.REJECTED,
+                null,
+                RulesCheck.SQLSTATE,
+                "unsound rule: " + first.describe()
+                        + (unsound.size() > 1 ? " (and " + (unsound.size() - 1) + " more write(s) outside it)" : "")
+                        + "; " + context.node() + " rolled the call back, nothing changed (rulesCheck: reject)");
+        settleRolledBack(call, connection, attempt, rejected);
+    }
+
+    /**
      * The procedure failed: rolled back; an empty write-set still tells every replica that it is done. Its client hears
      * USER_ABORTED once the log holds that entry: were it settled as abandoned instead, the call would run again.
      */
@@ -93,16 +188,22 @@ final class ScheduledExecution implements UpdateExecution {
             throws InterruptedException {
         CallOutcome aborted =
                 CallOutcome.userAborted(call.callId(), call.txnId(), error.getSQLState(), error.getMessage());
+        context.statistics().executed(call.call().procedure(), false, System.nanoTime() - start);
+        settleRolledBack(call, connection, attempt, aborted);
+    }
+
+    /** A rolled-back call: an empty write-set carrying {@code outcome} tells every replica that it is done. */
+    private void settleRolledBack(Execute call, WorkerConnection connection, CallAttempt attempt, CallOutcome outcome)
+            throws InterruptedException {
         WriteSet empty = new WriteSet(
                         call.txnId(), context.node(), call.call().procedure(), call.backDependencies(), -1, List.of())
-                .withOutcome(aborted, call.client());
-        context.statistics().executed(call.call().procedure(), false, System.nanoTime() - start);
+                .withOutcome(outcome, call.client());
         if (context.si()) {
             if (commitInTotalOrder(call, empty, connection, attempt, false)) {
-                context.completion().finish(call, aborted);
+                context.completion().finish(call, outcome);
             }
         } else {
-            handOverEmpty(call, connection, attempt, empty, aborted, context);
+            handOverEmpty(call, connection, attempt, empty, outcome, context);
         }
     }
 
