@@ -19,8 +19,11 @@ import org.gargamel.tpcc.schema.TpccTable;
  * The database is left as it was, so every call is measured against the same state.
  */
 final class CellCapture implements AutoCloseable {
-    /** One changed cell; {@code column} is {@code *} for a whole inserted or deleted row. */
-    record Cell(String table, String key, String column) {
+    /**
+     * One changed cell; {@code column} is {@code *} for a whole inserted or deleted row; {@code operation} is the
+     * trigger's: INSERT, UPDATE or DELETE.
+     */
+    record Cell(String table, String key, String column, String operation) {
         boolean overlaps(Cell other) {
             return table.equals(other.table)
                     && key.equals(other.key)
@@ -48,11 +51,11 @@ final class CellCapture implements AutoCloseable {
                 IF TG_OP = 'UPDATE' THEN
                     FOR changed IN SELECT jsonb_object_keys(new_row) LOOP
                         IF new_row -> changed IS DISTINCT FROM old_row -> changed THEN
-                            INSERT INTO captured_cells VALUES (TG_TABLE_NAME, row_key::text, changed);
+                            INSERT INTO captured_cells VALUES (TG_TABLE_NAME, row_key::text, changed, TG_OP);
                         END IF;
                     END LOOP;
                 ELSE
-                    INSERT INTO captured_cells VALUES (TG_TABLE_NAME, row_key::text, '*');
+                    INSERT INTO captured_cells VALUES (TG_TABLE_NAME, row_key::text, '*', TG_OP);
                 END IF;
                 RETURN NULL;
             END $$""";
@@ -72,7 +75,7 @@ final class CellCapture implements AutoCloseable {
                         + " FOR EACH ROW EXECUTE FUNCTION soundness_capture(" + arguments + ")");
             }
             statement.execute(
-                    "CREATE TEMPORARY TABLE captured_cells (table_name text, row_key text, column_name text)");
+                    "CREATE TEMPORARY TABLE captured_cells (table_name text, row_key text, column_name text, operation text)");
         }
         connection.setAutoCommit(false);
     }
@@ -88,10 +91,10 @@ final class CellCapture implements AutoCloseable {
                 return cells;
             }
             try (Statement statement = connection.createStatement();
-                    ResultSet rows =
-                            statement.executeQuery("SELECT table_name, row_key, column_name FROM captured_cells")) {
+                    ResultSet rows = statement.executeQuery(
+                            "SELECT table_name, row_key, column_name, operation FROM captured_cells")) {
                 while (rows.next()) {
-                    cells.add(new Cell(rows.getString(1), rows.getString(2), rows.getString(3)));
+                    cells.add(new Cell(rows.getString(1), rows.getString(2), rows.getString(3), rows.getString(4)));
                 }
             }
         } finally {

@@ -69,13 +69,22 @@ class ReplicationTest {
         }
     }
 
-    /** What one run did: the terminals' statistics and the nodes' counters. */
-    record Outcome(RunStatistics statistics, long conflictAborts, long retries, List<Long> committedPerNode) {}
+    /**
+     * What one run did: the terminals' statistics and the nodes' counters ({@code unsoundWrites}: calls that wrote
+     * outside their TPC-C rule, checked with rulesCheck reject, the default).
+     */
+    record Outcome(
+            RunStatistics statistics,
+            long conflictAborts,
+            long retries,
+            long unsoundWrites,
+            List<Long> committedPerNode) {}
 
     private Outcome run(String mode, String isolation, long seed) throws Exception {
         RunStatistics statistics;
         long conflictAborts;
         long retries;
+        long unsoundWrites;
         List<Long> committed;
         try (InProcessGargamel gargamel = new InProcessGargamel(mode, isolation, replicas.jdbcUrls(), 3)) {
             RunSettings settings = new RunSettings(
@@ -92,6 +101,7 @@ class ReplicationTest {
             gargamel.client.awaitQuiescence(Duration.ofSeconds(60));
             conflictAborts = gargamel.sum(org.gargamel.node.NodeStatistics::conflictAborts);
             retries = gargamel.sum(org.gargamel.node.NodeStatistics::retries);
+            unsoundWrites = gargamel.sum(org.gargamel.node.NodeStatistics::unsoundWrites);
             committed = gargamel.nodes.stream()
                     .map(node -> node.statistics().committed())
                     .toList();
@@ -103,7 +113,7 @@ class ReplicationTest {
         assertTrue(
                 statistics.committed(TransactionType.NEW_ORDER) > 20,
                 "too few New-Orders committed: " + statistics.committed(TransactionType.NEW_ORDER));
-        return new Outcome(statistics, conflictAborts, retries, committed);
+        return new Outcome(statistics, conflictAborts, retries, unsoundWrites, committed);
     }
 
     @Test
@@ -111,6 +121,7 @@ class ReplicationTest {
     void psiConvergesWithoutConflictAborts() throws Exception {
         Outcome outcome = run("gargamel", "psi", 1);
         assertEquals(0, outcome.conflictAborts());
+        assertEquals(0, outcome.unsoundWrites(), "the TPC-C rules cover every write (PSI: rows and columns)");
         assertEquals(0, outcome.retries(), "no serialization failure or deadlock may happen in Gargamel mode");
         assertTrue(
                 outcome.committedPerNode().stream().filter(count -> count > 0).count() >= 2,
@@ -122,6 +133,7 @@ class ReplicationTest {
     void siConvergesWithoutConflictAborts() throws Exception {
         Outcome outcome = run("gargamel", "si", 2);
         assertEquals(0, outcome.conflictAborts());
+        assertEquals(0, outcome.unsoundWrites(), "the TPC-C rules cover every write (SI: rows)");
         assertEquals(0, outcome.retries());
     }
 
