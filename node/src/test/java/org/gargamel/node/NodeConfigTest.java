@@ -74,6 +74,21 @@ class NodeConfigTest {
         assertEquals(Mode.GARGAMEL, defaults.mode());
         assertEquals(Isolation.PSI, defaults.isolation());
         assertTrue(!defaults.si());
+        assertEquals(RulesCheck.REJECT, defaults.rulesCheck(), "writes outside the rules are rejected by default");
+        assertTrue(defaults.checksRules());
+        assertTrue(!config.checksRules(), "round-robin does not check: the rules do not drive its scheduling");
+        NodeConfig warn = read(good.replace("mode: round-robin\n", "") + "rulesCheck: warn\n");
+        assertEquals(RulesCheck.WARN, warn.rulesCheck());
+        assertTrue(warn.checksRules());
+        assertTrue(!read(good.replace("mode: round-robin\n", "") + "rulesCheck: off\n").checksRules());
+    }
+
+    @Test
+    void aBadRulesCheckNamesTheKeyAndTheChoices() {
+        String message = error(good + "rulesCheck: fence\n");
+        assertTrue(message.contains("key 'rulesCheck'"), message);
+        assertTrue(message.contains("'fence'") && message.contains("warn, reject or off"), message);
+        assertTrue(message.contains("line"), message);
     }
 
     @Test
