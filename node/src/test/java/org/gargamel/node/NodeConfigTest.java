@@ -80,7 +80,8 @@ class NodeConfigTest {
         NodeConfig warn = read(good.replace("mode: round-robin\n", "") + "rulesCheck: warn\n");
         assertEquals(RulesCheck.WARN, warn.rulesCheck());
         assertTrue(warn.checksRules());
-        assertTrue(!read(good.replace("mode: round-robin\n", "") + "rulesCheck: off\n").checksRules());
+        assertTrue(!read(good.replace("mode: round-robin\n", "") + "rulesCheck: off\n")
+                .checksRules());
     }
 
     @Test
