@@ -176,7 +176,8 @@ final class ScheduledExecution implements UpdateExecution {
                 RulesCheck.SQLSTATE,
                 "unsound rule: " + first.describe()
                         + (unsound.size() > 1 ? " (and " + (unsound.size() - 1) + " more write(s) outside it)" : "")
-                        + "; " + context.node() + " rolled the call back, nothing changed (rulesCheck: reject)");
+                        + "; " + context.node() + " rolled the call back, nothing changed (rulesCheck: reject)",
+                false);
         settleRolledBack(call, connection, attempt, rejected);
     }
 
