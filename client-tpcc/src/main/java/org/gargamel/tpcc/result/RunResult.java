@@ -42,7 +42,8 @@ import org.gargamel.tpcc.workload.TransactionType;
     "acknowledgedNewOrders",
     "acknowledgedMissing",
     "duplicateOrders",
-    "faults"
+    "faults",
+    "unsoundWrites"
 })
 @JsonInclude(JsonInclude.Include.ALWAYS)
 public record RunResult(
@@ -72,7 +73,8 @@ public record RunResult(
         Long acknowledgedNewOrders,
         Long acknowledgedMissing,
         Long duplicateOrders,
-        Object faults) {
+        Object faults,
+        Long unsoundWrites) {
 
     /** The key of {@code latencyMs} over every call of the run, whatever its type. */
     public static final String ALL_TYPES = "ALL";
@@ -136,6 +138,7 @@ public record RunResult(
                 null,
                 null,
                 null,
+                null,
                 null);
     }
 
@@ -167,7 +170,8 @@ public record RunResult(
                 acknowledgedNewOrders,
                 acknowledgedMissing,
                 duplicateOrders,
-                faults);
+                faults,
+                unsoundWrites);
     }
 
     /** Adds what the nodes counted: certification aborts and transparent re-executions. */
@@ -199,7 +203,8 @@ public record RunResult(
                 acknowledgedNewOrders,
                 acknowledgedMissing,
                 duplicateOrders,
-                faults);
+                faults,
+                unsoundWrites);
     }
 
     /**
@@ -234,7 +239,8 @@ public record RunResult(
                 acknowledged,
                 missing,
                 duplicates,
-                faults);
+                faults,
+                unsoundWrites);
     }
 
     /** Adds the faults a chaos run injected (one entry each). */
@@ -266,7 +272,44 @@ public record RunResult(
                 acknowledgedNewOrders,
                 acknowledgedMissing,
                 duplicateOrders,
-                injected);
+                injected,
+                unsoundWrites);
+    }
+
+    /**
+     * Adds what the nodes counted as written outside the calls' rules (rulesCheck; docs/classifier.md): 0 for sound
+     * rules. Null in a run without nodes (direct).
+     */
+    public RunResult withUnsoundWrites(long written) {
+        return new RunResult(
+                mode,
+                isolation,
+                replicas,
+                warehouses,
+                terminals,
+                rate,
+                warmupSeconds,
+                durationSeconds,
+                tpmC,
+                throughputTps,
+                committed,
+                userAborts,
+                conflictAborts,
+                retries,
+                errors,
+                dropped,
+                latencyMs,
+                mix,
+                consistency,
+                convergence,
+                seed,
+                startedAt,
+                firstError,
+                acknowledgedNewOrders,
+                acknowledgedMissing,
+                duplicateOrders,
+                faults,
+                written);
     }
 
     public void write(Path file) throws IOException {

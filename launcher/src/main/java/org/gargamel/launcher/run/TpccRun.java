@@ -125,7 +125,8 @@ public final class TpccRun {
                         startedAt);
                 RunResult measured = RunResult.of(description, statistics, emulator.measuredSeconds());
                 RunResult counted = nodes.map(
-                                byNodes -> measured.withServerCounters(byNodes.conflictAborts(), byNodes.retries()))
+                                byNodes -> measured.withServerCounters(byNodes.conflictAborts(), byNodes.retries())
+                                        .withUnsoundWrites(byNodes.sum("unsoundWrites")))
                         .orElse(measured);
                 RunResult result = injected == null ? counted : counted.withFaults(injected);
                 out.print(RunSummary.render(result));
