@@ -757,16 +757,7 @@ public final class SchedulerServer implements AutoCloseable {
             PendingCall call = unsettled.remove(outcome.txnId());
             if (call != null) {
                 answeredFromLog.incrementAndGet();
-                send(
-                        call.client(),
-                        new CallOutcome(
-                                call.callId(),
-                                outcome.txnId(),
-                                outcome.status(),
-                                outcome.result(),
-                                outcome.sqlState(),
-                                outcome.message(),
-                                outcome.wrote()));
+                send(call.client(), outcome.forCall(call.callId())); // its rows and error fields too
             }
         }
         for (long txn : settlement.unknown()) {

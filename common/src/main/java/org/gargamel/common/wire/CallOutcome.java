@@ -8,14 +8,24 @@ import java.io.IOException;
  * The one outcome of a call (DESIGN.md §2), sent to the client by the node that ran it, or by the scheduler
  * when it rejects the call. {@code txnId} is -1 when the call was rejected before it got one.
  *
- * @param result  the procedure's result as text (committed), else null
+ * @param result  the procedure's result as one line of text (committed: {@link ResultRows#summary()}), else null
  * @param sqlState the SQLSTATE of the procedure's error (user-aborted), else null
  * @param message  the error or rejection reason, else null
  * @param wrote    an update transaction committed: its write-set is in the log, and the client's session waits for it
  *                 in its later calls (read-only calls, aborts and rejections leave the session as it was)
+ * @param rows     every row the procedure returned, with its columns (committed by a node), else null
+ * @param error    the fields of the procedure's error as PostgreSQL reported them (user-aborted), else null
  */
 public record CallOutcome(
-        long callId, long txnId, Status status, String result, String sqlState, String message, boolean wrote)
+        long callId,
+        long txnId,
+        Status status,
+        String result,
+        String sqlState,
+        String message,
+        boolean wrote,
+        ResultRows rows,
+        ErrorFields error)
         implements Message {
 
     /** Each status travels as its code, which is part of the wire format: never renumber. */
@@ -48,9 +58,39 @@ public record CallOutcome(
         }
     }
 
+    /**
+     * A procedure's error as PostgreSQL's ErrorResponse gave it: the primary message (without pgjdbc's
+     * {@code ERROR: } prefix), and the optional detail and hint (null when absent).
+     */
+    public record ErrorFields(String message, String detail, String hint) {
+        void write(DataOutput out) throws IOException {
+            WireCodec.writeNullableString(out, message);
+            WireCodec.writeNullableString(out, detail);
+            WireCodec.writeNullableString(out, hint);
+        }
+
+        static ErrorFields read(DataInput in) throws IOException {
+            return new ErrorFields(
+                    WireCodec.readNullableString(in),
+                    WireCodec.readNullableString(in),
+                    WireCodec.readNullableString(in));
+        }
+    }
+
+    /** Without rows or error fields (a rejection, or an outcome made by hand). */
+    public CallOutcome(
+            long callId, long txnId, Status status, String result, String sqlState, String message, boolean wrote) {
+        this(callId, txnId, status, result, sqlState, message, wrote, null, null);
+    }
+
     /** An update transaction committed. */
     public static CallOutcome committed(long callId, long txnId, String result) {
         return new CallOutcome(callId, txnId, Status.COMMITTED, result, null, null, true);
+    }
+
+    /** An update transaction committed, with the rows the procedure returned; {@link #result()} summarises them. */
+    public static CallOutcome committed(long callId, long txnId, ResultRows rows) {
+        return new CallOutcome(callId, txnId, Status.COMMITTED, rows.summary(), null, null, true, rows, null);
     }
 
     /** A read-only call committed: nothing for the session to wait for. */
@@ -58,12 +98,27 @@ public record CallOutcome(
         return new CallOutcome(callId, txnId, Status.COMMITTED, result, null, null, false);
     }
 
+    /** A read-only call committed, with the rows the procedure returned. */
+    public static CallOutcome committedReadOnly(long callId, long txnId, ResultRows rows) {
+        return new CallOutcome(callId, txnId, Status.COMMITTED, rows.summary(), null, null, false, rows, null);
+    }
+
     public static CallOutcome userAborted(long callId, long txnId, String sqlState, String message) {
         return new CallOutcome(callId, txnId, Status.USER_ABORTED, null, sqlState, message, false);
     }
 
+    /** User-aborted, with the error's fields as PostgreSQL reported them (null if unknown). */
+    public static CallOutcome userAborted(long callId, long txnId, String sqlState, String message, ErrorFields error) {
+        return new CallOutcome(callId, txnId, Status.USER_ABORTED, null, sqlState, message, false, null, error);
+    }
+
     public static CallOutcome rejected(long callId, long txnId, String reason) {
         return new CallOutcome(callId, txnId, Status.REJECTED, null, null, reason, false);
+    }
+
+    /** This outcome for another call id (a call answered from the outcome its first run left in the log). */
+    public CallOutcome forCall(long otherCallId) {
+        return new CallOutcome(otherCallId, txnId, status, result, sqlState, message, wrote, rows, error);
     }
 
     @Override
@@ -85,6 +140,14 @@ public record CallOutcome(
         WireCodec.writeNullableString(out, sqlState);
         WireCodec.writeNullableString(out, message);
         out.writeBoolean(wrote);
+        out.writeBoolean(rows != null);
+        if (rows != null) {
+            rows.write(out);
+        }
+        out.writeBoolean(error != null);
+        if (error != null) {
+            error.write(out);
+        }
     }
 
     static CallOutcome read(DataInput in) throws IOException {
@@ -95,13 +158,12 @@ public record CallOutcome(
         if (status == null) {
             throw new MalformedMessageException("CALL_OUTCOME: unknown status " + code);
         }
-        return new CallOutcome(
-                callId,
-                txnId,
-                status,
-                WireCodec.readNullableString(in),
-                WireCodec.readNullableString(in),
-                WireCodec.readNullableString(in),
-                in.readBoolean());
+        String result = WireCodec.readNullableString(in);
+        String sqlState = WireCodec.readNullableString(in);
+        String message = WireCodec.readNullableString(in);
+        boolean wrote = in.readBoolean();
+        ResultRows rows = in.readBoolean() ? ResultRows.read(in) : null;
+        ErrorFields error = in.readBoolean() ? ErrorFields.read(in) : null;
+        return new CallOutcome(callId, txnId, status, result, sqlState, message, wrote, rows, error);
     }
 }

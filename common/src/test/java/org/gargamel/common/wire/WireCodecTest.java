@@ -55,6 +55,21 @@ class WireCodecTest {
                 CallOutcome.committedReadOnly(44, 8, "(3,'z')"),
                 CallOutcome.userAborted(43, 8, "GA001", "invalid item number"),
                 CallOutcome.rejected(44, -1, "unknown procedure 'pay'"),
+                CallOutcome.committed(
+                        45,
+                        9,
+                        new ResultRows(
+                                List.of(new ResultRows.Column("o_id", 23), new ResultRows.Column("note", 25)),
+                                List.of(List.of("3001", "x"), java.util.Arrays.asList("3002", null)))),
+                CallOutcome.committed(46, 10, ResultRows.EMPTY),
+                CallOutcome.committedReadOnly(
+                        48, 12, new ResultRows(List.of(new ResultRows.Column("n", 20)), List.of(List.of("5")))),
+                CallOutcome.userAborted(
+                        47,
+                        11,
+                        "P0001",
+                        "ERROR: no such item",
+                        new CallOutcome.ErrorFields("no such item", "item 99 is unused", null)),
                 new Execute(7, 2, false, new long[] {3, 5}, UUID.randomUUID(), 42, PAYMENT),
                 new Execute(9, 0, true, new long[0], UUID.randomUUID(), 45, ProcedureCall.of("stock_level", 1, 2, 15)),
                 new NodeHello("node-1", 4, true, PROFILE),

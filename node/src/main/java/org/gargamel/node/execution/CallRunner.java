@@ -3,14 +3,22 @@ package org.gargamel.node.execution;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.List;
 import org.gargamel.common.call.ProcedureCall;
 import org.gargamel.common.call.ProcedureCallBinder;
+import org.gargamel.common.wire.CallOutcome;
+import org.gargamel.common.wire.ResultRows;
 import org.gargamel.common.wire.WriteSet;
 import org.gargamel.node.capture.WriteSetCapture;
 import org.gargamel.node.writeset.ReplicaState;
+import org.postgresql.core.BaseConnection;
+import org.postgresql.core.TypeInfo;
+import org.postgresql.util.PSQLException;
+import org.postgresql.util.ServerErrorMessage;
 
 /**
  * Runs calls on a worker's connection in as few round trips as possible: on a loaded machine every round trip to
@@ -26,10 +34,10 @@ import org.gargamel.node.writeset.ReplicaState;
 final class CallRunner {
 
     /**
-     * A call that ran: its result (first row as text), the changes it made, and for a PSI call that committed in its
-     * pipeline the number it drew from the replica's commit order (-1 otherwise).
+     * A call that ran: the rows it returned, the changes it made, and for a PSI call that committed in its pipeline the
+     * number it drew from the replica's commit order (-1 otherwise).
      */
-    record Ran(String result, List<WriteSet.RowChange> changes, long commitOrder) {}
+    record Ran(ResultRows rows, List<WriteSet.RowChange> changes, long commitOrder) {}
 
     /** A call's statement, bound and not yet sent. */
     static final class Pipeline implements AutoCloseable {
@@ -46,7 +54,7 @@ final class CallRunner {
         /** Sends the pipeline and reads the call's result and, for an update call, its captured changes. */
         Ran execute() throws SQLException {
             boolean isResultSet = statement.execute();
-            String result = null;
+            ResultRows result = ResultRows.EMPTY;
             String recorded = null;
             long commitOrder = -1;
             int resultSets = 0;
@@ -54,7 +62,7 @@ final class CallRunner {
                 if (isResultSet) {
                     try (ResultSet rows = statement.getResultSet()) {
                         switch (resultSets++) {
-                            case 0 -> result = firstRowText(rows);
+                            case 0 -> result = resultRows(rows);
                             case 1 -> recorded = rows.next() ? rows.getString(1) : null;
                             default -> commitOrder = rows.next() ? rows.getLong(1) : -1;
                         }
@@ -163,23 +171,42 @@ final class CallRunner {
         }
     }
 
-    /** The result: the first row as text, e.g. {@code (3001,15.50)}, with a count of further rows. */
-    static String firstRowText(ResultSet rows) throws SQLException {
-        if (!rows.next()) {
-            return "";
+    /**
+     * Every row of the call's result with its columns' names and types (pg_type OIDs, from pgjdbc's type cache), each
+     * value in PostgreSQL's text format: what the library and the wire-protocol front end give the client.
+     */
+    static ResultRows resultRows(ResultSet rows) throws SQLException {
+        ResultSetMetaData metaData = rows.getMetaData();
+        int count = metaData.getColumnCount();
+        TypeInfo types =
+                rows.getStatement().getConnection().unwrap(BaseConnection.class).getTypeInfo();
+        List<ResultRows.Column> columns = new ArrayList<>(count);
+        for (int i = 1; i <= count; i++) {
+            columns.add(
+                    new ResultRows.Column(metaData.getColumnLabel(i), types.getPGType(metaData.getColumnTypeName(i))));
         }
-        int columns = rows.getMetaData().getColumnCount();
-        StringBuilder text = new StringBuilder(columns > 1 ? "(" : "");
-        for (int i = 1; i <= columns; i++) {
-            text.append(i > 1 ? "," : "").append(rows.getString(i));
-        }
-        int more = 0;
+        List<List<String>> values = new ArrayList<>();
         while (rows.next()) {
-            more++;
+            List<String> row = new ArrayList<>(count);
+            for (int i = 1; i <= count; i++) {
+                row.add(rows.getString(i));
+            }
+            values.add(row);
         }
-        return text.append(columns > 1 ? ")" : "")
-                .append(more > 0 ? " (+" + more + " rows)" : "")
-                .toString();
+        return new ResultRows(columns, values);
+    }
+
+    /**
+     * The outcome of a call whose procedure failed with {@code error}: its SQLSTATE, pgjdbc's message, and the fields
+     * of PostgreSQL's ErrorResponse (primary message, detail, hint) when the server sent them.
+     */
+    static CallOutcome aborted(long callId, long txnId, SQLException error) {
+        CallOutcome.ErrorFields fields = null;
+        if (error instanceof PSQLException server && server.getServerErrorMessage() != null) {
+            ServerErrorMessage message = server.getServerErrorMessage();
+            fields = new CallOutcome.ErrorFields(message.getMessage(), message.getDetail(), message.getHint());
+        }
+        return CallOutcome.userAborted(callId, txnId, error.getSQLState(), error.getMessage(), fields);
     }
 
     /** How an update call's transaction begins. */

@@ -53,8 +53,7 @@ final class CertifiedExecution implements UpdateExecution {
                     conflictAbort();
                     continue;
                 }
-                CallOutcome aborted =
-                        CallOutcome.userAborted(call.callId(), call.txnId(), e.getSQLState(), e.getMessage());
+                CallOutcome aborted = CallRunner.aborted(call.callId(), call.txnId(), e);
                 WriteSet empty = new WriteSet(call.txnId(), context.node(), procedure, new long[0], snapshot, List.of())
                         .withOutcome(aborted, call.client());
                 attempt.irrevocable();
@@ -72,7 +71,7 @@ final class CertifiedExecution implements UpdateExecution {
                 conflictAbort();
                 continue;
             }
-            CallOutcome committed = CallOutcome.committed(call.callId(), call.txnId(), ran.result());
+            CallOutcome committed = CallOutcome.committed(call.callId(), call.txnId(), ran.rows());
             WriteSet writeSet = new WriteSet(
                             call.txnId(), context.node(), procedure, new long[0], snapshot, ran.changes())
                     .withOutcome(committed, call.client());

@@ -71,7 +71,7 @@ final class ScheduledExecution implements UpdateExecution {
                 unsound = checkWrites(call, ran.changes(), attempt, commitInPipeline);
                 if (!context.si() && !commitInPipeline && (unsound.isEmpty() || !checkBeforeCommit)) {
                     ran = new CallRunner.Ran(
-                            ran.result(), ran.changes(), CallRunner.commitDrawingOrder(connection.jdbc()));
+                            ran.rows(), ran.changes(), CallRunner.commitDrawingOrder(connection.jdbc()));
                 }
             } catch (SQLException e) {
                 connection.endTransactionOrStop(call, e); // healthy connection: the failed pipeline committed nothing
@@ -95,7 +95,7 @@ final class ScheduledExecution implements UpdateExecution {
                     return;
                 }
             }
-            CallOutcome committed = CallOutcome.committed(call.callId(), call.txnId(), ran.result());
+            CallOutcome committed = CallOutcome.committed(call.callId(), call.txnId(), ran.rows());
             WriteSet writeSet = new WriteSet(
                             call.txnId(), context.node(), procedure, call.backDependencies(), -1, ran.changes())
                     .withOutcome(committed, call.client());
@@ -187,8 +187,7 @@ final class ScheduledExecution implements UpdateExecution {
      */
     private void abort(Execute call, WorkerConnection connection, CallAttempt attempt, SQLException error, long start)
             throws InterruptedException {
-        CallOutcome aborted =
-                CallOutcome.userAborted(call.callId(), call.txnId(), error.getSQLState(), error.getMessage());
+        CallOutcome aborted = CallRunner.aborted(call.callId(), call.txnId(), error);
         context.statistics().executed(call.call().procedure(), false, System.nanoTime() - start);
         settleRolledBack(call, connection, attempt, aborted);
     }

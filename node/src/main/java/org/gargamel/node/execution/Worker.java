@@ -6,6 +6,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import org.gargamel.common.lifecycle.FatalException;
 import org.gargamel.common.wire.CallOutcome;
 import org.gargamel.common.wire.Execute;
+import org.gargamel.common.wire.ResultRows;
 import org.gargamel.common.wire.WriteSet;
 import org.gargamel.node.certify.Certification;
 import org.gargamel.node.writeset.ActiveScheduler;
@@ -134,12 +135,12 @@ public final class Worker {
         long start = System.nanoTime();
         CallOutcome outcome;
         try (CallRunner.Pipeline pipeline = CallRunner.readOnly(connection.jdbc(), call.call(), context.types())) {
-            String result = pipeline.execute().result();
+            ResultRows result = pipeline.execute().rows();
             context.statistics().readOnly(call.call().procedure(), System.nanoTime() - start);
             outcome = CallOutcome.committedReadOnly(call.callId(), call.txnId(), result);
         } catch (SQLException e) {
             connection.endTransactionOrStop(call, e); // a failed read-only call leaves its transaction block open
-            outcome = CallOutcome.userAborted(call.callId(), call.txnId(), e.getSQLState(), e.getMessage());
+            outcome = CallRunner.aborted(call.callId(), call.txnId(), e);
         }
         context.completion().finish(call, outcome);
     }
