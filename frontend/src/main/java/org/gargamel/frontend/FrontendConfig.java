@@ -1,0 +1,226 @@
+package org.gargamel.frontend;
+
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.gargamel.classifier.ClassifierRules;
+import org.gargamel.common.config.ConfigException;
+import org.gargamel.common.config.ConfigFiles;
+import org.gargamel.common.config.GroupSettings;
+import org.gargamel.common.group.GroupConfig;
+import org.gargamel.frontend.auth.ScramVerifier;
+
+/**
+ * The front end's configuration file (docs/frontend.md):
+ * <pre>
+ * listen: 127.0.0.1:5433          # where clients connect (port 0: any free port)
+ * control:                        # the control group, to reach the scheduler (as a client does)
+ *   bind: 127.0.0.1:7900
+ *   initialHosts: [127.0.0.1:7800]
+ * rules: my-rules.yaml            # the application's rules: the procedures clients may call
+ * authentication: scram-sha-256   # scram-sha-256 (default) | trust
+ * users:                          # who may connect (scram-sha-256)
+ *   - {name: app, verifier: "SCRAM-SHA-256$4096:...$...:..."}   # as PostgreSQL's pg_authid holds it
+ *   - {name: tester, password: secret}                         # or a password (kept only as a verifier)
+ * catalog: jdbc:postgresql://127.0.0.1:5432/app?user=app      # optional: a replica to describe calls from
+ * maxConnections: 100
+ * maxMessageBytes: 16777216
+ * serverVersion: "15.0"           # what server_version says to clients
+ * </pre>
+ */
+public record FrontendConfig(
+        String listen,
+        GroupSettings control,
+        String rules,
+        Authentication authentication,
+        List<User> users,
+        String catalog,
+        int maxConnections,
+        int maxMessageBytes,
+        String serverVersion) {
+    public static final int DEFAULT_MAX_CONNECTIONS = 100;
+    public static final int DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+    public static final String DEFAULT_SERVER_VERSION = "15.0";
+
+    /** How clients prove who they are. */
+    public enum Authentication {
+        SCRAM_SHA_256,
+        TRUST;
+
+        @JsonCreator
+        public static Authentication parse(String text) {
+            return switch (text.toLowerCase(Locale.ROOT)) {
+                case "scram-sha-256" -> SCRAM_SHA_256;
+                case "trust" -> TRUST;
+                default ->
+                    throw new IllegalArgumentException(
+                            "'" + text + "' is not an authentication method (scram-sha-256 or trust)");
+            };
+        }
+    }
+
+    /** A user: a password or a SCRAM verifier, exactly one. */
+    public record User(String name, String password, String verifier) {
+        @JsonCreator
+        public User(
+                @JsonProperty("name") String name,
+                @JsonProperty("password") String password,
+                @JsonProperty("verifier") String verifier) {
+            this.name = name;
+            this.password = password;
+            this.verifier = verifier;
+        }
+
+        @Override
+        public String toString() {
+            return "User[" + name + "]"; // never the password
+        }
+    }
+
+    @JsonCreator
+    public FrontendConfig(
+            @JsonProperty("listen") String listen,
+            @JsonProperty("control") GroupSettings control,
+            @JsonProperty("rules") String rules,
+            @JsonProperty("authentication") Authentication authentication,
+            @JsonProperty("users") List<User> users,
+            @JsonProperty("catalog") String catalog,
+            @JsonProperty("maxConnections") Integer maxConnections,
+            @JsonProperty("maxMessageBytes") Integer maxMessageBytes,
+            @JsonProperty("serverVersion") String serverVersion) {
+        this(
+                listen,
+                control,
+                rules,
+                authentication == null ? Authentication.SCRAM_SHA_256 : authentication,
+                users == null ? List.of() : List.copyOf(users),
+                catalog,
+                maxConnections == null ? DEFAULT_MAX_CONNECTIONS : maxConnections,
+                maxMessageBytes == null ? DEFAULT_MAX_MESSAGE_BYTES : maxMessageBytes,
+                serverVersion == null ? DEFAULT_SERVER_VERSION : serverVersion);
+    }
+
+    public static FrontendConfig read(Path file) {
+        FrontendConfig config = ConfigFiles.read(file, FrontendConfig.class);
+        String rulesFile = ConfigFiles.resolveBeside(file, config.rules());
+        if (rulesFile != null && !rulesFile.equals(config.rules())) {
+            config = config.withRules(rulesFile);
+        }
+        try {
+            config.validate();
+        } catch (ConfigException e) {
+            throw new ConfigException(file + ": " + e.getMessage(), e);
+        }
+        return config;
+    }
+
+    public FrontendConfig withRules(String rulesFile) {
+        return new FrontendConfig(
+                listen,
+                control,
+                rulesFile,
+                authentication,
+                users,
+                catalog,
+                maxConnections,
+                maxMessageBytes,
+                serverVersion);
+    }
+
+    /** Checks every key once, so that a running front end never meets a bad setting. */
+    public FrontendConfig validate() {
+        listenAddress();
+        if (control == null) {
+            throw new ConfigException("key 'control' is required (how the front end reaches the scheduler)");
+        }
+        control.toGroupConfig("control");
+        if (rules == null) {
+            throw new ConfigException("key 'rules' is required (the procedures clients may call)");
+        }
+        if (authentication == Authentication.SCRAM_SHA_256 && users.isEmpty()) {
+            throw new ConfigException(
+                    "key 'users' needs at least one user with authentication scram-sha-256 (or say authentication: "
+                            + "trust, for a front end nobody untrusted can reach)");
+        }
+        verifiers(new SecureRandom());
+        if (catalog != null && !catalog.startsWith("jdbc:postgresql:")) {
+            throw new ConfigException("key 'catalog' must be a jdbc:postgresql: URL");
+        }
+        if (maxConnections < 1) {
+            throw new ConfigException("key 'maxConnections' must be at least 1, got " + maxConnections);
+        }
+        if (maxMessageBytes < 1024) {
+            throw new ConfigException("key 'maxMessageBytes' must be at least 1024, got " + maxMessageBytes);
+        }
+        return this;
+    }
+
+    /** Where to listen; key {@code listen}. */
+    public InetSocketAddress listenAddress() {
+        if (listen == null) {
+            throw new ConfigException("key 'listen' is required (host:port where clients connect)");
+        }
+        int colon = listen.lastIndexOf(':');
+        try {
+            if (colon < 1) {
+                throw new NumberFormatException("no port");
+            }
+            int port = Integer.parseInt(listen.substring(colon + 1));
+            if (port < 0 || port > 65_535) {
+                throw new NumberFormatException("port out of range");
+            }
+            return new InetSocketAddress(listen.substring(0, colon), port);
+        } catch (NumberFormatException e) {
+            throw new ConfigException("key 'listen': '" + listen + "' is not host:port (" + e.getMessage() + ")");
+        }
+    }
+
+    public GroupConfig controlGroup() {
+        return control.toGroupConfig("control");
+    }
+
+    public ClassifierRules loadRules() {
+        return ClassifierRules.loadConfigured(rules);
+    }
+
+    /** Each user's SCRAM verifier (a password is turned into one with a fresh salt); errors name the user. */
+    public Map<String, ScramVerifier> verifiers(SecureRandom random) {
+        Map<String, ScramVerifier> verifiers = new LinkedHashMap<>();
+        for (int i = 0; i < users.size(); i++) {
+            User user = users.get(i);
+            String key = "users[" + i + "]";
+            if (user.name() == null || user.name().isEmpty()) {
+                throw new ConfigException("key '" + key + ".name' is required");
+            }
+            if ((user.password() == null) == (user.verifier() == null)) {
+                throw new ConfigException(
+                        "key '" + key + "' (user " + user.name() + ") needs exactly one of 'password' and 'verifier'");
+            }
+            if (verifiers.containsKey(user.name())) {
+                throw new ConfigException("key '" + key + "': user " + user.name() + " is listed twice");
+            }
+            try {
+                verifiers.put(
+                        user.name(),
+                        user.verifier() != null
+                                ? ScramVerifier.parse(user.verifier())
+                                : ScramVerifier.fromPassword(user.password(), random));
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException("key '" + key + ".verifier' (user " + user.name() + "): " + e.getMessage());
+            }
+        }
+        return verifiers;
+    }
+
+    @Override
+    public String toString() {
+        return "FrontendConfig[listen=" + listen + ", rules=" + rules + ", authentication=" + authentication
+                + ", users=" + users + "]";
+    }
+}

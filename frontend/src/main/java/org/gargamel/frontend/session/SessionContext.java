@@ -1,0 +1,29 @@
+package org.gargamel.frontend.session;
+
+import java.security.SecureRandom;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.gargamel.common.client.GargamelClient;
+import org.gargamel.frontend.auth.ScramVerifier;
+import org.gargamel.frontend.sql.CallBuilder;
+import org.gargamel.frontend.sql.StatementParser;
+
+/**
+ * What every session of one front end shares: the client it submits calls through, the parser and call builder of
+ * its rules, the procedures' result shapes, the users, and the connection count.
+ *
+ * @param trust             true: no password asked (authentication: trust)
+ * @param verifiers         the users' SCRAM verifiers, by name
+ * @param maxConnections    sessions past this many are refused (53300)
+ */
+public record SessionContext(
+        GargamelClient client,
+        StatementParser parser,
+        CallBuilder calls,
+        CallShapes shapes,
+        boolean trust,
+        Map<String, ScramVerifier> verifiers,
+        String serverVersion,
+        int maxConnections,
+        AtomicInteger connections,
+        SecureRandom random) {}

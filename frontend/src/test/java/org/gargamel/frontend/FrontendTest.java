@@ -1,0 +1,285 @@
+package org.gargamel.frontend;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.File;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.LocalDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.postgresql.util.PSQLException;
+
+/**
+ * The front end through the real pgjdbc driver and psql, in front of the real scheduler and a node on embedded
+ * PostgreSQL: calls with literals and parameters, their rows and types, a procedure's own error, SCRAM, the statements
+ * it refuses, and session commands.
+ */
+@Tag("integration")
+class FrontendTest {
+    @TempDir
+    static Path directory;
+
+    private static ShopCluster cluster;
+
+    @BeforeAll
+    static void start() throws Exception {
+        cluster = new ShopCluster(1, directory);
+    }
+
+    @AfterAll
+    static void stop() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @Test
+    void aCallWithLiteralsReturnsTheProcedureRowsWithTheirTypes() throws SQLException {
+        try (Connection connection = cluster.connect();
+                Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery("SELECT * FROM statement(3)")) {
+            ResultSetMetaData metaData = rows.getMetaData();
+            assertEquals(3, metaData.getColumnCount());
+            assertEquals(List.of("id", "owner", "balance"), labels(metaData));
+            assertEquals(List.of("int4", "text", "numeric"), typeNames(metaData));
+            assertTrue(rows.next());
+            assertEquals(3, rows.getInt("id"));
+            assertEquals("owner 3", rows.getString("owner"));
+            assertEquals(new BigDecimal("100.00"), rows.getBigDecimal("balance"));
+            assertFalse(rows.next());
+        }
+    }
+
+    @Test
+    void anUpdateCallCommitsAtTheReplicaAndReturnsItsValue() throws SQLException {
+        try (Connection connection = cluster.connect();
+                Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery("SELECT deposit(5, 12.50)")) {
+            assertEquals("deposit", rows.getMetaData().getColumnLabel(1));
+            assertEquals("numeric", rows.getMetaData().getColumnTypeName(1));
+            assertTrue(rows.next());
+            assertEquals(new BigDecimal("112.50"), rows.getBigDecimal(1));
+        }
+        assertEquals("112.50", cluster.query(0, "SELECT balance FROM account WHERE id = 5"));
+    }
+
+    @Test
+    void aSetReturningCallGivesEveryRowAndItsCount() throws SQLException {
+        try (Connection connection = cluster.connect();
+                Statement statement = connection.createStatement()) {
+            assertTrue(statement.execute("SELECT * FROM listing(11, 14, '2026-01-02 03:04:05.5')"));
+            try (ResultSet rows = statement.getResultSet()) {
+                assertEquals(
+                        List.of("int4", "text", "numeric", "bool", "int8", "timestamp", "_text"),
+                        typeNames(rows.getMetaData()));
+                List<Integer> ids = new ArrayList<>();
+                while (rows.next()) {
+                    ids.add(rows.getInt(1));
+                    assertEquals(rows.getInt(1) * 10_000_000_000L, rows.getLong("big"));
+                    assertEquals(
+                            LocalDateTime.of(2026, 1, 2, 3, 4, 5, 500_000_000),
+                            rows.getTimestamp("at").toLocalDateTime());
+                    Array tags = rows.getArray("tags");
+                    assertEquals(java.util.Arrays.asList("a", "b c", null), java.util.Arrays.asList((Object[])
+                            tags.getArray()));
+                }
+                assertEquals(List.of(11, 12, 13, 14), ids);
+            }
+        }
+    }
+
+    @Test
+    void theCallFormsShapeTheResultAsPostgresqlWould() throws SQLException {
+        try (Connection connection = cluster.connect();
+                Statement statement = connection.createStatement()) {
+            try (ResultSet rows = statement.executeQuery("SELECT statement(4) AS s")) {
+                assertEquals(List.of("s"), labels(rows.getMetaData()));
+                assertTrue(rows.next());
+                assertEquals("(4,\"owner 4\",100.00)", rows.getString(1));
+            }
+            try (ResultSet rows = statement.executeQuery("CALL statement(4)")) {
+                assertEquals(List.of("id", "owner", "balance"), labels(rows.getMetaData()));
+            }
+        }
+    }
+
+    @Test
+    void aProcedureErrorReachesTheClientAsThatError() throws SQLException {
+        try (Connection connection = cluster.connect();
+                Statement statement = connection.createStatement()) {
+            PSQLException error =
+                    assertThrows(PSQLException.class, () -> statement.executeQuery("SELECT withdraw(6, 500)"));
+            assertEquals("GA002", error.getSQLState());
+            assertEquals(
+                    "insufficient funds in account 6",
+                    error.getServerErrorMessage().getMessage());
+            assertEquals(
+                    "balance 100.00, asked 500", error.getServerErrorMessage().getDetail());
+            assertEquals("deposit first", error.getServerErrorMessage().getHint());
+            // The session goes on.
+            try (ResultSet rows = statement.executeQuery("SELECT withdraw(6, 1)")) {
+                assertTrue(rows.next());
+                assertEquals(new BigDecimal("99.00"), rows.getBigDecimal(1));
+            }
+        }
+    }
+
+    @Test
+    void scramLoginNeedsTheRightPassword() throws SQLException {
+        try (Connection connection = cluster.connect()) {
+            assertTrue(connection.isValid(5));
+        }
+        PSQLException wrong = assertThrows(
+                PSQLException.class,
+                () -> cluster.connect(ShopCluster.USER, "wrong", new Properties())
+                        .close());
+        assertEquals("28P01", wrong.getSQLState());
+        assertTrue(
+                wrong.getMessage().contains("password authentication failed for user \"tester\""), wrong.getMessage());
+        PSQLException unknown = assertThrows(
+                PSQLException.class,
+                () -> cluster.connect("nobody", "x", new Properties()).close());
+        assertEquals("28P01", unknown.getSQLState(), "an unknown user looks like a wrong password");
+    }
+
+    @Test
+    void adHocWritesAndQueriesAreRefusedWithAReason() throws SQLException {
+        try (Connection connection = cluster.connect();
+                Statement statement = connection.createStatement()) {
+            PSQLException insert = assertThrows(
+                    PSQLException.class, () -> statement.execute("INSERT INTO account VALUES (99, 'x', 1)"));
+            assertEquals("0A000", insert.getSQLState());
+            assertTrue(insert.getMessage().contains("deposit"), insert.getMessage());
+            PSQLException ddl = assertThrows(PSQLException.class, () -> statement.execute("DROP TABLE account"));
+            assertEquals("0A000", ddl.getSQLState());
+            PSQLException unknown =
+                    assertThrows(PSQLException.class, () -> statement.execute("SELECT nothing_here(1)"));
+            assertEquals("42883", unknown.getSQLState());
+        }
+        assertEquals("20", cluster.query(0, "SELECT count(*) FROM account"), "nothing was written");
+    }
+
+    @Test
+    void aTransactionBlockHoldsOneWritingCall() throws SQLException {
+        try (Connection connection = cluster.connect();
+                Statement statement = connection.createStatement()) {
+            statement.execute("BEGIN; SELECT deposit(7, 1); COMMIT");
+            assertEquals("101.00", cluster.query(0, "SELECT balance FROM account WHERE id = 7"));
+            PSQLException two = assertThrows(
+                    PSQLException.class, () -> statement.execute("SELECT deposit(7, 1); SELECT deposit(8, 1)"));
+            assertEquals("0A000", two.getSQLState());
+            assertEquals("101.00", cluster.query(0, "SELECT balance FROM account WHERE id = 7"), "nothing ran");
+            connection.setAutoCommit(false);
+            statement.executeQuery("SELECT deposit(8, 1)").close();
+            PSQLException second =
+                    assertThrows(PSQLException.class, () -> statement.executeQuery("SELECT deposit(9, 1)"));
+            assertEquals("0A000", second.getSQLState());
+            connection.rollback();
+            connection.setAutoCommit(true);
+            assertEquals("101.00", cluster.query(0, "SELECT balance FROM account WHERE id = 8"));
+            assertEquals("100.00", cluster.query(0, "SELECT balance FROM account WHERE id = 9"));
+        }
+    }
+
+    @Test
+    void sessionCommandsAreAnsweredByTheFrontEnd() throws SQLException {
+        Properties properties = new Properties();
+        properties.setProperty("ApplicationName", "at startup");
+        properties.setProperty("assumeMinServerVersion", "15"); // application_name in the startup message
+        try (Connection connection = cluster.connect(ShopCluster.USER, ShopCluster.PASSWORD, properties);
+                Statement statement = connection.createStatement()) {
+            statement.execute("SET application_name = 'shop test'");
+            try (ResultSet rows = statement.executeQuery("SHOW application_name")) {
+                assertTrue(rows.next());
+                assertEquals("shop test", rows.getString(1));
+            }
+            statement.execute("RESET application_name");
+            try (ResultSet rows = statement.executeQuery("SHOW application_name")) {
+                assertTrue(rows.next());
+                assertEquals("at startup", rows.getString(1));
+            }
+            try (ResultSet rows = statement.executeQuery("SELECT version()")) {
+                assertTrue(rows.next());
+                assertTrue(rows.getString(1).startsWith("PostgreSQL 15.0 (Gargamel"), rows.getString(1));
+            }
+            PSQLException unknown = assertThrows(PSQLException.class, () -> statement.executeQuery("SHOW no_such"));
+            assertEquals("42704", unknown.getSQLState());
+        }
+    }
+
+    @Test
+    void psqlCallsThroughTheFrontEnd() throws Exception {
+        String psql = onPath("psql");
+        Assumptions.assumeTrue(
+                psql != null,
+                "psql is not on PATH: the psql test is skipped (install the PostgreSQL client to run it)");
+        ProcessBuilder builder = new ProcessBuilder(
+                        psql,
+                        "-X",
+                        "-A",
+                        "-t",
+                        "-h",
+                        cluster.frontend.host(),
+                        "-p",
+                        Integer.toString(cluster.frontend.port()),
+                        "-U",
+                        ShopCluster.USER,
+                        "-d",
+                        "shop",
+                        "-c",
+                        "SELECT * FROM statement(2)")
+                .redirectErrorStream(true);
+        builder.environment().put("PGPASSWORD", ShopCluster.PASSWORD);
+        builder.environment().put("PGSSLMODE", "prefer");
+        Process process = builder.start();
+        assertTrue(process.waitFor(60, TimeUnit.SECONDS), "psql did not finish");
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, process.exitValue(), output);
+        assertEquals("2|owner 2|100.00", output.trim());
+    }
+
+    private static String onPath(String program) {
+        for (String directory : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator, -1)) {
+            File file = new File(directory, program);
+            if (file.canExecute()) {
+                return file.getPath();
+            }
+        }
+        return null;
+    }
+
+    private static List<String> labels(ResultSetMetaData metaData) throws SQLException {
+        List<String> labels = new ArrayList<>();
+        for (int i = 1; i <= metaData.getColumnCount(); i++) {
+            labels.add(metaData.getColumnLabel(i));
+        }
+        return labels;
+    }
+
+    private static List<String> typeNames(ResultSetMetaData metaData) throws SQLException {
+        List<String> names = new ArrayList<>();
+        for (int i = 1; i <= metaData.getColumnCount(); i++) {
+            names.add(metaData.getColumnTypeName(i));
+        }
+        return names;
+    }
+}
