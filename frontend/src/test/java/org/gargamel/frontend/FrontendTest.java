@@ -11,10 +11,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Array;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.sql.Timestamp;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.List;
@@ -224,6 +226,89 @@ class FrontendTest {
             PSQLException unknown = assertThrows(PSQLException.class, () -> statement.executeQuery("SHOW no_such"));
             assertEquals("42704", unknown.getSQLState());
         }
+    }
+
+    @Test
+    void preparedCallsRunWithTextAndBinaryParametersAndResults() throws SQLException {
+        Properties binary = new Properties();
+        binary.setProperty("prepareThreshold", "1"); // named statements and binary transfer from the first run
+        for (Properties properties : List.of(new Properties(), binary)) {
+            try (Connection connection = cluster.connect(ShopCluster.USER, ShopCluster.PASSWORD, properties);
+                    PreparedStatement deposit = connection.prepareStatement("SELECT * FROM deposit(?, ?)");
+                    PreparedStatement listing = connection.prepareStatement("SELECT * FROM listing(?, ?, ?)")) {
+                BigDecimal before = new BigDecimal(cluster.query(0, "SELECT balance FROM account WHERE id = 12"));
+                for (int i = 1; i <= 6; i++) {
+                    deposit.setInt(1, 12);
+                    deposit.setBigDecimal(2, new BigDecimal("0.25"));
+                    try (ResultSet rows = deposit.executeQuery()) {
+                        assertTrue(rows.next());
+                        assertEquals(
+                                before.add(new BigDecimal("0.25").multiply(BigDecimal.valueOf(i))),
+                                rows.getBigDecimal(1));
+                    }
+                }
+                listing.setInt(1, 15);
+                listing.setInt(2, 16);
+                listing.setTimestamp(3, Timestamp.valueOf(LocalDateTime.of(2026, 3, 4, 5, 6, 7)));
+                for (int run = 0; run < 3; run++) {
+                    try (ResultSet rows = listing.executeQuery()) {
+                        assertTrue(rows.next());
+                        assertEquals(15, rows.getInt("id"));
+                        assertEquals(150_000_000_000L, rows.getLong("big"));
+                        assertFalse(rows.getBoolean("rich"));
+                        assertEquals(
+                                LocalDateTime.of(2026, 3, 4, 5, 6, 7),
+                                rows.getTimestamp("at").toLocalDateTime());
+                        assertTrue(rows.next());
+                        assertEquals(16, rows.getInt("id"));
+                        assertFalse(rows.next());
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void preparedCallsTakeArraysAndReportTheProcedureError() throws SQLException {
+        try (Connection connection = cluster.connect();
+                PreparedStatement each = connection.prepareStatement("SELECT deposit_each(?, ?)");
+                PreparedStatement withdraw = connection.prepareStatement("SELECT withdraw(?, ?)")) {
+            each.setArray(1, connection.createArrayOf("int4", new Integer[] {17, 18}));
+            each.setArray(2, connection.createArrayOf("numeric", new BigDecimal[] {BigDecimal.ONE, BigDecimal.TEN}));
+            try (ResultSet rows = each.executeQuery()) {
+                assertTrue(rows.next());
+                assertEquals(2, rows.getInt(1));
+            }
+            assertEquals("101.00", cluster.query(0, "SELECT balance FROM account WHERE id = 17"));
+            assertEquals("110.00", cluster.query(0, "SELECT balance FROM account WHERE id = 18"));
+            withdraw.setInt(1, 19);
+            withdraw.setBigDecimal(2, new BigDecimal("1000"));
+            PSQLException error = assertThrows(PSQLException.class, withdraw::executeQuery);
+            assertEquals("GA002", error.getSQLState());
+            assertEquals("deposit first", error.getServerErrorMessage().getHint());
+            withdraw.setBigDecimal(2, new BigDecimal("1"));
+            try (ResultSet rows = withdraw.executeQuery()) {
+                assertTrue(rows.next());
+                assertEquals(new BigDecimal("99.00"), rows.getBigDecimal(1));
+            }
+        }
+    }
+
+    @Test
+    void aBatchOfWritingCallsIsRefusedWhole() throws SQLException {
+        try (Connection connection = cluster.connect();
+                PreparedStatement deposit = connection.prepareStatement("SELECT deposit(?, ?)")) {
+            for (int id : new int[] {13, 14}) {
+                deposit.setInt(1, id);
+                deposit.setBigDecimal(2, BigDecimal.ONE);
+                deposit.addBatch();
+            }
+            SQLException error = assertThrows(SQLException.class, deposit::executeBatch);
+            SQLException cause = error.getNextException() != null ? error.getNextException() : error;
+            assertEquals("0A000", cause.getSQLState(), cause.getMessage());
+        }
+        assertEquals("100.00", cluster.query(0, "SELECT balance FROM account WHERE id = 13"), "nothing ran");
+        assertEquals("100.00", cluster.query(0, "SELECT balance FROM account WHERE id = 14"), "nothing ran");
     }
 
     @Test
