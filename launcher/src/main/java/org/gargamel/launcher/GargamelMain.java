@@ -12,6 +12,7 @@ import org.gargamel.launcher.command.TpccCommand;
 import org.gargamel.launcher.server.CommandContext;
 import org.gargamel.launcher.server.CommandExecution;
 import org.gargamel.launcher.server.ExitCodes;
+import org.gargamel.launcher.server.FrontendCommand;
 import org.gargamel.launcher.server.HelpCommand;
 import org.gargamel.launcher.server.NodeCommand;
 import org.gargamel.launcher.server.SchedulerCommand;
@@ -39,6 +40,7 @@ import picocli.CommandLine.Spec;
             BankCommand.class,
             SchedulerCommand.class,
             NodeCommand.class,
+            FrontendCommand.class,
             BenchCommand.class,
             CompareCommand.class,
             ClassifyCommand.class,
@@ -56,7 +58,7 @@ public final class GargamelMain implements Callable<Integer> {
     private GargamelMain() {}
 
     public static void main(String[] args) {
-        if (args.length > 0 && (args[0].equals("scheduler") || args[0].equals("node"))) {
+        if (args.length > 0 && (args[0].equals("scheduler") || args[0].equals("node") || args[0].equals("frontend"))) {
             ServerMain.useServerLogging(); // `scripts/gargamel scheduler|node` log as gargamel-server.jar does
         }
         // A scheduler or node started by a demo must not outlive it, even if the demo is killed.

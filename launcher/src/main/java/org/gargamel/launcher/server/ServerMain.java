@@ -13,8 +13,8 @@ import picocli.CommandLine.Spec;
  */
 @Command(
         name = "gargamel",
-        customSynopsis = "java -jar gargamel-server.jar scheduler|node --config FILE",
-        subcommands = {SchedulerCommand.class, NodeCommand.class, HelpCommand.class})
+        customSynopsis = "java -jar gargamel-server.jar scheduler|node|frontend --config FILE",
+        subcommands = {SchedulerCommand.class, NodeCommand.class, FrontendCommand.class, HelpCommand.class})
 public final class ServerMain implements Callable<Integer> {
     // UnusedVariable is wrong here: picocli reads this field by reflection to add the standard options.
     @SuppressWarnings("UnusedVariable")

@@ -39,8 +39,8 @@ import org.junit.platform.commons.annotation.Testable;
 
 /**
  * The module boundaries, checked on the main classes of every module (this module's test class path holds them all):
- * which module may depend on which (common on none; provisioning, classifier, the TPC-C kit and the bank on common; scheduler
- * and node on common and classifier; launcher.server on common, classifier, scheduler and node; the rest of the
+ * which module may depend on which (common on none; provisioning, classifier, the TPC-C kit and the bank on common;
+ * scheduler, node and the front end on common and classifier; launcher.server on those and the front end; the rest of the
  * launcher on anything), that a module uses another only through its root package and the packages it exports
  * ({@link #EXPORTS}), that server code never prints and only a {@code main} exits; and, on every module's compiled
  * tests, that every test class carries its tier's tag.
@@ -55,6 +55,7 @@ class ArchitectureTest {
     private static final String CLASSIFIER = "org.gargamel.classifier";
     private static final String SCHEDULER = "org.gargamel.scheduler";
     private static final String NODE = "org.gargamel.node";
+    private static final String FRONTEND = "org.gargamel.frontend";
     private static final String TPCC = "org.gargamel.tpcc";
     private static final String BANK = "org.gargamel.bank";
     private static final String LAUNCHER = "org.gargamel.launcher";
@@ -64,7 +65,7 @@ class ArchitectureTest {
 
     /** The code that runs in the scheduler and node processes (gargamel-server.jar): it logs, it never prints. */
     private static final String[] SERVER_CODE = {
-        COMMON + "..", CLASSIFIER + "..", SCHEDULER + "..", NODE + "..", LAUNCHER_SERVER + ".."
+        COMMON + "..", CLASSIFIER + "..", SCHEDULER + "..", NODE + "..", FRONTEND + "..", LAUNCHER_SERVER + ".."
     };
 
     /**
@@ -90,6 +91,7 @@ class ArchitectureTest {
         classifier.put(CLASSIFIER + ".validate", "the check of the rules against the live schema a node runs at start");
         EXPORTS.put(CLASSIFIER, classifier);
         EXPORTS.put(SCHEDULER, Map.of());
+        EXPORTS.put(FRONTEND, Map.of());
         EXPORTS.put(
                 NODE,
                 Map.of(
@@ -139,6 +141,8 @@ class ArchitectureTest {
                 .definedBy(SCHEDULER + "..")
                 .layer("node")
                 .definedBy(NODE + "..")
+                .layer("frontend")
+                .definedBy(FRONTEND + "..")
                 .layer("tpcc")
                 .definedBy(TPCC + "..")
                 .layer("bank")
@@ -159,12 +163,14 @@ class ArchitectureTest {
                 .mayOnlyAccessLayers("common", "classifier")
                 .whereLayer("node")
                 .mayOnlyAccessLayers("common", "classifier")
+                .whereLayer("frontend")
+                .mayOnlyAccessLayers("common", "classifier")
                 .whereLayer("tpcc")
                 .mayOnlyAccessLayers("common")
                 .whereLayer("bank")
                 .mayOnlyAccessLayers("common")
                 .whereLayer("launcher.server")
-                .mayOnlyAccessLayers("common", "classifier", "scheduler", "node")
+                .mayOnlyAccessLayers("common", "classifier", "scheduler", "node", "frontend")
                 .check(main);
     }
 

@@ -104,11 +104,14 @@ class ServerCommandsTest {
         Outcome none = run(serverJar);
         assertEquals(ExitCodes.USAGE, none.code());
         assertTrue(
-                none.err().startsWith("Usage: java -jar gargamel-server.jar scheduler|node --config FILE"), none.err());
+                none.err().startsWith("Usage: java -jar gargamel-server.jar scheduler|node|frontend --config FILE"),
+                none.err());
         Outcome help = run(serverJar, "help");
         assertEquals(ExitCodes.OK, help.code());
         assertTrue(
-                help.out().contains("\n  scheduler ") && help.out().contains("\n  node uninstall-capture "),
+                help.out().contains("\n  scheduler ")
+                        && help.out().contains("\n  node uninstall-capture ")
+                        && help.out().contains("\n  frontend "),
                 help.out());
     }
 }
