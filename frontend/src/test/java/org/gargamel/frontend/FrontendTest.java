@@ -312,6 +312,25 @@ class FrontendTest {
     }
 
     @Test
+    void garbageGetsAFatalErrorAndDisturbsNoOtherSession() throws Exception {
+        try (Connection bystander = cluster.connect();
+                java.net.Socket socket = new java.net.Socket(cluster.frontend.host(), cluster.frontend.port())) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write(new byte[] {(byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, 1, 2, 3, 4});
+            socket.getOutputStream().flush();
+            byte[] answer = socket.getInputStream().readAllBytes(); // until the front end closes the connection
+            String text = new String(answer, StandardCharsets.UTF_8);
+            assertEquals('E', (char) answer[0], text);
+            assertTrue(text.contains("FATAL") && text.contains("08P01"), text);
+            assertTrue(text.contains("invalid length of startup packet"), text);
+            try (Statement statement = bystander.createStatement();
+                    ResultSet rows = statement.executeQuery("SELECT * FROM statement(1)")) {
+                assertTrue(rows.next(), "the other session still works");
+            }
+        }
+    }
+
+    @Test
     void psqlCallsThroughTheFrontEnd() throws Exception {
         String psql = onPath("psql");
         Assumptions.assumeTrue(
