@@ -143,6 +143,7 @@ public record FrontendConfig(
         if (rules == null) {
             throw new ConfigException("key 'rules' is required (the procedures clients may call)");
         }
+        loadRules();
         if (authentication == Authentication.SCRAM_SHA_256 && users.isEmpty()) {
             throw new ConfigException(
                     "key 'users' needs at least one user with authentication scram-sha-256 (or say authentication: "
