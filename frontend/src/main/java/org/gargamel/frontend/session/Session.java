@@ -17,6 +17,7 @@ import java.util.function.Consumer;
 import org.gargamel.classifier.ParameterType;
 import org.gargamel.classifier.ProcedureRule;
 import org.gargamel.common.call.ProcedureCall;
+import org.gargamel.common.client.ClientSession;
 import org.gargamel.common.client.GargamelClientException;
 import org.gargamel.common.lifecycle.Futures;
 import org.gargamel.common.wire.CallOutcome;
@@ -64,6 +65,9 @@ public final class Session extends ChannelInboundHandlerAdapter {
     private final Map<String, Portal> portals = new HashMap<>();
 
     private ChannelHandlerContext channel;
+    /** The library session this connection's calls go through (read-your-writes), opened with its first call. */
+    private ClientSession calls;
+
     private ByteBuf out;
     private Phase phase = Phase.STARTUP;
     private boolean counted;
@@ -628,7 +632,10 @@ public final class Session extends ChannelInboundHandlerAdapter {
     /** Sends {@code call} to the cluster; {@code then} runs on this session's thread with its outcome. */
     private void submit(ProcedureCall call, Consumer<CallOutcome> then) {
         busy = true;
-        CompletableFuture<CallOutcome> future = shared.client().submit(call);
+        if (calls == null) {
+            calls = shared.client().openSession(); // the connection's calls read its acknowledged writes
+        }
+        CompletableFuture<CallOutcome> future = calls.submit(call);
         Futures.whenDone(
                 future,
                 (outcome, failure) -> channel.executor().execute(() -> {
