@@ -190,7 +190,12 @@ public final class Session extends ChannelInboundHandlerAdapter {
                 return;
             } catch (RuntimeException e) {
                 LOG.warn("connection {}: {} failed", channel.channel().remoteAddress(), message, e);
-                fail(new SqlError("XX000", "internal error in the front end: " + e));
+                if (message instanceof FrontendMessage.Query && simpleQuery == null) {
+                    errorResponse(new SqlError("XX000", "internal error in the front end: " + e));
+                    BackendMessages.readyForQuery(out, transaction);
+                } else {
+                    internalError(e);
+                }
             }
         }
         if (!busy
@@ -636,36 +641,60 @@ public final class Session extends ChannelInboundHandlerAdapter {
             calls = shared.client().openSession(); // the connection's calls read its acknowledged writes
         }
         CompletableFuture<CallOutcome> future = calls.submit(call);
-        Futures.whenDone(
-                future,
-                (outcome, failure) -> channel.executor().execute(() -> {
-                    busy = false;
-                    if (phase == Phase.CLOSED) {
-                        return;
-                    }
-                    try {
-                        if (failure != null) {
-                            Throwable cause = failure instanceof java.util.concurrent.CompletionException
-                                            && failure.getCause() != null
-                                    ? failure.getCause()
-                                    : failure;
-                            then.accept(CallOutcome.rejected(-1, -1, clientFailure(cause)));
-                        } else {
-                            then.accept(outcome);
-                        }
-                    } catch (ProtocolException e) {
-                        fatal(e.sqlState(), e.getMessage());
-                        return;
-                    } catch (RuntimeException e) {
-                        LOG.warn(
-                                "connection {}: handling the outcome of {} failed",
-                                channel.channel().remoteAddress(),
-                                call,
-                                e);
-                        fail(new SqlError("XX000", "internal error in the front end: " + e));
-                    }
-                    drain();
-                }));
+        Futures.whenDone(future, (outcome, failure) -> {
+            try {
+                channel.executor().execute(() -> outcomeArrived(call, outcome, failure, then));
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                LOG.debug("the outcome of {} came after the front end stopped", call); // its connection is gone
+            }
+        });
+    }
+
+    /** A call's outcome, on this session's thread: handled, then the messages that waited for it. */
+    private void outcomeArrived(
+            ProcedureCall call, CallOutcome outcome, Throwable failure, Consumer<CallOutcome> then) {
+        busy = false;
+        if (phase == Phase.CLOSED) {
+            return;
+        }
+        try {
+            if (failure != null) {
+                Throwable cause =
+                        failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+                                ? failure.getCause()
+                                : failure;
+                then.accept(CallOutcome.rejected(-1, -1, clientFailure(cause)));
+            } else {
+                then.accept(outcome);
+            }
+        } catch (ProtocolException e) {
+            fatal(e.sqlState(), e.getMessage());
+            return;
+        } catch (RuntimeException e) {
+            LOG.warn(
+                    "connection {}: handling the outcome of {} failed",
+                    channel.channel().remoteAddress(),
+                    call,
+                    e);
+            internalError(e);
+        }
+        drain();
+    }
+
+    /**
+     * A failure of the front end itself while handling a message: XX000 to the client, which then gets its
+     * ReadyForQuery as after any error (a simple query ends; the extended protocol skips to Sync).
+     */
+    private void internalError(RuntimeException e) {
+        SqlError error = e instanceof SqlError sqlError
+                ? sqlError
+                : new SqlError("XX000", "internal error in the front end: " + e);
+        if (simpleQuery != null) {
+            errorResponse(error);
+            endSimpleQuery(true);
+        } else {
+            fail(error);
+        }
     }
 
     /** The library's failure (overloaded, timed out, disconnected) as the rejection the client is told of. */
@@ -960,8 +989,14 @@ public final class Session extends ChannelInboundHandlerAdapter {
                 fail(new SqlError("26000", "prepared statement \"" + describe.name() + "\" does not exist"));
                 return;
             }
+            List<ResultRows.Column> columns;
+            try {
+                columns = columnsBeforeRunning(prepared.statement());
+            } catch (SqlError e) {
+                fail(e);
+                return;
+            }
             BackendMessages.parameterDescription(out, parameterTypes(prepared));
-            List<ResultRows.Column> columns = columnsBeforeRunning(prepared.statement());
             if (columns == null) {
                 BackendMessages.noData(out);
             } else {
@@ -988,15 +1023,15 @@ public final class Session extends ChannelInboundHandlerAdapter {
             describePortalRows(call, portal);
             return;
         }
-        List<ResultRows.Column> columns = columnsBeforeRunning(portal.prepared.statement());
-        if (columns == null) {
-            BackendMessages.noData(out);
-        } else {
-            try {
+        try {
+            List<ResultRows.Column> columns = columnsBeforeRunning(portal.prepared.statement());
+            if (columns == null) {
+                BackendMessages.noData(out);
+            } else {
                 BackendMessages.rowDescription(out, fields(columns, portal.resultFormats));
-            } catch (SqlError e) {
-                fail(e);
             }
+        } catch (SqlError e) {
+            fail(e);
         }
     }
 
