@@ -32,6 +32,7 @@ import org.gargamel.frontend.auth.ScramVerifier;
  * maxConnections: 100
  * maxMessageBytes: 16777216
  * serverVersion: "15.0"           # what server_version says to clients
+ * idleSessionTimeoutSeconds: 0    # a session idle this long is closed (57P05); 0: never
  * </pre>
  */
 public record FrontendConfig(
@@ -43,7 +44,8 @@ public record FrontendConfig(
         String catalog,
         int maxConnections,
         int maxMessageBytes,
-        String serverVersion) {
+        String serverVersion,
+        int idleSessionTimeoutSeconds) {
     public static final int DEFAULT_MAX_CONNECTIONS = 100;
     public static final int DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
     public static final String DEFAULT_SERVER_VERSION = "15.0";
@@ -93,7 +95,8 @@ public record FrontendConfig(
             @JsonProperty("catalog") String catalog,
             @JsonProperty("maxConnections") Integer maxConnections,
             @JsonProperty("maxMessageBytes") Integer maxMessageBytes,
-            @JsonProperty("serverVersion") String serverVersion) {
+            @JsonProperty("serverVersion") String serverVersion,
+            @JsonProperty("idleSessionTimeoutSeconds") Integer idleSessionTimeoutSeconds) {
         this(
                 listen,
                 control,
@@ -103,7 +106,8 @@ public record FrontendConfig(
                 catalog,
                 maxConnections == null ? DEFAULT_MAX_CONNECTIONS : maxConnections,
                 maxMessageBytes == null ? DEFAULT_MAX_MESSAGE_BYTES : maxMessageBytes,
-                serverVersion == null ? DEFAULT_SERVER_VERSION : serverVersion);
+                serverVersion == null ? DEFAULT_SERVER_VERSION : serverVersion,
+                idleSessionTimeoutSeconds == null ? 0 : idleSessionTimeoutSeconds);
     }
 
     public static FrontendConfig read(Path file) {
@@ -130,7 +134,8 @@ public record FrontendConfig(
                 catalog,
                 maxConnections,
                 maxMessageBytes,
-                serverVersion);
+                serverVersion,
+                idleSessionTimeoutSeconds);
     }
 
     /** Checks every key once, so that a running front end never meets a bad setting. */
@@ -155,6 +160,10 @@ public record FrontendConfig(
         }
         if (maxConnections < 1) {
             throw new ConfigException("key 'maxConnections' must be at least 1, got " + maxConnections);
+        }
+        if (idleSessionTimeoutSeconds < 0) {
+            throw new ConfigException(
+                    "key 'idleSessionTimeoutSeconds' must be 0 (never) or more, got " + idleSessionTimeoutSeconds);
         }
         if (maxMessageBytes < 1024) {
             throw new ConfigException("key 'maxMessageBytes' must be at least 1024, got " + maxMessageBytes);

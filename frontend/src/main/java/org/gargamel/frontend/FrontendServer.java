@@ -9,6 +9,7 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.timeout.IdleStateHandler;
 import java.net.InetSocketAddress;
 import java.security.SecureRandom;
 import java.util.concurrent.TimeUnit;
@@ -76,6 +77,13 @@ public final class FrontendServer implements AutoCloseable {
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel channel) {
+                            if (config.idleSessionTimeoutSeconds() > 0) {
+                                channel.pipeline()
+                                        .addLast(
+                                                "idle",
+                                                new IdleStateHandler(
+                                                        0, 0, config.idleSessionTimeoutSeconds(), TimeUnit.SECONDS));
+                            }
                             channel.pipeline()
                                     .addLast("decoder", new FrontendDecoder(config.maxMessageBytes()))
                                     .addLast("session", new Session(shared));

@@ -331,6 +331,43 @@ class FrontendTest {
     }
 
     @Test
+    void trustLetsInWithoutPasswordAndAnIdleSessionIsClosed() throws Exception {
+        FrontendConfig config = new FrontendConfig(
+                "127.0.0.1:0",
+                org.gargamel.common.config.GroupSettings.inMemory(),
+                directory.resolve("shop-rules.yaml").toString(),
+                FrontendConfig.Authentication.TRUST,
+                null,
+                null,
+                null,
+                null,
+                null,
+                1);
+        try (FrontendServer trusting = new FrontendServer(config)) {
+            trusting.start();
+            try (Connection connection = java.sql.DriverManager.getConnection(
+                            "jdbc:postgresql://127.0.0.1:" + trusting.port() + "/shop?user=anyone");
+                    Statement statement = connection.createStatement();
+                    ResultSet rows = statement.executeQuery("SELECT * FROM statement(1)")) {
+                assertTrue(rows.next(), "a call through a front end with trust authentication");
+            }
+            try (java.net.Socket socket =
+                    new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), trusting.port())) {
+                socket.setSoTimeout(30_000);
+                java.io.DataOutputStream out = new java.io.DataOutputStream(socket.getOutputStream());
+                byte[] parameters = "user\0anyone\0\0".getBytes(StandardCharsets.UTF_8);
+                out.writeInt(8 + parameters.length);
+                out.writeInt(196_608);
+                out.write(parameters);
+                out.flush();
+                // Everything until the front end closes the idle connection: the startup answers, then FATAL 57P05.
+                String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                assertTrue(answer.contains("57P05") && answer.contains("idle-session timeout"), answer);
+            }
+        }
+    }
+
+    @Test
     void psqlCallsThroughTheFrontEnd() throws Exception {
         String psql = onPath("psql");
         Assumptions.assumeTrue(

@@ -89,6 +89,7 @@ final class ShopCluster implements AutoCloseable {
                     servers.jdbcUrl(0),
                     null,
                     null,
+                    null,
                     null));
             startedFrontend.start();
         } catch (Exception | Error e) {

@@ -5,6 +5,7 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
+import io.netty.handler.timeout.IdleStateEvent;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -153,6 +154,23 @@ public final class Session extends ChannelInboundHandlerAdapter {
         queue.add((FrontendMessage) message);
         if (queue.size() > QUEUE_HIGH_WATER) {
             context.channel().config().setAutoRead(false);
+        }
+    }
+
+    /**
+     * No traffic for the configured idle time (idleSessionTimeoutSeconds): the session ends as PostgreSQL's
+     * idle_session_timeout ends one, unless a call of it is still at the cluster.
+     */
+    @Override
+    public void userEventTriggered(ChannelHandlerContext context, Object event) {
+        if (event instanceof IdleStateEvent && !busy && queue.isEmpty()) {
+            LOG.info(
+                    "connection {} of user \"{}\" closed: idle",
+                    context.channel().remoteAddress(),
+                    user);
+            fatal("57P05", "terminating connection due to idle-session timeout");
+        } else {
+            context.fireUserEventTriggered(event);
         }
     }
 
