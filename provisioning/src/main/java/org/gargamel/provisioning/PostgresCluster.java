@@ -39,6 +39,12 @@ public final class PostgresCluster implements AutoCloseable {
     private final List<AutoCloseable> servers;
     private final Path workDirectory;
     private final AtomicBoolean closed = new AtomicBoolean();
+    /**
+     * The environment variable naming a directory in which to unpack the PostgreSQL binaries once and keep them (the
+     * build sets it, so that its many test JVMs and the commands they start do not each unpack 75 MB); unset, each
+     * cluster unpacks them into its own temporary directory and removes them on close.
+     */
+    public static final String BINARIES_DIRECTORY_VARIABLE = "GARGAMEL_POSTGRES_BINARIES";
     /** Servers started again by {@link #restart} (children of this JVM). */
     private final List<Process> restarted = new java.util.concurrent.CopyOnWriteArrayList<>();
 
@@ -96,7 +102,7 @@ public final class PostgresCluster implements AutoCloseable {
                 EmbeddedPostgres server = EmbeddedPostgres.builder()
                         .setDataDirectory(work.resolve("data-" + i))
                         .setCleanDataDirectory(true)
-                        .setOverrideWorkingDirectory(work.resolve("binaries").toFile())
+                        .setOverrideWorkingDirectory(binariesDirectory(work).toFile())
                         .setServerConfig("fsync", "off")
                         .setServerConfig("synchronous_commit", "off")
                         .setServerConfig("full_page_writes", "off")
@@ -120,6 +126,15 @@ public final class PostgresCluster implements AutoCloseable {
                     e);
         }
         return new PostgresCluster(PostgresBackend.EMBEDDED, urls, started, work);
+    }
+
+    /**
+     * Where zonky unpacks the binaries (into a PG-digest directory of its own, under a file lock, so concurrent JVMs
+     * share one copy): {@value #BINARIES_DIRECTORY_VARIABLE} if set, else the cluster's temporary directory.
+     */
+    static Path binariesDirectory(Path work) {
+        String shared = System.getenv(BINARIES_DIRECTORY_VARIABLE);
+        return shared == null || shared.isBlank() ? work.resolve("binaries") : Path.of(shared);
     }
 
     /**

@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.gargamel.provisioning.PostgresCluster;
 
 /**
  * {@code java -jar gargamel-all.jar ARGS}, as {@code scripts/gargamel} runs it, with its own temporary directory
@@ -29,8 +30,22 @@ final class GargamelProcess {
         return startIn(List.of(), workDirectory, arguments);
     }
 
+    /**
+     * {@link #start} without the build's shared PostgreSQL binaries ({@link PostgresCluster#BINARIES_DIRECTORY_VARIABLE}
+     * unset), as a user runs it: embedded servers unpack the binaries into the temporary directory, which must still
+     * be empty at the end.
+     */
+    static GargamelProcess startUnpackingBinaries(Path workDirectory, String... arguments) throws IOException {
+        return start(List.of(), workDirectory, false, arguments);
+    }
+
     /** {@link #start}, the command run behind {@code prefix} (e.g. {@code ip netns exec NAMESPACE}). */
     static GargamelProcess startIn(List<String> prefix, Path workDirectory, String... arguments) throws IOException {
+        return start(prefix, workDirectory, true, arguments);
+    }
+
+    private static GargamelProcess start(
+            List<String> prefix, Path workDirectory, boolean sharedBinaries, String... arguments) throws IOException {
         String jar = System.getProperty("gargamel.jar");
         if (jar == null || !Files.exists(Path.of(jar))) {
             throw new IllegalStateException(
@@ -45,11 +60,14 @@ final class GargamelProcess {
                 "-jar",
                 jar));
         command.addAll(List.of(arguments));
-        Process process = new ProcessBuilder(command)
+        ProcessBuilder builder = new ProcessBuilder(command)
                 .directory(workDirectory.toFile())
                 .redirectErrorStream(true)
-                .redirectOutput(output.toFile())
-                .start();
+                .redirectOutput(output.toFile());
+        if (!sharedBinaries) {
+            builder.environment().remove(PostgresCluster.BINARIES_DIRECTORY_VARIABLE);
+        }
+        Process process = builder.start();
         return new GargamelProcess(process, output, temporary);
     }
 

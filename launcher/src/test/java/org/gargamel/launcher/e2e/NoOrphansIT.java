@@ -14,7 +14,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A demo stopped by Ctrl-C, and a demo that fails because a node dies, leave no process (scheduler, nodes,
- * PostgreSQL) and no temporary directory behind.
+ * PostgreSQL) and no temporary directory behind. They run the demo as a user does, unpacking the PostgreSQL binaries
+ * into its temporary directory (not into the build's shared copy), so that their removal is checked too.
  */
 @Tag("e2e")
 class NoOrphansIT {
@@ -22,7 +23,7 @@ class NoOrphansIT {
 
     @Test
     void ctrlCStopsEverything(@TempDir Path directory) throws Exception {
-        GargamelProcess demo = GargamelProcess.start(
+        GargamelProcess demo = GargamelProcess.startUnpackingBinaries(
                 directory,
                 "demo",
                 "--warehouses",
@@ -45,7 +46,7 @@ class NoOrphansIT {
 
     @Test
     void aDemoWhoseNodeDiesFailsClearlyAndCleansUp(@TempDir Path directory) throws Exception {
-        GargamelProcess demo = GargamelProcess.start(
+        GargamelProcess demo = GargamelProcess.startUnpackingBinaries(
                 directory,
                 "demo",
                 "--warehouses",
