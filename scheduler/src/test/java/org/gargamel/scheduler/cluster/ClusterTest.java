@@ -445,8 +445,9 @@ class ClusterTest {
             FakeNode node = cluster.nodes.get(0);
             node.pause(true);
             GargamelClient client = cluster.readyClient(OPTIONS);
+            // The client sees the node before the node's grant reaches the scheduler: wait for it, do not race it.
+            waitUntil(() -> cluster.scheduler.epoch() > 0, "the first scheduler was made active");
             long firstEpoch = cluster.scheduler.epoch();
-            assertTrue(firstEpoch > 0, "the first scheduler was made active");
             CompletableFuture<CallOutcome> placed =
                     client.submit(ProcedureCall.of("delivery", 1, 1, java.time.LocalDateTime.now(ZoneOffset.UTC)));
             waitUntil(() -> cluster.scheduler.scheduledCount() == 1, "the call was placed");
