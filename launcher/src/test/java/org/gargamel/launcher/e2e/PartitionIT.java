@@ -14,8 +14,6 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Execution;
-import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * Real partitions, as a user runs Gargamel by hand ({@link HandStartedCluster}: schedulers and three nodes each in a
@@ -23,12 +21,8 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
  * with {@code tpcc run --scheduler}). A link is taken down mid-run long enough for the others to suspect the member
  * behind it (about 8 s with the failure detection of {@code Channels}), then brought back. At the end every
  * acknowledged New-Order is on every replica, none twice, and the replicas are identical and consistent.
- *
- * <p>The two tests run at the same time (each on its own cluster, network and databases; nothing is shared but the
- * CPU): most of their wall time is the fixed length of their runs, so running them one after the other doubled it.
  */
 @Tag("e2e")
-@Execution(ExecutionMode.CONCURRENT)
 class PartitionIT {
     private static final String READY_AGAIN = "(again, after being superseded)";
     private static final Pattern NODE_EPOCH = Pattern.compile("the log made \\S+ the active scheduler, epoch (\\d+)");

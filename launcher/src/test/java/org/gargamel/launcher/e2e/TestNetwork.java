@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Hosts of a partition test on this machine: {@code hosts} network namespaces, each with its own address on a bridge
@@ -16,10 +15,6 @@ import java.util.concurrent.atomic.AtomicInteger;
  * only addresses inside the namespaces and bridge it made are used.
  */
 final class TestNetwork implements AutoCloseable {
-    /** The next subnet (2..249), from a random start: PartitionIT's tests build their networks at the same time. */
-    private static final AtomicInteger NEXT_SUBNET =
-            new AtomicInteger(ThreadLocalRandom.current().nextInt(0, 248));
-
     private final String prefix;
     private final int subnet;
     private final int hosts;
@@ -37,7 +32,8 @@ final class TestNetwork implements AutoCloseable {
     /** Makes the bridge and {@code hosts} namespaces; fails, naming the command, if this machine cannot. */
     static TestNetwork create(int hosts) throws IOException, InterruptedException {
         String prefix = "gp" + Integer.toHexString(ThreadLocalRandom.current().nextInt(0x1000, 0xffff));
-        TestNetwork network = new TestNetwork(prefix, 2 + Math.floorMod(NEXT_SUBNET.getAndIncrement(), 248), hosts);
+        TestNetwork network =
+                new TestNetwork(prefix, ThreadLocalRandom.current().nextInt(2, 250), hosts);
         try {
             network.build();
             return network;
