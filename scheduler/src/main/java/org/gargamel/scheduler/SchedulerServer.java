@@ -98,11 +98,12 @@ public final class SchedulerServer implements AutoCloseable {
     private String referenceOwner;
     /**
      * Scheduler failover (docs/protocol.md): whether the write-set log made this scheduler the active one, and its
-     * epoch (the high half of its transaction ids). Until then calls are held, not placed.
+     * epoch (the high half of its transaction ids). Until then calls are held, not placed. Written on the event loop,
+     * read by {@link #epoch()} from any thread: volatile.
      */
-    private boolean active;
+    private volatile boolean active;
 
-    private long epoch;
+    private volatile long epoch;
     /**
      * Calls received while no node can take them (this scheduler is not active yet, or no node serves yet: a take-over
      * or a start under way), with when each came; placed once a node serves, rejected after {@link #HOLD_LIMIT}.
