@@ -191,8 +191,9 @@ final class HandStartedCluster implements AutoCloseable {
         return arguments;
     }
 
+    /** The end of a process's output for a failure message: long enough to show a whole partition and its merge. */
     static String tail(String text) {
-        return text.length() <= 6000 ? text : text.substring(text.length() - 6000);
+        return text.length() <= 30_000 ? text : text.substring(text.length() - 30_000);
     }
 
     @Override
