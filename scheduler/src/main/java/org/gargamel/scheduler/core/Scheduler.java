@@ -279,14 +279,15 @@ public final class Scheduler {
         }
         long id = nextTxn++;
         placedAny = true;
+        Txn session = sessionWrite(after);
         // Nodes that have not yet reported the session's last write: a call placed there would wait for its apply.
-        long sessionPending = sessionPending(after);
+        long sessionPending = session == null ? 0 : session.pending;
         WorkerState worker;
         long[] dependencies = NO_DEPENDENCIES;
         Txn txn;
         if (rule.readOnly()) {
             worker = leastLoadedAvoiding(sessionPending);
-            txn = new Txn(new Placement(id, worker.ref, withSession(NO_DEPENDENCIES, after), true), worker);
+            txn = new Txn(new Placement(id, worker.ref, withSession(NO_DEPENDENCIES, session), true), worker);
             txn.pending = worker.node.bit;
         } else {
             switch (mode) {
@@ -320,7 +321,7 @@ public final class Scheduler {
                 }
                 default -> throw new IllegalStateException("unknown mode " + mode);
             }
-            txn = new Txn(new Placement(id, worker.ref, withSession(dependencies, after), false), worker);
+            txn = new Txn(new Placement(id, worker.ref, withSession(dependencies, session), false), worker);
             txn.pending = liveMask;
             txn.inGraph = true;
             graphSize++;
@@ -403,13 +404,13 @@ public final class Scheduler {
         return index.size();
     }
 
-    /** The nodes (bits) that have not reported the session's transaction {@code after}; 0 if it is not in the graph. */
-    private long sessionPending(long after) {
+    /** The session's transaction {@code after} if it is still in the graph (not yet visible everywhere), else null. */
+    private Txn sessionWrite(long after) {
         if (after <= 0) {
-            return 0;
+            return null;
         }
         Txn previous = txns.get(after);
-        return previous == null || !previous.inGraph ? 0 : previous.pending;
+        return previous == null || !previous.inGraph ? null : previous;
     }
 
     /**
@@ -438,22 +439,18 @@ public final class Scheduler {
         return best != null ? best : leastLoaded();
     }
 
-    /** {@code dependencies} and the session's transaction {@code after}, if it is still in the graph and not there. */
-    private long[] withSession(long[] dependencies, long after) {
-        if (after <= 0) {
-            return dependencies;
-        }
-        Txn previous = txns.get(after);
-        if (previous == null || !previous.inGraph) {
+    /** {@code dependencies} and the session's write (from {@link #sessionWrite}; null: none), if not there yet. */
+    private static long[] withSession(long[] dependencies, Txn session) {
+        if (session == null) {
             return dependencies;
         }
         for (long dependency : dependencies) {
-            if (dependency == after) {
+            if (dependency == session.id()) {
                 return dependencies;
             }
         }
         long[] result = Arrays.copyOf(dependencies, dependencies.length + 1);
-        result[dependencies.length] = after;
+        result[dependencies.length] = session.id();
         return result;
     }
 
