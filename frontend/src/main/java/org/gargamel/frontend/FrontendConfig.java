@@ -111,17 +111,8 @@ public record FrontendConfig(
     }
 
     public static FrontendConfig read(Path file) {
-        FrontendConfig config = ConfigFiles.read(file, FrontendConfig.class);
-        String rulesFile = ConfigFiles.resolveBeside(file, config.rules());
-        if (rulesFile != null && !rulesFile.equals(config.rules())) {
-            config = config.withRules(rulesFile);
-        }
-        try {
-            config.validate();
-        } catch (ConfigException e) {
-            throw new ConfigException(file + ": " + e.getMessage(), e);
-        }
-        return config;
+        return ConfigFiles.readWithRules(
+                file, FrontendConfig.class, FrontendConfig::rules, FrontendConfig::withRules, FrontendConfig::validate);
     }
 
     public FrontendConfig withRules(String rulesFile) {

@@ -196,18 +196,8 @@ public record NodeConfig(
     }
 
     public static NodeConfig read(Path file) {
-        NodeConfig config = ConfigFiles.read(file, NodeConfig.class);
-        // A relative rules path is read beside the configuration file, wherever the process was started.
-        String rulesFile = ConfigFiles.resolveBeside(file, config.rules());
-        if (rulesFile != null && !rulesFile.equals(config.rules())) {
-            config = config.withRules(rulesFile);
-        }
-        try {
-            config.validate();
-        } catch (ConfigException e) {
-            throw new ConfigException(file + ": " + e.getMessage(), e);
-        }
-        return config;
+        return ConfigFiles.readWithRules(
+                file, NodeConfig.class, NodeConfig::rules, NodeConfig::withRules, NodeConfig::validate);
     }
 
     public NodeConfig withRules(String rulesFile) {

@@ -41,18 +41,12 @@ public record SchedulerConfig(GroupSettings control, Mode mode, Isolation isolat
     }
 
     public static SchedulerConfig read(Path file) {
-        SchedulerConfig config = ConfigFiles.read(file, SchedulerConfig.class);
-        // A relative rules path is read beside the configuration file, wherever the process was started.
-        String rulesFile = ConfigFiles.resolveBeside(file, config.rules());
-        if (rulesFile != null && !rulesFile.equals(config.rules())) {
-            config = config.withRules(rulesFile);
-        }
-        try {
-            config.validate();
-        } catch (ConfigException e) {
-            throw new ConfigException(file + ": " + e.getMessage(), e);
-        }
-        return config;
+        return ConfigFiles.readWithRules(
+                file,
+                SchedulerConfig.class,
+                SchedulerConfig::rules,
+                SchedulerConfig::withRules,
+                SchedulerConfig::validate);
     }
 
     public SchedulerConfig withRules(String rulesFile) {

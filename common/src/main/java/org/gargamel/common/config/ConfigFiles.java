@@ -12,6 +12,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.function.BiFunction;
+import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
@@ -87,6 +90,29 @@ public final class ConfigFiles {
             }
             throw new ConfigException(source + ": line " + line(e) + ": " + e.getOriginalMessage(), e);
         }
+    }
+
+    /**
+     * Reads a process's configuration file whose {@code rules} path, when relative, is read beside the file (wherever
+     * the process was started), then validates it; a validation error names the file.
+     */
+    public static <T> T readWithRules(
+            Path file,
+            Class<T> type,
+            Function<T, String> rules,
+            BiFunction<T, String, T> withRules,
+            Consumer<T> validate) {
+        T config = read(file, type);
+        String rulesFile = resolveBeside(file, rules.apply(config));
+        if (rulesFile != null && !rulesFile.equals(rules.apply(config))) {
+            config = withRules.apply(config, rulesFile);
+        }
+        try {
+            validate.accept(config);
+        } catch (ConfigException e) {
+            throw new ConfigException(file + ": " + e.getMessage(), e);
+        }
+        return config;
     }
 
     /** {@code path} as given if absolute (or null), else resolved against the directory of {@code configFile}. */
