@@ -119,6 +119,50 @@ final class GargamelProcess {
         }
     }
 
+    /**
+     * The Java threads of this process ({@code jcmd PID Thread.print}), for a failure message: what a process that
+     * went silent is waiting for. The JVM may run behind a prefix ({@code ip netns exec} execs it in place, so its pid
+     * is this process's; a prefix that forks leaves it as the one descendant running java).
+     */
+    String threadDump() {
+        List<ProcessHandle> candidates = new ArrayList<>();
+        candidates.add(process.toHandle());
+        process.descendants().forEach(candidates::add);
+        for (ProcessHandle candidate : candidates) {
+            if (!candidate.info().command().orElse("").endsWith("java")) {
+                continue;
+            }
+            try {
+                Process jcmd = new ProcessBuilder(
+                                Path.of(System.getProperty("java.home"), "bin", "jcmd")
+                                        .toString(),
+                                Long.toString(candidate.pid()),
+                                "Thread.print")
+                        .redirectErrorStream(true)
+                        .start();
+                byte[] dump = jcmd.getInputStream().readAllBytes();
+                jcmd.waitFor(30, TimeUnit.SECONDS);
+                return new String(dump, StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                return "(jcmd failed: " + e + ")";
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return "(interrupted)";
+            }
+        }
+        return "(no java process: " + (process.isAlive() ? "alive" : "exited " + process.exitValue()) + ")";
+    }
+
+    /** How many times the output contains {@code text}. */
+    int occurrences(String text) {
+        String all = output();
+        int count = 0;
+        for (int at = all.indexOf(text); at >= 0; at = all.indexOf(text, at + text.length())) {
+            count++;
+        }
+        return count;
+    }
+
     void signal(String signal) throws IOException, InterruptedException {
         Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
                 .inheritIO()

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -46,6 +47,7 @@ class PartitionIT {
             cluster.network().heal(3);
             GargamelProcess scheduler = cluster.scheduler(1);
             GargamelProcess node3 = cluster.node(3);
+            String silent = awaitServingAgain(node3, scheduler);
             String diagnosis = finish(
                     run, out, "--- scheduler:\n" + tail(scheduler.output()) + "\n--- node-3:\n" + tail(node3.output()));
             String schedulerLog = scheduler.output();
@@ -54,7 +56,7 @@ class PartitionIT {
                     "the scheduler saw node-3 leave: " + tail(schedulerLog) + diagnosis);
             assertTrue(
                     node3.output().lastIndexOf("serving at") > node3.output().indexOf("serving at"),
-                    "node-3 served again after the partition: " + tail(node3.output()));
+                    "node-3 served again after the partition: " + tail(node3.output()) + silent);
         }
     }
 
@@ -135,6 +137,28 @@ class PartitionIT {
                     old.output().contains("gargamel scheduler stopped: 0 call(s) scheduled, 0 rejected"),
                     "the scheduler standing by scheduled nothing: " + tail(old.output()));
         }
+    }
+
+    /**
+     * Waits up to 2 minutes for node-3 to say "serving at" a second time. If it does not, the threads of node-3 and of
+     * the scheduler are dumped (and kept in target/partition-it) while the processes still run: a node that stays
+     * silent after a heal shows there what it waits for. Returns that diagnosis, or "" if node-3 served again.
+     */
+    private static String awaitServingAgain(GargamelProcess node3, GargamelProcess scheduler) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+        while (node3.occurrences("serving at") < 2) {
+            if (System.nanoTime() > deadline || !node3.process.isAlive()) {
+                String dumps = "\n--- node-3 threads:\n" + node3.threadDump() + "\n--- scheduler threads:\n"
+                        + scheduler.threadDump();
+                Path kept = Path.of("target", "partition-it", "node-cut-thread-dumps.txt");
+                Files.createDirectories(kept.getParent());
+                Files.writeString(kept, dumps);
+                System.out.println("node-3 did not serve again within 2 minutes of the heal; thread dumps in " + kept);
+                return dumps;
+            }
+            Thread.sleep(500);
+        }
+        return "";
     }
 
     /** Waits for the run, checks its result (exit 0, every acknowledged order there once, replicas identical). */
