@@ -276,6 +276,26 @@ class CommandLineParsingTest {
                 "--client pgwire starts a front end");
     }
 
+    /** compare, quick or not, runs one row through the front end: the library's 1-replica 1-warehouse row again. */
+    @Test
+    void compareRunsOneRowThroughTheFrontEnd() {
+        for (boolean quick : new boolean[] {true, false}) {
+            List<CompareCommand.Plan> plans = CompareCommand.plans(quick);
+            List<CompareCommand.Plan> pgwire = plans.stream()
+                    .filter(plan -> "pgwire".equals(plan.target().clientName()))
+                    .toList();
+            assertEquals(1, pgwire.size(), "quick " + quick + ": " + pgwire);
+            CompareCommand.Plan row = pgwire.get(0);
+            assertEquals("gargamel-pgwire-psi-r1-w1-t10", row.label());
+            assertTrue(
+                    plans.stream()
+                            .anyMatch(plan -> plan.label().equals("gargamel-psi-r1-w1-t10")
+                                    && "library".equals(plan.target().clientName())),
+                    "the library row beside it");
+        }
+        assertEquals(17, CompareCommand.plans(true).size());
+    }
+
     /** serve's options, checked before anything starts: what contradicts what, and the defaults. */
     @Test
     void serveChecksItsOptionsBeforeStartingAnything() {

@@ -9,6 +9,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.gargamel.common.group.LoopbackPorts;
+import org.gargamel.tpcc.TpccRules;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -59,6 +61,40 @@ class ServeIT {
         } finally {
             serve.process.descendants().forEach(ProcessHandle::destroyForcibly);
             serve.process.destroyForcibly();
+        }
+    }
+
+    /** A standalone scheduler with a {@code frontend:} section serves psql from its own process. */
+    @Test
+    void aSchedulerWithAFrontEndSectionServesPsql(@TempDir Path directory) throws Exception {
+        assertTrue(
+                Files.isExecutable(PSQL),
+                PSQL + " is missing: this test needs the PostgreSQL client (apt-get install postgresql-client)");
+        Path config = directory.resolve("scheduler.yaml");
+        String bind = "127.0.0.1:" + LoopbackPorts.pick();
+        Files.writeString(
+                config,
+                "control: {bind: " + bind + ", initialHosts: [" + bind + "]}\n"
+                        + "rules: " + TpccRules.writeTo(directory) + "\n"
+                        + "frontend: {listen: 127.0.0.1:0, authentication: trust}\n");
+        GargamelProcess scheduler = GargamelProcess.start(directory, "scheduler", "--config", config.toString());
+        try {
+            scheduler.awaitOutput("gargamel frontend ready: postgresql://", 120);
+            String uri = scheduler
+                    .output()
+                    .lines()
+                    .filter(line -> line.startsWith("gargamel frontend ready: "))
+                    .findFirst()
+                    .orElseThrow()
+                    .substring("gargamel frontend ready: ".length())
+                    .replace("postgresql://", "postgresql://app@");
+            List<String> version = psql(directory, uri, "SELECT version()");
+            assertEquals(1, version.size(), "version(): " + version);
+            assertTrue(version.get(0).contains("Gargamel"), version.get(0));
+            scheduler.signal("TERM");
+            scheduler.waitFor(60, TimeUnit.SECONDS);
+        } finally {
+            scheduler.process.destroyForcibly();
         }
     }
 
