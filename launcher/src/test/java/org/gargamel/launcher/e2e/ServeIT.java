@@ -17,7 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code gargamel serve} as a user runs it: the printed URI works in psql as it is (a read-only call's rows, a
- * payment's row), and SIGTERM stops every process and removes every temporary file.
+ * payment's row), and SIGTERM stops every process and removes every temporary file; and a standalone scheduler's
+ * {@code frontend:} section, whose front end answers psql.
  */
 @Tag("e2e")
 class ServeIT {
@@ -25,14 +26,21 @@ class ServeIT {
     /** Where the project's machines have psql (the PostgreSQL client is part of their set-up). */
     private static final Path PSQL = Path.of("/usr/bin/psql");
 
+    /**
+     * serve, and a standalone scheduler with a {@code frontend:} section, started together (the scheduler's check
+     * runs while serve loads TPC-C, to keep the test short).
+     */
     @Test
     void psqlCallsProceduresWithThePrintedUriAndSigtermLeavesNothing(@TempDir Path directory) throws Exception {
         assertTrue(
                 Files.isExecutable(PSQL),
                 PSQL + " is missing: this test needs the PostgreSQL client (apt-get install postgresql-client)");
-        GargamelProcess serve = GargamelProcess.start(directory, "serve", "--replicas", "1", "--port", "0");
+        Path serveDirectory = Files.createDirectories(directory.resolve("serve"));
+        GargamelProcess serve = GargamelProcess.start(serveDirectory, "serve", "--replicas", "1", "--port", "0");
         List<ProcessHandle> children = Orphans.watchDescendants(serve.process);
         try {
+            aSchedulerWithAFrontEndSectionServesPsql(Files.createDirectories(directory.resolve("scheduler")));
+
             serve.awaitOutput(READY, 240);
             String uri = serve.output()
                     .lines()
@@ -65,11 +73,7 @@ class ServeIT {
     }
 
     /** A standalone scheduler with a {@code frontend:} section serves psql from its own process. */
-    @Test
-    void aSchedulerWithAFrontEndSectionServesPsql(@TempDir Path directory) throws Exception {
-        assertTrue(
-                Files.isExecutable(PSQL),
-                PSQL + " is missing: this test needs the PostgreSQL client (apt-get install postgresql-client)");
+    private static void aSchedulerWithAFrontEndSectionServesPsql(Path directory) throws Exception {
         Path config = directory.resolve("scheduler.yaml");
         String bind = "127.0.0.1:" + LoopbackPorts.pick();
         Files.writeString(
