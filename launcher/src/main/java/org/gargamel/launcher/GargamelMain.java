@@ -8,6 +8,7 @@ import org.gargamel.launcher.command.ChaosCommand;
 import org.gargamel.launcher.command.ClassifyCommand;
 import org.gargamel.launcher.command.CompareCommand;
 import org.gargamel.launcher.command.DemoCommand;
+import org.gargamel.launcher.command.ServeCommand;
 import org.gargamel.launcher.command.TpccCommand;
 import org.gargamel.launcher.server.CommandContext;
 import org.gargamel.launcher.server.CommandExecution;
@@ -36,6 +37,7 @@ import picocli.CommandLine.Spec;
         subcommands = {
             DemoCommand.class,
             ChaosCommand.class,
+            ServeCommand.class,
             TpccCommand.class,
             BankCommand.class,
             SchedulerCommand.class,

@@ -3,6 +3,7 @@ package org.gargamel.scheduler;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.nio.file.Path;
+import java.util.Map;
 import org.gargamel.classifier.ClassifierRules;
 import org.gargamel.common.config.ConfigException;
 import org.gargamel.common.config.ConfigFiles;
@@ -20,9 +21,19 @@ import org.gargamel.common.config.Mode;
  * mode: gargamel                 # gargamel | round-robin | centralized
  * isolation: psi                 # psi | si
  * maxInFlight: 100000            # calls scheduled and not yet applied everywhere; more are rejected
+ * frontend:                      # optional: a PostgreSQL front end in this process (docs/frontend.md)
+ *   listen: 127.0.0.1:5433
  * </pre>
+ * {@code frontend} is kept as written: the scheduler does not read it; the process that runs the scheduler
+ * ({@code gargamel scheduler}) starts a front end from it.
  */
-public record SchedulerConfig(GroupSettings control, Mode mode, Isolation isolation, String rules, int maxInFlight) {
+public record SchedulerConfig(
+        GroupSettings control,
+        Mode mode,
+        Isolation isolation,
+        String rules,
+        int maxInFlight,
+        Map<String, Object> frontend) {
     public static final int DEFAULT_MAX_IN_FLIGHT = 100_000;
 
     @JsonCreator
@@ -31,13 +42,20 @@ public record SchedulerConfig(GroupSettings control, Mode mode, Isolation isolat
             @JsonProperty("mode") Mode mode,
             @JsonProperty("isolation") Isolation isolation,
             @JsonProperty("rules") String rules,
-            @JsonProperty("maxInFlight") Integer maxInFlight) {
+            @JsonProperty("maxInFlight") Integer maxInFlight,
+            @JsonProperty("frontend") Map<String, Object> frontend) {
         this(
                 control,
                 mode == null ? Mode.GARGAMEL : mode,
                 isolation == null ? Isolation.PSI : isolation,
                 rules,
-                maxInFlight == null ? DEFAULT_MAX_IN_FLIGHT : maxInFlight.intValue());
+                maxInFlight == null ? DEFAULT_MAX_IN_FLIGHT : maxInFlight.intValue(),
+                frontend);
+    }
+
+    /** A scheduler without a front end. */
+    public SchedulerConfig(GroupSettings control, Mode mode, Isolation isolation, String rules, Integer maxInFlight) {
+        this(control, mode, isolation, rules, maxInFlight, null);
     }
 
     public static SchedulerConfig read(Path file) {
@@ -50,7 +68,7 @@ public record SchedulerConfig(GroupSettings control, Mode mode, Isolation isolat
     }
 
     public SchedulerConfig withRules(String rulesFile) {
-        return new SchedulerConfig(control, mode, isolation, rulesFile, maxInFlight);
+        return new SchedulerConfig(control, mode, isolation, rulesFile, maxInFlight, frontend);
     }
 
     /** Checks every key once, so a running scheduler never meets a bad setting. */
@@ -73,6 +91,14 @@ public record SchedulerConfig(GroupSettings control, Mode mode, Isolation isolat
         }
         loadRules();
         return this;
+    }
+
+    /** Without the front end's settings, which may hold passwords. */
+    @Override
+    public String toString() {
+        return "SchedulerConfig[control=" + control + ", mode=" + mode + ", isolation=" + isolation + ", rules="
+                + rules + ", maxInFlight=" + maxInFlight + ", frontend=" + (frontend == null ? "none" : "configured")
+                + "]";
     }
 
     /** The classifier rules named by key {@code rules}, loaded and validated; errors name the key. */

@@ -18,6 +18,7 @@ import org.gargamel.tpcc.workload.TransactionType;
 @JsonPropertyOrder({
     "mode",
     "isolation",
+    "client",
     "replicas",
     "warehouses",
     "terminals",
@@ -49,6 +50,7 @@ import org.gargamel.tpcc.workload.TransactionType;
 public record RunResult(
         String mode,
         String isolation,
+        String client,
         int replicas,
         int warehouses,
         int terminals,
@@ -114,6 +116,7 @@ public record RunResult(
         return new RunResult(
                 run.mode(),
                 run.isolation(),
+                run.client(),
                 run.replicas(),
                 run.warehouses(),
                 run.terminals(),
@@ -146,6 +149,7 @@ public record RunResult(
         return new RunResult(
                 mode,
                 isolation,
+                client,
                 replicas,
                 warehouses,
                 terminals,
@@ -179,6 +183,7 @@ public record RunResult(
         return new RunResult(
                 mode,
                 isolation,
+                client,
                 replicas,
                 warehouses,
                 terminals,
@@ -215,6 +220,7 @@ public record RunResult(
         return new RunResult(
                 mode,
                 isolation,
+                client,
                 replicas,
                 warehouses,
                 terminals,
@@ -248,6 +254,7 @@ public record RunResult(
         return new RunResult(
                 mode,
                 isolation,
+                client,
                 replicas,
                 warehouses,
                 terminals,
@@ -284,6 +291,7 @@ public record RunResult(
         return new RunResult(
                 mode,
                 isolation,
+                client,
                 replicas,
                 warehouses,
                 terminals,

@@ -10,9 +10,10 @@ public final class RunSummary {
     public static String render(RunResult result) {
         StringBuilder text = new StringBuilder();
         text.append(String.format(
-                "%nTPC-C %s (%s), %d replica(s), %d warehouse(s), %s, %.1f s%s%n",
+                "%nTPC-C %s (%s%s), %d replica(s), %d warehouse(s), %s, %.1f s%s%n",
                 result.mode(),
                 result.isolation(),
+                result.client() == null ? "" : ", " + result.client(),
                 result.replicas(),
                 result.warehouses(),
                 result.rate() == null

@@ -39,6 +39,7 @@ class RunResultTest {
         for (String field : new String[] {
             "mode",
             "isolation",
+            "client",
             "replicas",
             "warehouses",
             "terminals",
@@ -61,6 +62,7 @@ class RunResultTest {
                 assertTrue(json.get("latencyMs").get(type.name()).has(percentile), type + " lacks " + percentile);
             }
         }
+        assertTrue(json.get("client").isNull(), "a direct run has no Gargamel client");
         assertEquals(180.0, json.get("tpmC").asDouble(), 1e-9, "90 New-Orders in half a minute");
         assertEquals(5.0, json.get("warmupSeconds").asDouble(), 1e-9);
         assertEquals(1, json.get("userAborts").asLong());

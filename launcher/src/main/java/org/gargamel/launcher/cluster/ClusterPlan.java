@@ -9,7 +9,8 @@ import org.gargamel.common.config.Mode;
  * What {@link LocalGargamelCluster} starts: one node per JDBC URL (replica), each with {@code workers} workers, and
  * {@code schedulers} schedulers (the first active, any other standing by: docs/protocol.md, Scheduler failover), in {@code mode} and {@code isolation}, all classifying with the rules file {@code rules}. Configuration
  * files, process logs and the nodes' write-set logs go to {@code directory}; {@code durableLog} forces each log append
- * to disk (off for throw-away embedded servers, whose own data is not durable either).
+ * to disk (off for throw-away embedded servers, whose own data is not durable either). {@code frontend}, when not
+ * null, adds a PostgreSQL wire-protocol front end process (docs/frontend.md) once the nodes serve.
  */
 public record ClusterPlan(
         Mode mode,
@@ -19,7 +20,26 @@ public record ClusterPlan(
         int workers,
         Path directory,
         boolean durableLog,
-        int schedulers) {
+        int schedulers,
+        FrontendPlan frontend) {
+    /** A cluster without a front end. */
+    public ClusterPlan(
+            Mode mode,
+            Isolation isolation,
+            Path rules,
+            List<String> jdbcUrls,
+            int workers,
+            Path directory,
+            boolean durableLog,
+            int schedulers) {
+        this(mode, isolation, rules, jdbcUrls, workers, directory, durableLog, schedulers, null);
+    }
+
+    /** This plan with a front end. */
+    public ClusterPlan withFrontend(FrontendPlan plan) {
+        return new ClusterPlan(mode, isolation, rules, jdbcUrls, workers, directory, durableLog, schedulers, plan);
+    }
+
     public ClusterPlan {
         jdbcUrls = List.copyOf(jdbcUrls);
         if (jdbcUrls.isEmpty()) {

@@ -6,6 +6,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -37,6 +38,7 @@ public final class LocalGargamelCluster implements GargamelCluster {
 
     static final String SCHEDULER_READY = "gargamel scheduler ready";
     static final String NODE_READY = "gargamel node ready";
+    static final String FRONTEND_READY = "gargamel frontend ready";
     private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
     /** Extra options for the scheduler and node JVMs (profiling, say), split on spaces. */
     static final String CHILD_JAVA_OPTIONS_VARIABLE = "GARGAMEL_CHILD_JAVA_OPTS";
@@ -70,6 +72,8 @@ public final class LocalGargamelCluster implements GargamelCluster {
     private volatile String failure;
     private GargamelClient client;
     private Thread monitor;
+    /** The port the front end listens on, once started; 0 without one. */
+    private volatile int frontendPort;
 
     private record Launch(List<String> arguments, Path log, String readyMarker) {}
 
@@ -180,9 +184,58 @@ public final class LocalGargamelCluster implements GargamelCluster {
         } catch (Exception e) {
             throw new IllegalStateException("cannot connect to the scheduler: " + e.getMessage(), e);
         }
+        if (plan.frontend() != null) {
+            launchFrontend(directory, controlHosts);
+        }
         monitor = new Thread(this::watch, "cluster-monitor");
         monitor.setDaemon(true);
         monitor.start();
+    }
+
+    /**
+     * The front end, a client of the control group like the library: started once the nodes serve, so that its
+     * first clients find a cluster. Its configuration holds the password (the front end keeps only a verifier of it),
+     * so the file is readable by its owner only.
+     */
+    private void launchFrontend(Path directory, List<String> controlHosts) throws IOException, InterruptedException {
+        FrontendPlan frontend = plan.frontend();
+        int port = frontend.port() == 0 ? LoopbackPorts.pick() : frontend.port();
+        Map<String, Object> config = new LinkedHashMap<>();
+        config.put("listen", frontend.host() + ":" + port);
+        config.put("control", Map.of("bind", "127.0.0.1:" + LoopbackPorts.pick(), "initialHosts", controlHosts));
+        config.put("rules", plan.rules().toAbsolutePath().toString());
+        if (frontend.trust()) {
+            config.put("authentication", "trust");
+        } else {
+            config.put("users", List.of(Map.of("name", frontend.user(), "password", frontend.password())));
+        }
+        if (frontend.catalog() != null) {
+            config.put("catalog", frontend.catalog());
+        }
+        Path file = directory.resolve("frontend.yaml");
+        Files.deleteIfExists(file);
+        try {
+            Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        } catch (UnsupportedOperationException e) {
+            // Not a POSIX file system: the directory's own protection is all there is.
+        }
+        ConfigFiles.write(file, config);
+        ChildProcess process = launch(
+                "frontend",
+                new Launch(
+                        List.of("frontend", "--config", file.toString()),
+                        directory.resolve("frontend.log"),
+                        FRONTEND_READY));
+        awaitReady(process, FRONTEND_READY, 0);
+        frontendPort = port;
+    }
+
+    /** The port the front end listens on; an IllegalStateException when the plan has none. */
+    public int frontendPort() {
+        if (frontendPort == 0) {
+            throw new IllegalStateException("this cluster runs no front end");
+        }
+        return frontendPort;
     }
 
     private ChildProcess launch(String name, Launch launch) throws IOException {

@@ -59,8 +59,8 @@ public final class CompareCommand implements Callable<Integer> {
 
     @Option(
             names = "--quick",
-            description = "16 runs of 8 s (the baselines with 3 replicas only) and a short rate "
-                    + "sweep: about 10 minutes on 2 cores")
+            description = "17 runs of 8 s (the baselines with 3 replicas only, Gargamel through the front end at 1 "
+                    + "replica and 1 warehouse) and a short rate sweep: about 10 minutes on 2 cores")
     private boolean quick;
 
     @Option(
@@ -103,8 +103,11 @@ public final class CompareCommand implements Callable<Integer> {
         String label() {
             return String.format(
                     Locale.ROOT,
-                    "%s-%s-r%d-w%d-%s",
+                    "%s%s-%s-r%d-w%d-%s",
                     target.modeName(),
+                    target.clientName() == null || target.clientName().equals("library")
+                            ? ""
+                            : "-" + target.clientName(),
                     target.isolationName(),
                     replicas,
                     warehouses,
@@ -182,6 +185,21 @@ public final class CompareCommand implements Callable<Integer> {
                     }
                 }
             }
+            if (warehouses == 1) {
+                // The front end's cost: the library row above, called through pgjdbc and a front end instead.
+                plans.add(new Plan(
+                        new RunTarget.Gargamel(
+                                Mode.GARGAMEL,
+                                Isolation.PSI,
+                                RunOptions.DEFAULT_WORKERS,
+                                List.of(),
+                                RunOptions.DEFAULT_BIND,
+                                RunTarget.Client.PGWIRE),
+                        1,
+                        warehouses,
+                        terminals,
+                        null));
+            }
             if (!quick) {
                 plans.add(new Plan(through(Mode.GARGAMEL, Isolation.SI), REPLICAS, warehouses, terminals, null));
             }
@@ -227,10 +245,14 @@ public final class CompareCommand implements Callable<Integer> {
                 runDirectory,
                 true);
         err.printf(
-                "[%d/%d] %-12s %-14s %d replica(s), %d wh, %s ... ",
+                "[%d/%d] %-15s %-14s %d replica(s), %d wh, %s ... ",
                 index,
                 total,
-                plan.target().modeName(),
+                plan.target().modeName()
+                        + (plan.target().clientName() == null
+                                        || plan.target().clientName().equals("library")
+                                ? ""
+                                : " " + plan.target().clientName()),
                 plan.target().isolationName(),
                 plan.replicas(),
                 plan.warehouses(),

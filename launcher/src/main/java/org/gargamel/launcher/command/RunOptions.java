@@ -47,6 +47,13 @@ final class RunOptions {
     private ReplicaOptions replicaOptions;
 
     @Option(
+            names = "--client",
+            paramLabel = "CLIENT",
+            description = "how the terminals call through Gargamel: library (default: the client library) or pgwire "
+                    + "(pgjdbc through a PostgreSQL wire-protocol front end the run starts)")
+    private String client;
+
+    @Option(
             names = "--postgres",
             paramLabel = "BACKEND",
             converter = BackendConverter.class,
@@ -219,6 +226,9 @@ final class RunOptions {
         if (!schedulers.isEmpty()) {
             throw Usage.error(spec, "--scheduler joins a Gargamel cluster; direct mode has none");
         }
+        if (client != null) {
+            throw Usage.error(spec, "--client is how terminals call through Gargamel; direct mode calls PostgreSQL");
+        }
         if (bind != null) {
             throw Usage.error(spec, "--bind is for --scheduler");
         }
@@ -241,6 +251,18 @@ final class RunOptions {
                             + e.getMessage());
         }
         int workerCount = Usage.range(spec, "--workers", workers == null ? DEFAULT_WORKERS : workers, 1, 256);
+        RunTarget.Client clientKind;
+        try {
+            clientKind = client == null ? RunTarget.Client.LIBRARY : RunTarget.Client.parse(client);
+        } catch (IllegalArgumentException e) {
+            throw Usage.error(spec, "option --client of '" + Usage.commandName(spec) + "': " + e.getMessage());
+        }
+        if (clientKind == RunTarget.Client.PGWIRE && !schedulers.isEmpty()) {
+            throw Usage.error(
+                    spec,
+                    "--client pgwire starts a front end beside the cluster it starts; with --scheduler, run "
+                            + "`gargamel frontend` next to the cluster and point your own client at it");
+        }
         if (!schedulers.isEmpty()) {
             if (urls.isEmpty()) {
                 throw Usage.error(
@@ -262,7 +284,12 @@ final class RunOptions {
             throw Usage.error(spec, "--bind is for --scheduler");
         }
         return new RunTarget.Gargamel(
-                choice.mode(), level, workerCount, List.copyOf(schedulers), bind == null ? DEFAULT_BIND : bind);
+                choice.mode(),
+                level,
+                workerCount,
+                List.copyOf(schedulers),
+                bind == null ? DEFAULT_BIND : bind,
+                clientKind);
     }
 
     /** {@code --postgres}: by {@link PostgresBackend#parse}. */

@@ -49,7 +49,7 @@ public final class CompareReport {
         StringBuilder text = new StringBuilder();
         text.append(String.format(
                 Locale.ROOT,
-                "%-12s %-4s %5s %3s %10s %10s %9s %8s %8s %8s %8s%n",
+                "%-15s %-4s %5s %3s %10s %10s %9s %8s %8s %8s %8s%n",
                 "mode",
                 "iso",
                 "repl",
@@ -65,8 +65,8 @@ public final class CompareReport {
             String load = run.openLoop() ? String.format(Locale.ROOT, "%.0f/s", run.rate()) : run.terminals() + " term";
             text.append(String.format(
                     Locale.ROOT,
-                    "%-12s %-4s %5d %3d %10s %10.0f %9.1f %8d %8.2f %8.2f %8.2f%n",
-                    run.mode(),
+                    "%-15s %-4s %5d %3d %10s %10.0f %9.1f %8d %8.2f %8.2f %8.2f%n",
+                    run.modeAndClient(),
                     run.mode().equals("direct") ? "-" : run.isolation(),
                     run.replicas(),
                     run.warehouses(),

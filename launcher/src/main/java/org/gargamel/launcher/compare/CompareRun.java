@@ -12,6 +12,7 @@ import org.gargamel.tpcc.result.RunResult;
 @JsonPropertyOrder({
     "mode",
     "isolation",
+    "client",
     "replicas",
     "warehouses",
     "terminals",
@@ -31,6 +32,7 @@ import org.gargamel.tpcc.result.RunResult;
 public record CompareRun(
         String mode,
         String isolation,
+        String client,
         int replicas,
         int warehouses,
         Integer terminals,
@@ -56,6 +58,7 @@ public record CompareRun(
         return new CompareRun(
                 run.mode(),
                 run.isolation(),
+                run.client(),
                 run.replicas(),
                 run.warehouses(),
                 run.rate() == null ? run.terminals() : null,
@@ -76,9 +79,16 @@ public record CompareRun(
         return rate != null;
     }
 
-    /** e.g. {@code gargamel psi, 3 replicas, 1 wh}. */
-    public String label() {
-        return mode + (mode.equals("direct") ? "" : " " + isolation) + ", " + replicas + " repl., " + warehouses
-                + " wh";
+    /** The mode, and the client when it is not the library: {@code gargamel pgwire}. */
+    public String modeAndClient() {
+        return mode + (PGWIRE.equals(client) ? " " + PGWIRE : "");
     }
+
+    /** e.g. {@code gargamel psi, 3 replicas, 1 wh}, or {@code gargamel pgwire psi, 1 repl., 1 wh}. */
+    public String label() {
+        return modeAndClient() + (mode.equals("direct") ? "" : " " + isolation) + ", " + replicas + " repl., "
+                + warehouses + " wh";
+    }
+
+    private static final String PGWIRE = "pgwire";
 }

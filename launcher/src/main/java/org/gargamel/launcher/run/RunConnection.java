@@ -11,6 +11,7 @@ import org.gargamel.common.config.Secrets;
 import org.gargamel.common.group.GroupConfig;
 import org.gargamel.launcher.cluster.ClusterPlan;
 import org.gargamel.launcher.cluster.ClusterStatistics;
+import org.gargamel.launcher.cluster.FrontendPlan;
 import org.gargamel.launcher.cluster.GargamelCluster;
 import org.gargamel.launcher.cluster.LocalGargamelCluster;
 import org.gargamel.launcher.cluster.RemoteGargamelCluster;
@@ -19,6 +20,7 @@ import org.gargamel.provisioning.PostgresBackend;
 import org.gargamel.tpcc.TpccRules;
 import org.gargamel.tpcc.workload.CallExecutor;
 import org.gargamel.tpcc.workload.DirectExecutor;
+import org.gargamel.tpcc.workload.PgwireExecutor;
 
 /**
  * What the terminals of one run talk to, open for the length of the run: the one place where a run without middleware
@@ -41,10 +43,16 @@ abstract sealed class RunConnection implements AutoCloseable
         RunTarget.Gargamel gargamel = (RunTarget.Gargamel) request.target();
         // Servers started here (embedded, Testcontainers) hold throw-away data: their log need not reach the disk.
         boolean durableLog = request.backend() == PostgresBackend.EXTERNAL;
+        // Through pgwire the terminals log in to a front end started for this run, with a password made for it.
+        FrontendPlan frontend = gargamel.client() == RunTarget.Client.PGWIRE
+                ? new FrontendPlan("127.0.0.1", 0, "tpcc", FrontendPlan.newPassword(), urls.get(0))
+                : null;
         return new ThroughGargamel(
                 gargamel,
-                ThroughGargamel.connect(gargamel, urls, request.out().resolve("logs"), durableLog, schedulers, err),
+                ThroughGargamel.connect(
+                        gargamel, urls, request.out().resolve("logs"), durableLog, schedulers, frontend, err),
                 urls.size(),
+                frontend,
                 err);
     }
 
@@ -137,12 +145,21 @@ abstract sealed class RunConnection implements AutoCloseable
         private final RunTarget.Gargamel target;
         private final GargamelCluster cluster;
         private final int replicas;
+        /** The front end the terminals call through (pgwire), or null (the library). */
+        private final FrontendPlan frontend;
+
         private final PrintStream err;
 
-        private ThroughGargamel(RunTarget.Gargamel target, GargamelCluster cluster, int replicas, PrintStream err) {
+        private ThroughGargamel(
+                RunTarget.Gargamel target,
+                GargamelCluster cluster,
+                int replicas,
+                FrontendPlan frontend,
+                PrintStream err) {
             this.target = target;
             this.cluster = cluster;
             this.replicas = replicas;
+            this.frontend = frontend;
             this.err = err;
         }
 
@@ -158,6 +175,7 @@ abstract sealed class RunConnection implements AutoCloseable
                 Path logs,
                 boolean durableLog,
                 int schedulers,
+                FrontendPlan frontend,
                 PrintStream err)
                 throws IOException, InterruptedException {
             if (!target.joinsRunningCluster()) {
@@ -170,7 +188,7 @@ abstract sealed class RunConnection implements AutoCloseable
                         logs,
                         durableLog,
                         schedulers);
-                return LocalGargamelCluster.start(plan, err);
+                return LocalGargamelCluster.start(frontend == null ? plan : plan.withFrontend(frontend), err);
             }
             String addresses = String.join(", ", target.schedulers());
             err.println("joining the Gargamel cluster through the scheduler(s) at " + addresses + " ...");
@@ -190,13 +208,24 @@ abstract sealed class RunConnection implements AutoCloseable
 
         @Override
         String description() {
-            return "through Gargamel (" + target.modeName() + ", " + target.isolationName() + "): " + replicas
-                    + " replica(s),";
+            return "through Gargamel (" + target.modeName() + ", " + target.isolationName()
+                    + (frontend == null ? "" : ", pgwire") + "): " + replicas + " replica(s),";
         }
 
         @Override
         CallExecutor executor(int terminal) {
-            return cluster.executor();
+            if (frontend == null) {
+                return cluster.executor();
+            }
+            String url = frontend.jdbcUrl(((LocalGargamelCluster) cluster).frontendPort());
+            try {
+                return new PgwireExecutor(url, frontend.user(), frontend.password());
+            } catch (SQLException e) {
+                throw new CommandFailedException(
+                        "terminal " + (terminal + 1) + " cannot connect to the front end at " + url + ": "
+                                + e.getMessage(),
+                        e);
+            }
         }
 
         @Override

@@ -36,15 +36,57 @@ public sealed interface RunTarget permits RunTarget.Direct, RunTarget.Gargamel {
         }
     }
 
+    /** How the terminals of a run through Gargamel call the procedures. */
+    enum Client {
+        /** The client library ({@code GargamelClient}), one session per terminal. */
+        LIBRARY("library"),
+        /** pgjdbc through a front end (docs/frontend.md) that the run starts, one connection per terminal. */
+        PGWIRE("pgwire");
+
+        private final String cliName;
+
+        Client(String cliName) {
+            this.cliName = cliName;
+        }
+
+        public String cliName() {
+            return cliName;
+        }
+
+        public static Client parse(String text) {
+            for (Client client : values()) {
+                if (client.cliName.equals(text)) {
+                    return client;
+                }
+            }
+            throw new IllegalArgumentException("'" + text + "' is not a client (library or pgwire)");
+        }
+    }
+
+    /** The client of a run through Gargamel ({@link Client#cliName}); null without middleware. */
+    default String clientName() {
+        return null;
+    }
+
     /**
      * Gargamel in {@code mode} and {@code isolation} with {@code workers} workers per node, started here; or, when
      * {@code schedulers} (HOST:PORT each) are given, a cluster that already runs, joined through any of its schedulers
-     * by a client listening on {@code bind}.
+     * by a client listening on {@code bind}. The terminals call through {@code client}.
      */
-    record Gargamel(Mode mode, Isolation isolation, int workers, List<String> schedulers, String bind)
+    record Gargamel(Mode mode, Isolation isolation, int workers, List<String> schedulers, String bind, Client client)
             implements RunTarget {
         public Gargamel {
             schedulers = List.copyOf(schedulers);
+        }
+
+        /** Through the client library. */
+        public Gargamel(Mode mode, Isolation isolation, int workers, List<String> schedulers, String bind) {
+            this(mode, isolation, workers, schedulers, bind, Client.LIBRARY);
+        }
+
+        @Override
+        public String clientName() {
+            return client.cliName();
         }
 
         @Override

@@ -34,7 +34,7 @@ public final class TpccDatabases {
     }
 
     /** The servers of a run of any kit: {@code jdbcUrls} (EXTERNAL), or {@code count} started by {@code backend}. */
-    static PostgresCluster start(PostgresBackend backend, int count, List<String> jdbcUrls, PrintStream err) {
+    public static PostgresCluster start(PostgresBackend backend, int count, List<String> jdbcUrls, PrintStream err) {
         return switch (backend) {
             case EXTERNAL -> PostgresCluster.external(jdbcUrls);
             case EMBEDDED -> {
@@ -70,8 +70,17 @@ public final class TpccDatabases {
      * the database and what it holds, before anything is written.
      */
     static LoadInfo prepareReplicas(List<String> urls, RunRequest request, PrintStream err) {
+        return prepareReplicas(urls, request.warehouses(), request.loadSeed(), request.freshCopies(), err);
+    }
+
+    /**
+     * {@link #prepareReplicas(List, RunRequest, PrintStream)} for {@code warehouses} loaded with {@code loadSeed};
+     * {@code freshCopies}: copies of one template made for this run, not compared again.
+     */
+    public static LoadInfo prepareReplicas(
+            List<String> urls, int warehouses, long loadSeed, boolean freshCopies, PrintStream err) {
         if (urls.size() == 1) {
-            return prepare(urls.get(0), request, err);
+            return prepare(urls.get(0), warehouses, loadSeed, err);
         }
         List<DatabaseState> states = urls.stream().map(TpccDatabases::inspect).toList();
         for (int i = 0; i < urls.size(); i++) {
@@ -81,9 +90,7 @@ public final class TpccDatabases {
             }
         }
         if (states.stream().allMatch(DatabaseState::isEmpty)) {
-            return new TpccLoader(
-                            new LoadOptions(request.warehouses(), request.loadSeed(), LoadOptions.defaultThreads()),
-                            progress(err))
+            return new TpccLoader(new LoadOptions(warehouses, loadSeed, LoadOptions.defaultThreads()), progress(err))
                     .load(urls);
         }
         for (int i = 0; i < urls.size(); i++) {
@@ -96,9 +103,9 @@ public final class TpccDatabases {
         }
         LoadInfo load = null;
         for (String url : urls) {
-            load = prepare(url, request, err);
+            load = prepare(url, warehouses, loadSeed, err);
         }
-        if (request.freshCopies()) {
+        if (freshCopies) {
             return load; // copies of one template database, made for this run (compare): identical by construction
         }
         err.println("comparing the replicas before the run ...");
@@ -112,12 +119,14 @@ public final class TpccDatabases {
 
     /** Loads an empty database; accepts a loaded one of the same scale; refuses anything else. */
     static LoadInfo prepare(String url, RunRequest request, PrintStream err) {
+        return prepare(url, request.warehouses(), request.loadSeed(), err);
+    }
+
+    private static LoadInfo prepare(String url, int warehouses, long loadSeed, PrintStream err) {
         String masked = Secrets.maskUrl(url);
         DatabaseState state = inspect(url);
         if (state.isEmpty()) {
-            return new TpccLoader(
-                            new LoadOptions(request.warehouses(), request.loadSeed(), LoadOptions.defaultThreads()),
-                            progress(err))
+            return new TpccLoader(new LoadOptions(warehouses, loadSeed, LoadOptions.defaultThreads()), progress(err))
                     .load(url);
         }
         if (!state.isLoaded()) {
@@ -125,9 +134,9 @@ public final class TpccDatabases {
         }
         try (Connection connection = JdbcConnections.connect(url)) {
             LoadInfo load = TpccSchema.readLoadInfo(connection);
-            if (load.warehouses() != request.warehouses()) {
+            if (load.warehouses() != warehouses) {
                 throw new IllegalArgumentException("the database at " + masked + " holds " + load.warehouses()
-                        + " warehouse(s) but --warehouses is " + request.warehouses());
+                        + " warehouse(s) but --warehouses is " + warehouses);
             }
             err.printf(
                     "using the TPC-C database at %s (%d warehouse(s), loaded with seed %d)%n",

@@ -122,7 +122,8 @@ public final class TpccRun {
                         request.rate(),
                         request.warmup(),
                         request.seed(),
-                        startedAt);
+                        startedAt,
+                        request.target().clientName());
                 RunResult measured = RunResult.of(description, statistics, emulator.measuredSeconds());
                 RunResult counted = nodes.map(
                                 byNodes -> measured.withServerCounters(byNodes.conflictAborts(), byNodes.retries())

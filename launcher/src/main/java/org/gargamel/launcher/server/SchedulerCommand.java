@@ -1,11 +1,22 @@
 package org.gargamel.launcher.server;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import org.gargamel.common.config.ConfigException;
+import org.gargamel.common.config.ConfigFiles;
+import org.gargamel.frontend.FrontendConfig;
+import org.gargamel.frontend.FrontendServer;
 import org.gargamel.scheduler.SchedulerConfig;
 import org.gargamel.scheduler.SchedulerServer;
 import org.gargamel.scheduler.SupersededException;
@@ -17,13 +28,17 @@ import picocli.CommandLine.Spec;
 /**
  * {@code gargamel scheduler --config FILE}: runs the scheduler until it is stopped (SIGTERM, Ctrl-C: exit 0), fails
  * (exit 3) or its parent process is gone (exit 143); see {@link ServerLifetime}. A scheduler superseded while it was cut
- * off is replaced by a new one in the same process, standing by.
+ * off is replaced by a new one in the same process, standing by. With key {@code frontend}, a PostgreSQL front end
+ * (docs/frontend.md) runs in the same process, started once the scheduler has joined and stopped before it.
  */
 @Command(
         name = "scheduler",
         description = "run the scheduler (docs/scheduler.md)",
         customSynopsis = "scripts/gargamel scheduler --config FILE   (format: docs/scheduler.md)")
 public final class SchedulerCommand implements Callable<Integer> {
+    /** Writes key {@code frontend} back as YAML, to read it as the front end's own file is read. */
+    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+
     /** Printed once the scheduler has joined its group; the demo waits for it. */
     public static final String READY = "gargamel scheduler ready";
 
@@ -45,6 +60,8 @@ public final class SchedulerCommand implements Callable<Integer> {
             throw Usage.error(spec, "scheduler needs --config FILE (format: docs/scheduler.md)");
         }
         SchedulerConfig settings = SchedulerConfig.read(config);
+        FrontendServer frontend =
+                settings.frontend() == null ? null : new FrontendServer(frontendConfig(config, settings));
         AtomicReference<SchedulerServer> running = new AtomicReference<>(new SchedulerServer(settings));
         AtomicBoolean stopping = new AtomicBoolean();
         PrintStream out = context.out();
@@ -52,6 +69,9 @@ public final class SchedulerCommand implements Callable<Integer> {
         ServerLifetime lifetime = new ServerLifetime("scheduler", context.parentGone());
         lifetime.stopOnShutdown(() -> {
             stopping.set(true);
+            if (frontend != null) {
+                frontend.close();
+            }
             SchedulerServer server = running.get();
             server.close();
             err.println("gargamel scheduler stopped: " + server.scheduledCount() + " call(s) scheduled, "
@@ -59,6 +79,11 @@ public final class SchedulerCommand implements Callable<Integer> {
         });
         running.get().start();
         out.println(READY + ": " + running.get().describe());
+        if (frontend != null) {
+            frontend.start();
+            out.println(
+                    FrontendCommand.READY + ": postgresql://" + frontend.host() + ":" + frontend.port() + "/gargamel");
+        }
         out.flush();
         CompletableFuture<Throwable> fatal = new CompletableFuture<>();
         Thread keeper = new Thread(() -> keep(settings, running, stopping, fatal, out, err), "scheduler-keeper");
@@ -66,6 +91,37 @@ public final class SchedulerCommand implements Callable<Integer> {
         keeper.start();
         lifetime.failWhen(fatal);
         return lifetime.await();
+    }
+
+    /**
+     * The front end of key {@code frontend} (docs/frontend.md), which runs in this process as a client of the control
+     * group: its {@code rules} default to the scheduler's, its {@code control} to the scheduler's initial hosts (and
+     * the scheduler itself) with a free port on the scheduler's bind address. Errors name the file and the key.
+     */
+    static FrontendConfig frontendConfig(Path file, SchedulerConfig scheduler) {
+        Map<String, Object> keys = new LinkedHashMap<>(scheduler.frontend());
+        if (keys.containsKey("rules")) {
+            keys.put("rules", ConfigFiles.resolveBeside(file, String.valueOf(keys.get("rules"))));
+        } else {
+            keys.put("rules", scheduler.rules());
+        }
+        if (!keys.containsKey("control") && scheduler.control().bind() != null) {
+            String bind = scheduler.control().bind();
+            List<String> hosts = new ArrayList<>(scheduler.control().initialHosts());
+            if (!hosts.contains(bind)) {
+                hosts.add(bind);
+            }
+            keys.put("control", Map.of("bind", bind.substring(0, bind.lastIndexOf(':')) + ":0", "initialHosts", hosts));
+        }
+        String source = file + " (key frontend)";
+        try {
+            return ConfigFiles.parse(YAML.writeValueAsString(keys), source, FrontendConfig.class)
+                    .validate();
+        } catch (JsonProcessingException e) {
+            throw new ConfigException(source + ": " + e.getOriginalMessage(), e);
+        } catch (ConfigException e) {
+            throw e.getMessage().startsWith(source) ? e : new ConfigException(source + ": " + e.getMessage(), e);
+        }
     }
 
     /**

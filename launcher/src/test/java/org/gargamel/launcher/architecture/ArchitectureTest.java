@@ -96,7 +96,9 @@ class ArchitectureTest {
                 NODE,
                 Map.of(
                         NODE + ".capture",
-                        "the node command removes the write-set capture triggers (WriteSetCapture.uninstall)"));
+                        "the node command removes the write-set capture triggers (WriteSetCapture.uninstall)",
+                        NODE + ".transfer",
+                        "serve compares existing replicas' schemas as the scheduler does (SchemaDigest.definitions)"));
         Map<String, String> tpcc = new LinkedHashMap<>();
         tpcc.put(TPCC + ".check", "the consistency check the commands run after a TPC-C run");
         tpcc.put(TPCC + ".loader", "loading the TPC-C database (the load and run commands, local clusters)");

@@ -228,6 +228,7 @@ class CommandLineParsingTest {
         assertEquals(0, list.exitCode(), list.toString());
         for (String command : List.of(
                 "demo",
+                "serve",
                 "tpcc load",
                 "tpcc run",
                 "tpcc check",
@@ -248,6 +249,80 @@ class CommandLineParsingTest {
         CommandRunner runHelp = CommandRunner.run("help", "tpcc", "run");
         assertEquals(CommandRunner.run("tpcc", "run", "--help").out(), runHelp.out());
         assertFalse(runHelp.out().isEmpty());
+    }
+
+    /** {@code --client pgwire} names the front end path in the target; it has no meaning without middleware. */
+    @Test
+    void theClientOfARunThroughGargamelIsTheLibraryOrPgwire() {
+        assertEquals(
+                RunTarget.Client.LIBRARY, ((RunTarget.Gargamel) request(false).target()).client());
+        RunTarget pgwire = request(true, "--client", "pgwire").target();
+        assertEquals(RunTarget.Client.PGWIRE, ((RunTarget.Gargamel) pgwire).client());
+        assertEquals("pgwire", pgwire.clientName());
+        assertEquals(null, request(false, "--mode", "direct").target().clientName());
+        assertUsageError(CommandRunner.run("tpcc", "run", "--client", "odbc"), "'odbc' is not a client");
+        assertUsageError(
+                CommandRunner.run("tpcc", "run", "--mode", "direct", "--client", "pgwire"), "direct mode calls");
+        assertUsageError(
+                CommandRunner.run(
+                        "tpcc",
+                        "run",
+                        "--client",
+                        "pgwire",
+                        "--scheduler",
+                        "10.0.0.1:7800",
+                        "--jdbc-url",
+                        "jdbc:postgresql://a/x"),
+                "--client pgwire starts a front end");
+    }
+
+    /** compare, quick or not, runs one row through the front end: the library's 1-replica 1-warehouse row again. */
+    @Test
+    void compareRunsOneRowThroughTheFrontEnd() {
+        for (boolean quick : new boolean[] {true, false}) {
+            List<CompareCommand.Plan> plans = CompareCommand.plans(quick);
+            List<CompareCommand.Plan> pgwire = plans.stream()
+                    .filter(plan -> "pgwire".equals(plan.target().clientName()))
+                    .toList();
+            assertEquals(1, pgwire.size(), "quick " + quick + ": " + pgwire);
+            CompareCommand.Plan row = pgwire.get(0);
+            assertEquals("gargamel-pgwire-psi-r1-w1-t10", row.label());
+            assertTrue(
+                    plans.stream()
+                            .anyMatch(plan -> plan.label().equals("gargamel-psi-r1-w1-t10")
+                                    && "library".equals(plan.target().clientName())),
+                    "the library row beside it");
+        }
+        assertEquals(17, CompareCommand.plans(true).size());
+    }
+
+    /** serve's options, checked before anything starts: what contradicts what, and the defaults. */
+    @Test
+    void serveChecksItsOptionsBeforeStartingAnything() {
+        CommandLine line = new CommandExecution(context).commandLine(new ServeCommand(context));
+        line.parseArgs("--replicas", "2", "--trust", "--port", "0");
+        ServeCommand.Request request = ((ServeCommand) line.getCommand()).request();
+        assertEquals(2, request.replicas());
+        assertTrue(request.embedded());
+        assertTrue(request.frontend().trust());
+        assertEquals(
+                "postgresql://gargamel@127.0.0.1:6543/gargamel",
+                request.frontend().uri(6543, true));
+        CommandLine generated = new CommandExecution(context).commandLine(new ServeCommand(context));
+        generated.parseArgs("--user", "app user");
+        ServeCommand.Request withPassword = ((ServeCommand) generated.getCommand()).request();
+        assertEquals(5433, withPassword.frontend().port());
+        assertTrue(
+                withPassword
+                        .frontend()
+                        .uri(5433, true)
+                        .matches("postgresql://app%20user:[A-Za-z0-9]{20}@127.0.0.1:5433/gargamel"),
+                withPassword.frontend().uri(5433, true));
+        assertUsageError(CommandRunner.run("serve", "--rules", "x.yaml"), "--rules is for --jdbc-url");
+        assertUsageError(CommandRunner.run("serve", "--trust", "--password-file", "p"), "contradicts --password-file");
+        assertUsageError(CommandRunner.run("serve", "--password-file", "/nonexistent/p"), "cannot be read");
+        assertUsageError(CommandRunner.run("serve", "--port", "70000"), "--port");
+        assertUsageError(CommandRunner.run("serve", "--isolation", "ser"), "--isolation");
     }
 
     private static void assertUsageError(CommandRunner result, String expected) {

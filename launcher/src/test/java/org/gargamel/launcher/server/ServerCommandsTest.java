@@ -1,6 +1,7 @@
 package org.gargamel.launcher.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
@@ -8,7 +9,10 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.function.BiFunction;
+import org.gargamel.frontend.FrontendConfig;
+import org.gargamel.scheduler.SchedulerConfig;
 import org.gargamel.tpcc.TpccRules;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
@@ -52,6 +56,40 @@ class ServerCommandsTest {
             assertTrue(outcome.errorLine().contains(text), "expected '" + text + "' in: " + outcome.errorLine());
         }
         assertEquals("", outcome.out(), "nothing on standard output: " + outcome);
+    }
+
+    /**
+     * A scheduler's {@code frontend:} section is a front end's configuration (docs/frontend.md) whose rules and control
+     * group default to the scheduler's; a bad key in it is refused naming the file, the section and the key.
+     */
+    @ParameterizedTest(name = "server jar: {0}")
+    @ValueSource(booleans = {true, false})
+    void theFrontEndSectionOfASchedulerDefaultsToTheSchedulersGroupAndRules(boolean serverJar) throws Exception {
+        Path file = directory.resolve("scheduler-frontend.yaml");
+        Files.writeString(
+                file,
+                "control: {bind: 127.0.0.1:7800, initialHosts: [127.0.0.1:7810]}\nrules: " + TpccRules.temporaryFile()
+                        + "\nfrontend: {listen: 127.0.0.1:5433, authentication: trust}\n");
+        SchedulerConfig scheduler = SchedulerConfig.read(file);
+        FrontendConfig frontend = SchedulerCommand.frontendConfig(file, scheduler);
+        assertEquals(scheduler.rules(), frontend.rules());
+        assertEquals("127.0.0.1:0", frontend.control().bind());
+        assertEquals(
+                List.of("127.0.0.1:7810", "127.0.0.1:7800"), frontend.control().initialHosts());
+        assertEquals(FrontendConfig.Authentication.TRUST, frontend.authentication());
+        assertEquals(5433, frontend.listenAddress().getPort());
+        assertFalse(scheduler.toString().contains("trust"), "the section stays out of the text: " + scheduler);
+
+        Files.writeString(
+                file,
+                "control: {bind: 127.0.0.1:7800, initialHosts: [127.0.0.1:7800]}\nrules: " + TpccRules.temporaryFile()
+                        + "\nfrontend: {listen: 127.0.0.1:5433, users: [{name: a}]}\n");
+        assertRefused(run(serverJar, "scheduler", "--config", file.toString()), "(key frontend)", "users[0]");
+        Files.writeString(
+                file,
+                "control: {bind: 127.0.0.1:7800, initialHosts: [127.0.0.1:7800]}\nrules: " + TpccRules.temporaryFile()
+                        + "\nfrontend: {listen: 127.0.0.1:5433, colour: blue}\n");
+        assertRefused(run(serverJar, "scheduler", "--config", file.toString()), "(key frontend)", "colour");
     }
 
     @ParameterizedTest(name = "server jar: {0}")
