@@ -36,6 +36,8 @@ import org.gargamel.common.group.RaftSettings;
  *                                    # holds what they do not (docs/node.md, Rebuild); read only, one snapshot
  * rulesCheck: reject                # optional; warn | reject | off: what a write outside the call's rule does
  *                                    # (default reject; gargamel mode only; docs/classifier.md)
+ * adhocReads: true                  # optional; run the front end's ad-hoc read-only queries (default true)
+ * adhocStatementTimeoutSeconds: 30  # optional; an ad-hoc query running longer is cancelled (57014; default 30)
  * </pre>
  */
 public record NodeConfig(
@@ -54,7 +56,12 @@ public record NodeConfig(
         String user,
         String password,
         List<String> peers,
-        RulesCheck rulesCheck) {
+        RulesCheck rulesCheck,
+        boolean adhocReads,
+        int adhocStatementTimeoutSeconds) {
+
+    /** The default of {@code adhocStatementTimeoutSeconds}. */
+    public static final int DEFAULT_ADHOC_TIMEOUT_SECONDS = 30;
 
     @JsonCreator
     public NodeConfig(
@@ -73,7 +80,9 @@ public record NodeConfig(
             @JsonProperty("user") String user,
             @JsonProperty("password") String password,
             @JsonProperty("peers") List<String> peers,
-            @JsonProperty("rulesCheck") RulesCheck rulesCheck) {
+            @JsonProperty("rulesCheck") RulesCheck rulesCheck,
+            @JsonProperty("adhocReads") Boolean adhocReads,
+            @JsonProperty("adhocStatementTimeoutSeconds") Integer adhocStatementTimeoutSeconds) {
         this(
                 name,
                 jdbcUrl,
@@ -90,7 +99,11 @@ public record NodeConfig(
                 user,
                 password,
                 peers == null ? List.of() : List.copyOf(peers),
-                rulesCheck == null ? RulesCheck.REJECT : rulesCheck);
+                rulesCheck == null ? RulesCheck.REJECT : rulesCheck,
+                adhocReads == null || adhocReads,
+                adhocStatementTimeoutSeconds == null
+                        ? DEFAULT_ADHOC_TIMEOUT_SECONDS
+                        : adhocStatementTimeoutSeconds.intValue());
     }
 
     /** Without a separate user and password (in the URL, or none), its log in memory. */
@@ -121,7 +134,9 @@ public record NodeConfig(
                 null,
                 null,
                 List.of(),
-                RulesCheck.REJECT);
+                RulesCheck.REJECT,
+                true,
+                DEFAULT_ADHOC_TIMEOUT_SECONDS);
     }
 
     /** The same node keeping its write-set log in {@code directory} (null: in memory). */
@@ -142,7 +157,9 @@ public record NodeConfig(
                 user,
                 password,
                 peers,
-                rulesCheck);
+                rulesCheck,
+                adhocReads,
+                adhocStatementTimeoutSeconds);
     }
 
     /** The same node, rebuilt from {@code peerUrls} when it must be (see {@link #peers}). */
@@ -163,14 +180,55 @@ public record NodeConfig(
                 user,
                 password,
                 List.copyOf(peerUrls),
-                rulesCheck);
+                rulesCheck,
+                adhocReads,
+                adhocStatementTimeoutSeconds);
     }
 
     /** The same node reacting to a write outside its call's rule with {@code check}. */
     public NodeConfig withRulesCheck(RulesCheck check) {
         return new NodeConfig(
-                name, jdbcUrl, workers, mode, isolation, rules, control, writeSets, replicas, dataDir, logFsync,
-                statsFile, user, password, peers, check);
+                name,
+                jdbcUrl,
+                workers,
+                mode,
+                isolation,
+                rules,
+                control,
+                writeSets,
+                replicas,
+                dataDir,
+                logFsync,
+                statsFile,
+                user,
+                password,
+                peers,
+                check,
+                adhocReads,
+                adhocStatementTimeoutSeconds);
+    }
+
+    /** The same node with ad-hoc reads on or off, cancelled after {@code timeoutSeconds}. */
+    public NodeConfig withAdhocReads(boolean enabled, int timeoutSeconds) {
+        return new NodeConfig(
+                name,
+                jdbcUrl,
+                workers,
+                mode,
+                isolation,
+                rules,
+                control,
+                writeSets,
+                replicas,
+                dataDir,
+                logFsync,
+                statsFile,
+                user,
+                password,
+                peers,
+                rulesCheck,
+                enabled,
+                timeoutSeconds);
     }
 
     /** Whether this node checks each executed call's write-set against its rule: gargamel mode, not turned off. */
@@ -192,7 +250,9 @@ public record NodeConfig(
                 + dataDir
                 + ", logFsync=" + logFsync + ", statsFile=" + statsFile + ", user=" + user
                 + ", password=" + (password == null ? "null" : "***") + ", peers="
-                + peers.stream().map(Secrets::maskUrl).toList() + ", rulesCheck=" + rulesCheck + "]";
+                + peers.stream().map(Secrets::maskUrl).toList() + ", rulesCheck=" + rulesCheck + ", adhocReads="
+                + adhocReads
+                + ", adhocStatementTimeoutSeconds=" + adhocStatementTimeoutSeconds + "]";
     }
 
     public static NodeConfig read(Path file) {
@@ -217,7 +277,9 @@ public record NodeConfig(
                 user,
                 password,
                 peers,
-                rulesCheck);
+                rulesCheck,
+                adhocReads,
+                adhocStatementTimeoutSeconds);
     }
 
     public NodeConfig validate() {
@@ -283,6 +345,10 @@ public record NodeConfig(
         }
         if (rulesCheck == null) {
             throw new ConfigException("key 'rulesCheck' must be warn, reject or off");
+        }
+        if (adhocStatementTimeoutSeconds < 1 || adhocStatementTimeoutSeconds > 86_400) {
+            throw new ConfigException("key 'adhocStatementTimeoutSeconds' must be between 1 and 86400, got "
+                    + adhocStatementTimeoutSeconds);
         }
         loadRules();
         return this;

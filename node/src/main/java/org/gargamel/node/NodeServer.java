@@ -48,6 +48,7 @@ import org.gargamel.node.apply.ApplyLoop;
 import org.gargamel.node.capture.WriteSetCapture;
 import org.gargamel.node.certify.Certification;
 import org.gargamel.node.certify.PrimaryKeys;
+import org.gargamel.node.execution.AdHocReads;
 import org.gargamel.node.execution.ArgumentTypes;
 import org.gargamel.node.execution.CallCompletion;
 import org.gargamel.node.execution.ExecutionContext;
@@ -290,7 +291,8 @@ public final class NodeServer implements AutoCloseable {
                     activeScheduler,
                     answeredCalls,
                     rules,
-                    config.checksRules() ? config.rulesCheck() : RulesCheck.OFF);
+                    config.checksRules() ? config.rulesCheck() : RulesCheck.OFF,
+                    new AdHocReads(config.adhocReads(), config.adhocStatementTimeoutSeconds()));
             for (int i = 0; i < config.workers(); i++) {
                 Connection connection = dataSource.getConnection();
                 WriteSetCapture.enableForSession(connection);

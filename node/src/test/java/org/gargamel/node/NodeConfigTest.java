@@ -93,6 +93,19 @@ class NodeConfigTest {
     }
 
     @Test
+    void adHocReadsAreOnByDefaultWithATimeoutAndCanBeTurnedOff() throws Exception {
+        NodeConfig defaults = read(good);
+        assertTrue(defaults.adhocReads());
+        assertEquals(NodeConfig.DEFAULT_ADHOC_TIMEOUT_SECONDS, defaults.adhocStatementTimeoutSeconds());
+        NodeConfig off = read(good + "adhocReads: false\nadhocStatementTimeoutSeconds: 5\n");
+        assertTrue(!off.adhocReads());
+        assertEquals(5, off.adhocStatementTimeoutSeconds());
+        String message = error(good + "adhocStatementTimeoutSeconds: 0\n");
+        assertTrue(message.contains("key 'adhocStatementTimeoutSeconds'"), message);
+        assertTrue(error(good + "adhocReads: maybe\n").contains("adhocReads"));
+    }
+
+    @Test
     void unknownKeyIsNamed() {
         String message = error(good + "wrokers: 3\n");
         assertTrue(message.contains("unknown key 'wrokers'"), message);

@@ -23,10 +23,19 @@ public final class ProcedureCall {
 
     private static final int NUMERIC_MAX_SCALE = 16_383;
 
+    /**
+     * What {@link #procedure()} says for an ad-hoc query: a name no procedure of the rules can have, so a rules lookup
+     * never matches it; it appears in logs and statistics.
+     */
+    public static final String AD_HOC = "(ad-hoc query)";
+
     private final String procedure;
     private final List<Object> arguments;
+    /** Non-null for an ad-hoc read-only query instead of a procedure call. */
+    private final AdHocQuery adHoc;
 
     public ProcedureCall(String procedure, List<?> arguments) {
+        this.adHoc = null;
         this.procedure = Objects.requireNonNull(procedure, "procedure");
         List<Object> copy = new ArrayList<>(arguments.size());
         for (int i = 0; i < arguments.size(); i++) {
@@ -42,6 +51,22 @@ public final class ProcedureCall {
             }
         }
         this.arguments = Collections.unmodifiableList(copy);
+    }
+
+    private ProcedureCall(AdHocQuery query) {
+        this.procedure = AD_HOC;
+        this.arguments = List.of();
+        this.adHoc = Objects.requireNonNull(query, "query");
+    }
+
+    /** An ad-hoc read-only query, sent and placed as a read-only call (docs/protocol.md, Ad-hoc reads). */
+    public static ProcedureCall adHoc(AdHocQuery query) {
+        return new ProcedureCall(query);
+    }
+
+    /** The ad-hoc query this call carries, or null for a call of a procedure. */
+    public AdHocQuery adHoc() {
+        return adHoc;
     }
 
     public static ProcedureCall of(String procedure, Object... arguments) {
@@ -72,6 +97,9 @@ public final class ProcedureCall {
 
     /** The call as psql would accept it, e.g. {@code payment(1, 2, 1, 2, NULL, 'BARBARABLE', 10.00, '2026-01-01 10:00:00')}. */
     public String toSql() {
+        if (adHoc != null) {
+            return adHoc.sql();
+        }
         StringBuilder sql = new StringBuilder(procedure).append('(');
         for (int i = 0; i < arguments.size(); i++) {
             if (i > 0) {
@@ -117,16 +145,17 @@ public final class ProcedureCall {
     public boolean equals(Object other) {
         return other instanceof ProcedureCall call
                 && procedure.equals(call.procedure)
-                && arguments.equals(call.arguments);
+                && arguments.equals(call.arguments)
+                && Objects.equals(adHoc, call.adHoc);
     }
 
     @Override
     public int hashCode() {
-        return procedure.hashCode() * 31 + arguments.hashCode();
+        return (procedure.hashCode() * 31 + arguments.hashCode()) * 31 + Objects.hashCode(adHoc);
     }
 
     @Override
     public String toString() {
-        return toSql();
+        return adHoc != null ? AD_HOC + " " + adHoc.kind() : toSql();
     }
 }

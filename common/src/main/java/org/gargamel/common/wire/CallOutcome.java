@@ -60,20 +60,34 @@ public record CallOutcome(
 
     /**
      * A procedure's error as PostgreSQL's ErrorResponse gave it: the primary message (without pgjdbc's
-     * {@code ERROR: } prefix), and the optional detail and hint (null when absent).
+     * {@code ERROR: } prefix), and the optional detail and hint (null when absent), and the error's position in the
+     * statement's text (1-based characters, an ad-hoc query's; 0: none).
      */
-    public record ErrorFields(String message, String detail, String hint) {
+    public record ErrorFields(String message, String detail, String hint, int position) {
+        public ErrorFields {
+            if (position < 0) {
+                throw new IllegalArgumentException("error position " + position);
+            }
+        }
+
+        /** Without a position. */
+        public ErrorFields(String message, String detail, String hint) {
+            this(message, detail, hint, 0);
+        }
+
         void write(DataOutput out) throws IOException {
             WireCodec.writeNullableString(out, message);
             WireCodec.writeNullableString(out, detail);
             WireCodec.writeNullableString(out, hint);
+            out.writeInt(position);
         }
 
         static ErrorFields read(DataInput in) throws IOException {
             return new ErrorFields(
                     WireCodec.readNullableString(in),
                     WireCodec.readNullableString(in),
-                    WireCodec.readNullableString(in));
+                    WireCodec.readNullableString(in),
+                    in.readInt());
         }
     }
 

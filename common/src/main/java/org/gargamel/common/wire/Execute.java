@@ -58,7 +58,12 @@ public record Execute(
         } catch (ClassNotFoundException e) {
             throw new MalformedMessageException("EXECUTE: unreadable client address", e);
         }
-        return new Execute(txnId, worker, readOnly, dependencies, client, in.readLong(), WireCodec.readCall(in));
+        long callId = in.readLong();
+        ProcedureCall call = WireCodec.readCall(in);
+        if (call.adHoc() != null && !readOnly) {
+            throw new MalformedMessageException("EXECUTE: an ad-hoc query placed as an update transaction");
+        }
+        return new Execute(txnId, worker, readOnly, dependencies, client, callId, call);
     }
 
     @Override

@@ -16,6 +16,7 @@ import java.time.ZoneOffset;
 import java.time.temporal.ChronoField;
 import java.util.ArrayList;
 import java.util.List;
+import org.gargamel.common.call.AdHocQuery;
 import org.gargamel.common.call.ProcedureCall;
 
 /**
@@ -142,7 +143,20 @@ public final class WireCodec {
         return count;
     }
 
+    /**
+     * Written where a call's procedure name goes, it says an ad-hoc query follows (no PostgreSQL identifier holds a
+     * NUL); then {@link #AD_HOC_VERSION}, the kind, the SQL, the parameter types and the parameter values.
+     */
+    static final String AD_HOC_MARKER = "\0ad-hoc";
+
+    /** The layout of an ad-hoc query on the wire; a reader refuses any other. */
+    static final int AD_HOC_VERSION = 1;
+
     static void writeCall(DataOutput out, ProcedureCall call) throws IOException {
+        if (call.adHoc() != null) {
+            writeAdHoc(out, call.adHoc());
+            return;
+        }
         writeString(out, call.procedure());
         out.writeInt(call.arguments().size());
         for (Object argument : call.arguments()) {
@@ -152,12 +166,55 @@ public final class WireCodec {
 
     static ProcedureCall readCall(DataInput in) throws IOException {
         String procedure = readString(in);
+        if (procedure.equals(AD_HOC_MARKER)) {
+            return ProcedureCall.adHoc(readAdHoc(in));
+        }
         int count = readCount(in, "argument count");
         List<Object> arguments = new ArrayList<>(Math.min(count, 64));
         for (int i = 0; i < count; i++) {
             arguments.add(readValue(in, true));
         }
         return new ProcedureCall(procedure, arguments);
+    }
+
+    private static void writeAdHoc(DataOutput out, AdHocQuery query) throws IOException {
+        writeString(out, AD_HOC_MARKER);
+        out.writeByte(AD_HOC_VERSION);
+        out.writeByte(query.kind().code());
+        writeString(out, query.sql());
+        out.writeInt(query.parameterTypes().size());
+        for (int type : query.parameterTypes()) {
+            out.writeInt(type);
+        }
+        out.writeInt(query.parameters().size());
+        for (String value : query.parameters()) {
+            writeNullableString(out, value);
+        }
+    }
+
+    private static AdHocQuery readAdHoc(DataInput in) throws IOException {
+        int version = in.readUnsignedByte();
+        if (version != AD_HOC_VERSION) {
+            throw new MalformedMessageException(
+                    "ad-hoc query of layout version " + version + " (this build reads " + AD_HOC_VERSION + ")");
+        }
+        int code = in.readUnsignedByte();
+        AdHocQuery.Kind kind = AdHocQuery.Kind.ofCode(code);
+        if (kind == null) {
+            throw new MalformedMessageException("ad-hoc query of unknown kind " + code);
+        }
+        String sql = readString(in);
+        int typeCount = readCount(in, "ad-hoc parameter type count");
+        List<Integer> types = new ArrayList<>(Math.min(typeCount, 64));
+        for (int i = 0; i < typeCount; i++) {
+            types.add(in.readInt());
+        }
+        int valueCount = readCount(in, "ad-hoc parameter count");
+        List<String> values = new ArrayList<>(Math.min(valueCount, 64));
+        for (int i = 0; i < valueCount; i++) {
+            values.add(readNullableString(in));
+        }
+        return new AdHocQuery(kind, sql, types, values); // IllegalArgumentException: a malformed message
     }
 
     private static void writeValue(DataOutput out, Object value) throws IOException {

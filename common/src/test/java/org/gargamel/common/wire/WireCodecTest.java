@@ -12,6 +12,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.gargamel.common.call.AdHocQuery;
 import org.gargamel.common.call.ProcedureCall;
 import org.gargamel.common.config.Isolation;
 import org.gargamel.common.config.Mode;
@@ -70,6 +71,28 @@ class WireCodecTest {
                         "P0001",
                         "ERROR: no such item",
                         new CallOutcome.ErrorFields("no such item", "item 99 is unused", null)),
+                CallOutcome.userAborted(
+                        49,
+                        13,
+                        "42703",
+                        "ERROR: column \"nope\" does not exist",
+                        new CallOutcome.ErrorFields("column \"nope\" does not exist", null, "Perhaps x", 8)),
+                new SubmitCall(
+                        50,
+                        ProcedureCall.adHoc(AdHocQuery.run(
+                                "SELECT * FROM item WHERE id = $1 AND note = $2",
+                                List.of(23, 0),
+                                Arrays.asList("7", null))),
+                        (7L << 32) | 9),
+                new SubmitCall(51, ProcedureCall.adHoc(AdHocQuery.describe("SELECT $1::int", List.of()))),
+                new Execute(
+                        14,
+                        1,
+                        true,
+                        new long[] {9},
+                        UUID.randomUUID(),
+                        50,
+                        ProcedureCall.adHoc(AdHocQuery.run("TABLE item", List.of(), List.of()))),
                 new Execute(7, 2, false, new long[] {3, 5}, UUID.randomUUID(), 42, PAYMENT),
                 new Execute(9, 0, true, new long[0], UUID.randomUUID(), 45, ProcedureCall.of("stock_level", 1, 2, 15)),
                 new NodeHello("node-1", 4, true, PROFILE),
@@ -220,5 +243,39 @@ class WireCodecTest {
         assertTrue(assertThrows(MalformedMessageException.class, () -> WireCodec.decode(badValue))
                 .getMessage()
                 .contains("unknown argument value tag 77"));
+    }
+
+    @Test
+    void anAdHocQueryIsACallOfItsOwnKindWithAVersionedLayoutCheckedWhenRead() {
+        ProcedureCall query = ProcedureCall.adHoc(AdHocQuery.run("SELECT 1", List.of(), List.of()));
+        assertEquals(ProcedureCall.AD_HOC, query.procedure());
+        byte[] good = WireCodec.encode(new SubmitCall(1, query));
+        // type, call id, marker length and marker: then the layout version
+        int versionAt = 1 + 8 + 4 + WireCodec.AD_HOC_MARKER.length();
+        assertEquals(WireCodec.AD_HOC_VERSION, good[versionAt]);
+        byte[] otherVersion = good.clone();
+        otherVersion[versionAt] = 2;
+        assertTrue(assertThrows(MalformedMessageException.class, () -> WireCodec.decode(otherVersion))
+                .getMessage()
+                .contains("layout version 2"));
+        byte[] unknownKind = good.clone();
+        unknownKind[versionAt + 1] = 9;
+        assertTrue(assertThrows(MalformedMessageException.class, () -> WireCodec.decode(unknownKind))
+                .getMessage()
+                .contains("unknown kind 9"));
+        // values without as many types: refused as the record refuses it
+        byte[] mismatched = WireCodec.encode(
+                new SubmitCall(1, ProcedureCall.adHoc(AdHocQuery.run("SELECT $1", List.of(25), Arrays.asList("x")))));
+        int typeCountAt = versionAt + 2 + 4 + "SELECT $1".length();
+        mismatched[typeCountAt + 3] = 0; // 0 types, and the type's 4 bytes read as the value count's
+        assertThrows(MalformedMessageException.class, () -> WireCodec.decode(mismatched));
+        // an ad-hoc query placed as an update transaction is refused by the node's decoder
+        byte[] update = WireCodec.encode(new Execute(3, 0, true, new long[0], UUID.randomUUID(), 1, query));
+        update[1 + 8 + 4] = 0; // readOnly
+        assertTrue(assertThrows(MalformedMessageException.class, () -> WireCodec.decode(update))
+                .getMessage()
+                .contains("update transaction"));
+        assertThrows(IllegalArgumentException.class, () -> AdHocQuery.run(" ", List.of(), List.of()));
+        assertThrows(IllegalArgumentException.class, () -> AdHocQuery.run("SELECT $1", List.of(), List.of("1")));
     }
 }

@@ -17,6 +17,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import org.gargamel.classifier.ParameterType;
 import org.gargamel.classifier.ProcedureRule;
+import org.gargamel.common.call.AdHocQuery;
 import org.gargamel.common.call.ProcedureCall;
 import org.gargamel.common.client.ClientSession;
 import org.gargamel.common.client.GargamelClientException;
@@ -46,6 +47,8 @@ public final class Session extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(Session.class);
     /** Queued messages past which the session stops reading from the socket until it caught up. */
     private static final int QUEUE_HIGH_WATER = 1024;
+    /** Ad-hoc statement descriptions a session keeps at most. */
+    private static final int MAX_DESCRIBED = 1024;
 
     private static final String SEVERAL_WRITING_CALLS = "a transaction may hold one call that writes: each call is a "
             + "transaction of its own at the cluster, so several cannot commit or roll back together, and this one has "
@@ -64,6 +67,8 @@ public final class Session extends ChannelInboundHandlerAdapter {
     private final ArrayDeque<FrontendMessage> queue = new ArrayDeque<>();
     private final Map<String, Prepared> statements = new HashMap<>();
     private final Map<String, Portal> portals = new HashMap<>();
+    /** What a replica said of each ad-hoc statement this session described (parameter types, columns). */
+    private final Map<Prepared, AdHocDescription> described = new HashMap<>();
 
     private ChannelHandlerContext channel;
     /** The library session this connection's calls go through (read-your-writes), opened with its first call. */
@@ -93,6 +98,9 @@ public final class Session extends ChannelInboundHandlerAdapter {
     /** A statement prepared by Parse: its text, what it is, and the parameter types the client gave. */
     private record Prepared(String sql, SqlStatement statement, List<Integer> parameterTypes, int parameterCount) {}
 
+    /** An ad-hoc statement as a replica described it without running it: its parameters' types and its columns. */
+    private record AdHocDescription(List<Integer> parameterTypes, List<ResultRows.Column> columns) {}
+
     /** A portal made by Bind: the statement, the call built from its parameters, the result formats, its outcome. */
     private static final class Portal {
         final Prepared prepared;
@@ -114,12 +122,19 @@ public final class Session extends ChannelInboundHandlerAdapter {
         final String sqlState;
         final String detail;
         final String hint;
+        /** Where in the statement's text the error is (1-based characters); 0: nowhere in particular. */
+        final int position;
 
-        SqlError(String sqlState, String message, String detail, String hint) {
+        SqlError(String sqlState, String message, String detail, String hint, int position) {
             super(message);
             this.sqlState = sqlState;
             this.detail = detail;
             this.hint = hint;
+            this.position = position;
+        }
+
+        SqlError(String sqlState, String message, String detail, String hint) {
+            this(sqlState, message, detail, hint, 0);
         }
 
         SqlError(String sqlState, String message) {
@@ -545,6 +560,13 @@ public final class Session extends ChannelInboundHandlerAdapter {
             throw new SqlError(refused.sqlState(), refused.message());
         } else if (statement instanceof SqlStatement.Call call) {
             call(call, portal, describeRows, then);
+        } else if (statement instanceof SqlStatement.AdHocRead read) {
+            if (portal != null) {
+                throw new IllegalStateException("a portal's ad-hoc read runs through runPortalAdHoc");
+            }
+            submit(
+                    ProcedureCall.adHoc(AdHocQuery.run(read.sql(), List.of(), List.of())),
+                    outcome -> finishAdHoc(outcome, null, describeRows, then));
         } else if (statement instanceof SqlStatement.Empty) {
             BackendMessages.emptyQueryResponse(out);
         }
@@ -735,20 +757,170 @@ public final class Session extends ChannelInboundHandlerAdapter {
                 sendRows(rows, portal, describeRows, tag);
                 then.accept(true);
             }
-            case USER_ABORTED -> {
-                CallOutcome.ErrorFields error = outcome.error();
-                callFailed(
-                        new SqlError(
-                                outcome.sqlState() != null ? outcome.sqlState() : "P0001",
-                                error != null && error.message() != null ? error.message() : outcome.message(),
-                                error != null ? error.detail() : null,
-                                error != null ? error.hint() : null),
-                        portal,
-                        then);
-            }
-            case REJECTED ->
-                callFailed(new SqlError(rejectionState(outcome.message()), outcome.message()), portal, then);
+            case USER_ABORTED, REJECTED -> callFailed(errorOf(outcome), portal, then);
         }
+    }
+
+    /** The client's error for an outcome that did not commit: PostgreSQL's fields, or the cluster's refusal. */
+    private static SqlError errorOf(CallOutcome outcome) {
+        if (outcome.status() == CallOutcome.Status.REJECTED) {
+            return new SqlError(rejectionState(outcome.message()), outcome.message());
+        }
+        CallOutcome.ErrorFields error = outcome.error();
+        return new SqlError(
+                outcome.sqlState() != null ? outcome.sqlState() : "P0001",
+                error != null && error.message() != null ? error.message() : outcome.message(),
+                error != null ? error.detail() : null,
+                error != null ? error.hint() : null,
+                error != null ? error.position() : 0);
+    }
+
+    // ---- ad-hoc reads (docs/frontend.md): run on a replica, read-only, after the session's acknowledged writes
+
+    /** A simple query's ad-hoc read came back: its rows, or its error. */
+    private void finishAdHoc(CallOutcome outcome, Portal portal, boolean describeRows, Consumer<Boolean> then) {
+        if (outcome.status() != CallOutcome.Status.COMMITTED) {
+            callFailed(errorOf(outcome), portal, then);
+            return;
+        }
+        ResultRows rows = outcome.rows() != null ? outcome.rows() : ResultRows.EMPTY;
+        sendRows(rows, portal, describeRows, "SELECT " + rows.rows().size());
+        then.accept(true);
+    }
+
+    /** Describe of an ad-hoc statement: asked of a replica once per statement text and declared types, then known. */
+    private void describeAdHocStatement(Prepared prepared, SqlStatement.AdHocRead read) {
+        AdHocDescription known = described.get(prepared);
+        if (known != null) {
+            sendStatementDescription(known);
+            return;
+        }
+        submit(ProcedureCall.adHoc(AdHocQuery.describe(read.sql(), prepared.parameterTypes())), outcome -> {
+            if (outcome.status() != CallOutcome.Status.COMMITTED) {
+                fail(errorOf(outcome));
+                return;
+            }
+            List<Integer> types = new ArrayList<>();
+            if (outcome.result() != null && !outcome.result().isEmpty()) {
+                for (String type : outcome.result().split(",", -1)) {
+                    types.add(Integer.parseInt(type));
+                }
+            }
+            AdHocDescription description = new AdHocDescription(
+                    List.copyOf(types), outcome.rows() != null ? outcome.rows().columns() : List.of());
+            if (described.size() >= MAX_DESCRIBED) {
+                described.clear(); // a client preparing ever new texts: forget, and ask again when needed
+            }
+            described.put(prepared, description);
+            sendStatementDescription(description);
+        });
+    }
+
+    private void sendStatementDescription(AdHocDescription description) {
+        List<BackendMessages.Field> fields;
+        try {
+            fields = fields(description.columns(), List.of());
+        } catch (SqlError e) {
+            fail(e);
+            return;
+        }
+        BackendMessages.parameterDescription(out, description.parameterTypes());
+        if (fields.isEmpty()) {
+            BackendMessages.noData(out);
+        } else {
+            BackendMessages.rowDescription(out, fields);
+        }
+    }
+
+    /** Each parameter's type for an ad-hoc query: the client's, else the one a replica described, else 0 (infer). */
+    private List<Integer> adHocParameterTypes(Prepared prepared) {
+        AdHocDescription description = described.get(prepared);
+        List<Integer> types = new ArrayList<>(prepared.parameterCount());
+        for (int i = 0; i < prepared.parameterCount(); i++) {
+            int given = i < prepared.parameterTypes().size()
+                    ? prepared.parameterTypes().get(i)
+                    : 0;
+            if (given == 0
+                    && description != null
+                    && i < description.parameterTypes().size()) {
+                given = description.parameterTypes().get(i);
+            }
+            types.add(given);
+        }
+        return types;
+    }
+
+    /** Runs a portal's ad-hoc read, then {@code after}, with the outcome in the portal. */
+    private void runPortalAdHoc(Portal portal, Runnable after) {
+        if (transaction == 'E') {
+            throw new SqlError(
+                    "25P02", "current transaction is aborted, commands ignored until end of transaction block");
+        }
+        submit(portal.call, outcome -> {
+            portal.outcome = outcome;
+            after.run();
+        });
+    }
+
+    private void describeAdHocPortal(Portal portal) {
+        if (portal.outcome.status() != CallOutcome.Status.COMMITTED) {
+            fail(errorOf(portal.outcome));
+            return;
+        }
+        List<ResultRows.Column> columns =
+                portal.outcome.rows() != null ? portal.outcome.rows().columns() : List.of();
+        try {
+            List<BackendMessages.Field> fields = fields(columns, portal.resultFormats);
+            if (fields.isEmpty()) {
+                BackendMessages.noData(out);
+            } else {
+                BackendMessages.rowDescription(out, fields);
+            }
+        } catch (SqlError e) {
+            fail(e);
+        }
+    }
+
+    /** The rows of a portal's ad-hoc read from position {@code sent}, up to {@code maxRows} (0: all). */
+    private void sendAdHocPortal(Portal portal, int maxRows) {
+        if (portal.outcome.status() != CallOutcome.Status.COMMITTED) {
+            fail(errorOf(portal.outcome));
+            return;
+        }
+        ResultRows rows = portal.outcome.rows() != null ? portal.outcome.rows() : ResultRows.EMPTY;
+        if (sendPortalRows(rows, portal, maxRows)) {
+            complete("SELECT " + rows.rows().size());
+        }
+    }
+
+    /**
+     * DataRows of {@code rows} in the portal's formats from position {@code sent}, up to {@code maxRows} (0: all);
+     * true if the last was sent (else PortalSuspended went out), false too after an error.
+     */
+    private boolean sendPortalRows(ResultRows rows, Portal portal, int maxRows) {
+        int from = portal.sent;
+        int to = maxRows > 0
+                ? Math.min(rows.rows().size(), from + maxRows)
+                : rows.rows().size();
+        try {
+            for (List<String> row : rows.rows().subList(from, to)) {
+                List<byte[]> values = new ArrayList<>(row.size());
+                for (int i = 0; i < row.size(); i++) {
+                    values.add(PgTypes.encode(
+                            row.get(i), rows.columns().get(i).typeOid(), format(portal.resultFormats, i)));
+                }
+                BackendMessages.dataRow(out, values);
+            }
+        } catch (PgTypes.ValueException e) {
+            fail(new SqlError(e.sqlState(), e.getMessage()));
+            return false;
+        }
+        portal.sent = to;
+        if (to < rows.rows().size()) {
+            BackendMessages.portalSuspended(out);
+            return false;
+        }
+        return true;
     }
 
     private void callFailed(SqlError error, Portal portal, Consumer<Boolean> then) {
@@ -937,8 +1109,11 @@ public final class Session extends ChannelInboundHandlerAdapter {
                                         ? new String(value, StandardCharsets.UTF_8)
                                         : PgTypes.binaryToText(value, binaryType(prepared, types, i)));
             }
-            ProcedureCall call =
-                    prepared.statement() instanceof SqlStatement.Call sqlCall ? build(sqlCall, texts) : null;
+            ProcedureCall call = prepared.statement() instanceof SqlStatement.Call sqlCall
+                    ? build(sqlCall, texts)
+                    : prepared.statement() instanceof SqlStatement.AdHocRead read
+                            ? ProcedureCall.adHoc(AdHocQuery.run(read.sql(), adHocParameterTypes(prepared), texts))
+                            : null;
             portals.put(bind.portal(), new Portal(prepared, call, bind.resultFormats()));
             BackendMessages.bindComplete(out);
         } catch (PgTypes.ValueException e) {
@@ -967,6 +1142,14 @@ public final class Session extends ChannelInboundHandlerAdapter {
                     ? prepared.parameterTypes().get(i)
                     : 0;
             types.add(given != 0 ? given : PgTypes.TEXT);
+        }
+        if (prepared.statement() instanceof SqlStatement.AdHocRead) {
+            List<Integer> adHoc = adHocParameterTypes(prepared);
+            for (int i = 0; i < types.size(); i++) {
+                if (adHoc.get(i) != 0) {
+                    types.set(i, adHoc.get(i));
+                }
+            }
         }
         if (prepared.statement() instanceof SqlStatement.Call call) {
             ProcedureRule rule = shared.calls().rule(call.procedure());
@@ -1007,6 +1190,10 @@ public final class Session extends ChannelInboundHandlerAdapter {
                 fail(new SqlError("26000", "prepared statement \"" + describe.name() + "\" does not exist"));
                 return;
             }
+            if (prepared.statement() instanceof SqlStatement.AdHocRead read) {
+                describeAdHocStatement(prepared, read);
+                return;
+            }
             List<ResultRows.Column> columns;
             try {
                 columns = columnsBeforeRunning(prepared.statement());
@@ -1025,6 +1212,18 @@ public final class Session extends ChannelInboundHandlerAdapter {
         Portal portal = portals.get(describe.name());
         if (portal == null) {
             fail(new SqlError("34000", "portal \"" + describe.name() + "\" does not exist"));
+            return;
+        }
+        if (portal.prepared.statement() instanceof SqlStatement.AdHocRead) {
+            try {
+                if (portal.outcome == null) {
+                    runPortalAdHoc(portal, () -> describeAdHocPortal(portal));
+                } else {
+                    describeAdHocPortal(portal);
+                }
+            } catch (SqlError e) {
+                fail(e);
+            }
             return;
         }
         if (portal.prepared.statement() instanceof SqlStatement.Call call) {
@@ -1175,6 +1374,14 @@ public final class Session extends ChannelInboundHandlerAdapter {
                 }
                 return;
             }
+            if (statement instanceof SqlStatement.AdHocRead) {
+                if (portal.outcome == null) {
+                    runPortalAdHoc(portal, () -> sendAdHocPortal(portal, execute.maxRows()));
+                } else {
+                    sendAdHocPortal(portal, execute.maxRows());
+                }
+                return;
+            }
             run(statement, portal, false, done -> {});
         } catch (SqlError e) {
             fail(e);
@@ -1248,6 +1455,9 @@ public final class Session extends ChannelInboundHandlerAdapter {
         fields.put('M', error.getMessage());
         fields.put('D', error.detail);
         fields.put('H', error.hint);
+        if (error.position > 0) {
+            fields.put('P', Integer.toString(error.position));
+        }
         BackendMessages.errorOrNotice(out, 'E', fields);
     }
 

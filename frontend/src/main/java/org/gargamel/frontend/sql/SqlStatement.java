@@ -40,6 +40,12 @@ public sealed interface SqlStatement {
         }
     }
 
+    /**
+     * An ad-hoc read (SELECT, WITH, VALUES, TABLE that is not a call of a procedure of the rules), run on a replica in
+     * a read-only transaction; {@code sql} is the statement's text as the client wrote it.
+     */
+    record AdHocRead(String sql) implements SqlStatement {}
+
     /** A statement the front end does not run: the SQLSTATE and a message that says why and what to do instead. */
     record Refused(String sqlState, String message) implements SqlStatement {}
 

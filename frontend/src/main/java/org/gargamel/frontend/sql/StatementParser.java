@@ -16,7 +16,13 @@ public final class StatementParser {
             Set.of("insert", "update", "delete", "merge", "truncate", "copy", "lock", "vacuum", "analyze", "cluster");
     private static final Set<String> DDL =
             Set.of("create", "alter", "drop", "grant", "revoke", "comment", "security", "reindex", "refresh", "import");
-    private static final Set<String> READS = Set.of("select", "with", "values", "table", "explain", "fetch");
+    private static final Set<String> READS = Set.of("select", "with", "values", "table");
+    /**
+     * Words that make a read statement not a read for the front end wherever they stand outside quotes: a WITH that
+     * modifies data, SELECT INTO (which creates a table), SELECT ... FOR UPDATE. Conservative on purpose (a column
+     * named "update" must be quoted); the replica's READ ONLY transaction is the real guard.
+     */
+    private static final Set<String> NOT_IN_A_READ = Set.of("insert", "update", "delete", "merge", "into", "truncate");
 
     private final Set<String> procedures;
 
@@ -40,7 +46,7 @@ public final class StatementParser {
         if (tokens.isEmpty()) {
             return new SqlStatement.Empty();
         }
-        return new Reader(tokens).statement();
+        return new Reader(tokens, sql).statement();
     }
 
     /** The highest {@code $n} of a statement: the number of parameters a Parse gives it. */
@@ -61,10 +67,12 @@ public final class StatementParser {
 
     private final class Reader {
         private final List<Lexer.Token> tokens;
+        private final String sql;
         private int position;
 
-        Reader(List<Lexer.Token> tokens) {
+        Reader(List<Lexer.Token> tokens, String sql) {
             this.tokens = tokens;
+            this.sql = sql;
         }
 
         SqlStatement statement() {
@@ -137,13 +145,23 @@ public final class StatementParser {
         /** {@code name(args) [[AS] alias]}, the whole rest of the statement; else a refusal. */
         private SqlStatement call(SqlStatement.Form form, boolean mustBeCall) {
             int mark = position;
-            String name = qualifiedName();
+            String name;
+            try {
+                name = qualifiedName();
+            } catch (SqlSyntaxException e) {
+                if (mustBeCall) {
+                    throw e;
+                }
+                return adHocRead(); // SELECT t.* ...: PostgreSQL reads it
+            }
             if (name == null || !peekIs("(")) {
                 position = mark;
                 return mustBeCall ? unknownProcedure(name) : adHocRead();
             }
             if (!procedures.contains(name)) {
-                return mustBeCall || isCallShaped() ? unknownProcedure(name) : adHocRead();
+                // SELECT f(...) of a function outside the rules is a read like any other: the replica runs it
+                // read-only (a function that writes fails there) or says that it does not exist.
+                return mustBeCall ? unknownProcedure(name) : adHocRead();
             }
             next(); // (
             List<SqlStatement.Argument> arguments = new ArrayList<>();
@@ -167,23 +185,6 @@ public final class StatementParser {
                                 + "(...) or CALL " + name + "(...))");
             }
             return new SqlStatement.Call(form, name, arguments, column);
-        }
-
-        /** After a name that is no procedure: whether the statement is that name's call and nothing else. */
-        private boolean isCallShaped() {
-            int depth = 0;
-            for (int i = position; i < tokens.size(); i++) {
-                Lexer.Token token = tokens.get(i);
-                if (token.is("(")) {
-                    depth++;
-                } else if (token.is(")")) {
-                    depth--;
-                    if (depth == 0) {
-                        return i == tokens.size() - 1;
-                    }
-                }
-            }
-            return false;
         }
 
         private String alias() {
@@ -418,8 +419,19 @@ public final class StatementParser {
                                 + " end: apply them to every replica while the cluster is stopped, with the rules that"
                                 + " match (docs/frontend.md)");
             }
-            if (READS.contains(keyword) || keyword.equals("prepare") || keyword.equals("execute")) {
+            if (READS.contains(keyword)) {
                 return adHocRead();
+            }
+            if (keyword.equals("explain")
+                    || keyword.equals("fetch")
+                    || keyword.equals("prepare")
+                    || keyword.equals("execute")
+                    || keyword.equals("declare")) {
+                return new SqlStatement.Refused(
+                        "0A000",
+                        "the front end does not run " + keyword.toUpperCase(Locale.ROOT) + ": its ad-hoc queries are "
+                                + "SELECT, WITH, VALUES and TABLE, each in a read-only transaction of its own on a "
+                                + "replica (prepare with the extended protocol's Parse instead)");
             }
             return new SqlStatement.Refused(
                     "0A000",
@@ -429,11 +441,21 @@ public final class StatementParser {
                             + "), session commands (SET, SHOW, RESET, BEGIN, COMMIT, ROLLBACK) and SELECT version()");
         }
 
+        /** The whole statement as an ad-hoc read, unless a word in it says it may write. */
         private SqlStatement adHocRead() {
-            return new SqlStatement.Refused(
-                    "0A000",
-                    "ad-hoc queries are not run by the front end yet: call a procedure of the rules instead ("
-                            + procedureList() + "), as SELECT proc(...), SELECT * FROM proc(...) or CALL proc(...)");
+            for (Lexer.Token token : tokens) {
+                if (token.kind() == Lexer.Kind.WORD
+                        && NOT_IN_A_READ.contains(token.text().toLowerCase(Locale.ROOT))) {
+                    return new SqlStatement.Refused(
+                            "0A000",
+                            "the front end runs ad-hoc queries only when they cannot write, and this one holds "
+                                    + token.text().toUpperCase(Locale.ROOT) + " (position " + (token.position() + 1)
+                                    + "): writes go through procedures the rules describe ("
+                                    + procedureList() + "), called as SELECT proc(...); SELECT INTO and FOR UPDATE "
+                                    + "are not run either");
+                }
+            }
+            return new SqlStatement.AdHocRead(sql.strip());
         }
 
         private SqlStatement unknownProcedure(String name) {

@@ -76,12 +76,43 @@ class StatementParserTest {
         assertTrue(insert.message().contains("INSERT is refused"), insert.message());
         assertTrue(insert.message().contains("new_order, payment, stock_level"), insert.message());
         assertEquals("0A000", ((SqlStatement.Refused) parser.parse("CREATE TABLE t (a int)")).sqlState());
-        assertEquals("0A000", ((SqlStatement.Refused) parser.parse("SELECT * FROM warehouse")).sqlState());
         assertEquals("0A000", ((SqlStatement.Refused) parser.parse("SELECT payment(1) + 1")).sqlState());
-        assertEquals("42883", ((SqlStatement.Refused) parser.parse("SELECT pay(1)")).sqlState());
         assertEquals("42883", ((SqlStatement.Refused) parser.parse("CALL pay(1)")).sqlState());
         assertThrows(SqlSyntaxException.class, () -> parser.parse("SELECT payment(1, 'open"));
         assertThrows(SqlSyntaxException.class, () -> parser.parse("SELECT payment(1, now())"));
+    }
+
+    @Test
+    void readsThatAreNoCallAreAdHocReadsAndAnythingThatMayWriteIsNot() {
+        for (String read : List.of(
+                "SELECT * FROM warehouse",
+                "select count(*) from pgbench_branches",
+                "SELECT pay(1)",
+                "SELECT nextval('x')",
+                "SELECT 1",
+                "WITH w AS (SELECT 1) SELECT * FROM w",
+                "TABLE warehouse",
+                "SELECT w.* FROM warehouse w",
+                "VALUES (1, 'a')",
+                "SELECT c.relname FROM pg_catalog.pg_class c WHERE c.relname OPERATOR(pg_catalog.~) '^(t)$'",
+                "SELECT 'insert into' AS \"update\"")) {
+            assertEquals(new SqlStatement.AdHocRead(read), parser.parse(read), read);
+        }
+        assertEquals(
+                new SqlStatement.AdHocRead("SELECT * FROM t WHERE a = $1"),
+                parser.parse(" SELECT * FROM t WHERE a = $1\n"));
+        for (String write : List.of(
+                "WITH d AS (DELETE FROM warehouse RETURNING *) SELECT * FROM d",
+                "SELECT * INTO copy FROM warehouse",
+                "SELECT * FROM warehouse FOR UPDATE",
+                "EXPLAIN SELECT 1",
+                "PREPARE p AS SELECT 1")) {
+            SqlStatement statement = parser.parse(write);
+            assertTrue(
+                    statement instanceof SqlStatement.Refused refused
+                            && refused.sqlState().equals("0A000"),
+                    write);
+        }
     }
 
     @Test

@@ -117,6 +117,8 @@ public final class Worker {
                         earlier.txnId(),
                         call.txnId());
                 settleWithoutEffect(call, attempt, earlier);
+            } else if (call.call().adHoc() != null) {
+                executeAdHoc(call);
             } else if (call.readOnly()) {
                 executeReadOnly(call);
             } else {
@@ -142,6 +144,14 @@ public final class Worker {
             connection.endTransactionOrStop(call, e); // a failed read-only call leaves its transaction block open
             outcome = CallRunner.aborted(call.callId(), call.txnId(), e);
         }
+        context.completion().finish(call, outcome);
+    }
+
+    /** An ad-hoc query (docs/node.md, Ad-hoc reads): read-only, answered at once like a read-only call. */
+    private void executeAdHoc(Execute call) {
+        long start = System.nanoTime();
+        CallOutcome outcome = AdHocRunner.run(connection, call, context.adHocReads(), context.node());
+        context.statistics().readOnly(call.call().procedure(), System.nanoTime() - start);
         context.completion().finish(call, outcome);
     }
 

@@ -266,12 +266,18 @@ public final class Scheduler {
      * visible everywhere and adds nothing.
      */
     public Placement place(ProcedureCall call, long after) {
-        ProcedureRule rule;
-        try {
-            // Both check the call; only GARGAMEL needs its conflict keys.
-            rule = mode == Mode.GARGAMEL ? rules.conflictKeys(call, isolation, conflictKeys) : rules.check(call);
-        } catch (RulesException | IllegalArgumentException e) {
-            throw new RejectedCallException(e.getMessage(), e);
+        boolean readOnly;
+        if (call.adHoc() != null) {
+            readOnly = true; // an ad-hoc query: no rule, no write keys; the node runs it READ ONLY
+        } else {
+            try {
+                // Both check the call; only GARGAMEL needs its conflict keys.
+                ProcedureRule rule =
+                        mode == Mode.GARGAMEL ? rules.conflictKeys(call, isolation, conflictKeys) : rules.check(call);
+                readOnly = rule.readOnly();
+            } catch (RulesException | IllegalArgumentException e) {
+                throw new RejectedCallException(e.getMessage(), e);
+            }
         }
         if (liveWorkers.length == 0) {
             throw new RejectedCallException(
@@ -285,7 +291,7 @@ public final class Scheduler {
         WorkerState worker;
         long[] dependencies = NO_DEPENDENCIES;
         Txn txn;
-        if (rule.readOnly()) {
+        if (readOnly) {
             worker = leastLoadedAvoiding(sessionPending);
             txn = new Txn(new Placement(id, worker.ref, withSession(NO_DEPENDENCIES, session), true), worker);
             txn.pending = worker.node.bit;

@@ -14,6 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.Arrays;
 import java.util.List;
 import org.gargamel.classifier.ClassifierRules;
+import org.gargamel.common.call.AdHocQuery;
 import org.gargamel.common.call.ProcedureCall;
 import org.gargamel.common.config.Isolation;
 import org.gargamel.common.config.Mode;
@@ -239,6 +240,30 @@ class SchedulerTest {
         assertEquals("b", read.worker().node(), "where the session's write is visible");
         Placement chain = s.place(newOrder(1, 5, 5), write.txn());
         assertEquals("b", chain.worker().node(), "a new chain too");
+    }
+
+    /**
+     * An ad-hoc query is placed exactly as a read-only call: out of the graph, no conflict keys, after the session's
+     * last write and where that write is visible already, in every mode.
+     */
+    @Test
+    void anAdHocQueryIsPlacedAsAReadOnlyCallAfterItsSessionsWrite() {
+        ProcedureCall query = ProcedureCall.adHoc(
+                AdHocQuery.run("SELECT * FROM district WHERE d_id = $1", List.of(23), List.of("1")));
+        for (Mode mode : Mode.values()) {
+            Scheduler s = new Scheduler(RULES, mode, Isolation.PSI);
+            s.addNode("b", 2);
+            s.addNode("a", 2);
+            Placement write = s.place(newOrder(1, 1, 1));
+            int graph = s.graphSize();
+            s.reportVisible("b", write.txn()); // b applied it; a's report of its execution is not in yet
+            Placement read = s.place(query, write.txn());
+            assertTrue(read.readOnly(), mode.toString());
+            assertEquals(graph, s.graphSize(), mode + ": not in the graph");
+            assertArrayEquals(new long[] {write.txn()}, deps(read), mode + ": waits for the session's write");
+            assertEquals("b", read.worker().node(), mode + ": where the session's write is visible");
+            assertArrayEquals(new long[0], deps(s.place(query)), mode + ": without a session, nothing to wait for");
+        }
     }
 
     @Test
