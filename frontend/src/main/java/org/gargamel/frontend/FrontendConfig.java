@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.gargamel.classifier.ClassifierRules;
+import org.gargamel.common.config.ClusterSecuritySettings;
 import org.gargamel.common.config.ConfigException;
 import org.gargamel.common.config.ConfigFiles;
 import org.gargamel.common.config.GroupSettings;
@@ -33,6 +34,12 @@ import org.gargamel.frontend.auth.ScramVerifier;
  * maxMessageBytes: 16777216
  * serverVersion: "15.0"           # what server_version says to clients
  * idleSessionTimeoutSeconds: 0    # a session idle this long is closed (57P05); 0: never
+ * tls:                            # optional: TLS for clients that ask (sslmode=require and up)
+ *   certificate: server.crt       # PEM, the server's certificate (then its chain)
+ *   privateKey: server.key        # PEM, PKCS#8 (BEGIN PRIVATE KEY), unencrypted
+ *   clientCa: ca.crt              # optional: clients must present a certificate signed by this CA
+ * requireTls: false               # true: clients in clear are refused (28000), as hostssl does
+ * clusterSecurity: {secretFile: cluster.secret}   # optional: the groups' shared secret (docs/protocol.md)
  * </pre>
  */
 public record FrontendConfig(
@@ -45,7 +52,10 @@ public record FrontendConfig(
         int maxConnections,
         int maxMessageBytes,
         String serverVersion,
-        int idleSessionTimeoutSeconds) {
+        int idleSessionTimeoutSeconds,
+        Tls tls,
+        boolean requireTls,
+        ClusterSecuritySettings clusterSecurity) {
     public static final int DEFAULT_MAX_CONNECTIONS = 100;
     public static final int DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
     public static final String DEFAULT_SERVER_VERSION = "15.0";
@@ -85,6 +95,26 @@ public record FrontendConfig(
         }
     }
 
+    /** TLS on the client connections: PEM files, relative ones beside the configuration file. */
+    public record Tls(String certificate, String privateKey, String clientCa) {
+        @JsonCreator
+        public Tls(
+                @JsonProperty("certificate") String certificate,
+                @JsonProperty("privateKey") String privateKey,
+                @JsonProperty("clientCa") String clientCa) {
+            this.certificate = certificate;
+            this.privateKey = privateKey;
+            this.clientCa = clientCa;
+        }
+
+        Tls besides(Path file) {
+            return new Tls(
+                    ConfigFiles.resolveBeside(file, certificate),
+                    ConfigFiles.resolveBeside(file, privateKey),
+                    ConfigFiles.resolveBeside(file, clientCa));
+        }
+    }
+
     @JsonCreator
     public FrontendConfig(
             @JsonProperty("listen") String listen,
@@ -96,7 +126,10 @@ public record FrontendConfig(
             @JsonProperty("maxConnections") Integer maxConnections,
             @JsonProperty("maxMessageBytes") Integer maxMessageBytes,
             @JsonProperty("serverVersion") String serverVersion,
-            @JsonProperty("idleSessionTimeoutSeconds") Integer idleSessionTimeoutSeconds) {
+            @JsonProperty("idleSessionTimeoutSeconds") Integer idleSessionTimeoutSeconds,
+            @JsonProperty("tls") Tls tls,
+            @JsonProperty("requireTls") Boolean requireTls,
+            @JsonProperty("clusterSecurity") ClusterSecuritySettings clusterSecurity) {
         this(
                 listen,
                 control,
@@ -107,12 +140,101 @@ public record FrontendConfig(
                 maxConnections == null ? DEFAULT_MAX_CONNECTIONS : maxConnections,
                 maxMessageBytes == null ? DEFAULT_MAX_MESSAGE_BYTES : maxMessageBytes,
                 serverVersion == null ? DEFAULT_SERVER_VERSION : serverVersion,
-                idleSessionTimeoutSeconds == null ? 0 : idleSessionTimeoutSeconds);
+                idleSessionTimeoutSeconds == null ? 0 : idleSessionTimeoutSeconds,
+                tls,
+                requireTls != null && requireTls,
+                clusterSecurity);
+    }
+
+    /** Without TLS and cluster security. */
+    public FrontendConfig(
+            String listen,
+            GroupSettings control,
+            String rules,
+            Authentication authentication,
+            List<User> users,
+            String catalog,
+            Integer maxConnections,
+            Integer maxMessageBytes,
+            String serverVersion,
+            Integer idleSessionTimeoutSeconds) {
+        this(
+                listen,
+                control,
+                rules,
+                authentication,
+                users,
+                catalog,
+                maxConnections,
+                maxMessageBytes,
+                serverVersion,
+                idleSessionTimeoutSeconds,
+                null,
+                null,
+                null);
     }
 
     public static FrontendConfig read(Path file) {
         return ConfigFiles.readWithRules(
-                file, FrontendConfig.class, FrontendConfig::rules, FrontendConfig::withRules, FrontendConfig::validate);
+                file,
+                FrontendConfig.class,
+                FrontendConfig::rules,
+                (config, rulesFile) -> config.withRules(rulesFile).besides(file),
+                FrontendConfig::validate);
+    }
+
+    /** Relative TLS and secret files read beside the configuration file {@code file}. */
+    private FrontendConfig besides(Path file) {
+        return new FrontendConfig(
+                listen,
+                control,
+                rules,
+                authentication,
+                users,
+                catalog,
+                maxConnections,
+                maxMessageBytes,
+                serverVersion,
+                idleSessionTimeoutSeconds,
+                tls == null ? null : tls.besides(file),
+                requireTls,
+                clusterSecurity == null ? null : clusterSecurity.besides(file));
+    }
+
+    /** The same front end with TLS {@code settings} (null: none) and {@code required} or not. */
+    public FrontendConfig withTls(Tls settings, boolean required) {
+        return new FrontendConfig(
+                listen,
+                control,
+                rules,
+                authentication,
+                users,
+                catalog,
+                maxConnections,
+                maxMessageBytes,
+                serverVersion,
+                idleSessionTimeoutSeconds,
+                settings,
+                required,
+                clusterSecurity);
+    }
+
+    /** The same front end with the cluster's secret {@code settings} (null: the groups are open). */
+    public FrontendConfig withClusterSecurity(ClusterSecuritySettings settings) {
+        return new FrontendConfig(
+                listen,
+                control,
+                rules,
+                authentication,
+                users,
+                catalog,
+                maxConnections,
+                maxMessageBytes,
+                serverVersion,
+                idleSessionTimeoutSeconds,
+                tls,
+                requireTls,
+                settings);
     }
 
     public FrontendConfig withRules(String rulesFile) {
@@ -126,7 +248,10 @@ public record FrontendConfig(
                 maxConnections,
                 maxMessageBytes,
                 serverVersion,
-                idleSessionTimeoutSeconds);
+                idleSessionTimeoutSeconds,
+                tls,
+                requireTls,
+                clusterSecurity);
     }
 
     /** Checks every key once, so that a running front end never meets a bad setting. */
@@ -156,6 +281,16 @@ public record FrontendConfig(
             throw new ConfigException(
                     "key 'idleSessionTimeoutSeconds' must be 0 (never) or more, got " + idleSessionTimeoutSeconds);
         }
+        if (tls != null) {
+            if (tls.certificate() == null || tls.privateKey() == null) {
+                throw new ConfigException("key 'tls' needs 'certificate' and 'privateKey' (PEM files)");
+            }
+            TlsContexts.server(tls);
+        }
+        if (requireTls && tls == null) {
+            throw new ConfigException("key 'requireTls: true' needs key 'tls' (the certificate and key to offer)");
+        }
+        controlGroup();
         if (maxMessageBytes < 1024) {
             throw new ConfigException("key 'maxMessageBytes' must be at least 1024, got " + maxMessageBytes);
         }
@@ -182,8 +317,9 @@ public record FrontendConfig(
         }
     }
 
+    /** The control group's channel settings, with the cluster's secret if configured. */
     public GroupConfig controlGroup() {
-        return control.toGroupConfig("control");
+        return control.toGroupConfig("control").withSecurity(ClusterSecuritySettings.loadOrNull(clusterSecurity));
     }
 
     public ClassifierRules loadRules() {
@@ -222,6 +358,7 @@ public record FrontendConfig(
     @Override
     public String toString() {
         return "FrontendConfig[listen=" + listen + ", rules=" + rules + ", authentication=" + authentication
-                + ", users=" + users + "]";
+                + ", users=" + users + ", tls=" + tls + ", requireTls=" + requireTls + ", clusterSecurity="
+                + clusterSecurity + "]";
     }
 }

@@ -19,6 +19,7 @@ import org.gargamel.common.client.ClientOptions;
 import org.gargamel.common.client.GargamelClient;
 import org.gargamel.frontend.protocol.FrontendDecoder;
 import org.gargamel.frontend.session.CallShapes;
+import org.gargamel.frontend.session.CancelKeys;
 import org.gargamel.frontend.session.Session;
 import org.gargamel.frontend.session.SessionContext;
 import org.gargamel.frontend.sql.CallBuilder;
@@ -65,7 +66,10 @@ public final class FrontendServer implements AutoCloseable {
                     config.serverVersion(),
                     config.maxConnections(),
                     new AtomicInteger(),
-                    random);
+                    random,
+                    config.tls() == null ? null : TlsContexts.server(config.tls()),
+                    config.requireTls(),
+                    new CancelKeys());
             acceptor = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
             workers = new MultiThreadIoEventLoopGroup(
                     Math.max(1, Runtime.getRuntime().availableProcessors()), NioIoHandler.newFactory());
@@ -92,10 +96,12 @@ public final class FrontendServer implements AutoCloseable {
             InetSocketAddress address = config.listenAddress();
             listener = bootstrap.bind(address).sync().channel();
             LOG.info(
-                    "front end listening on {} (rules {}, authentication {})",
+                    "front end listening on {} (rules {}, authentication {}, TLS {}, cluster security {})",
                     listener.localAddress(),
                     config.rules(),
-                    config.authentication());
+                    config.authentication(),
+                    config.tls() == null ? "off" : config.requireTls() ? "required" : "offered",
+                    config.clusterSecurity() == null ? "off" : "on");
         } catch (Exception | Error e) {
             close();
             throw e;

@@ -5,12 +5,14 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import java.nio.file.Path;
 import java.util.List;
 import org.gargamel.classifier.ClassifierRules;
+import org.gargamel.common.config.ClusterSecuritySettings;
 import org.gargamel.common.config.ConfigException;
 import org.gargamel.common.config.ConfigFiles;
 import org.gargamel.common.config.GroupSettings;
 import org.gargamel.common.config.Isolation;
 import org.gargamel.common.config.Mode;
 import org.gargamel.common.config.Secrets;
+import org.gargamel.common.group.GroupConfig;
 import org.gargamel.common.group.RaftSettings;
 
 /**
@@ -38,6 +40,7 @@ import org.gargamel.common.group.RaftSettings;
  *                                    # (default reject; gargamel mode only; docs/classifier.md)
  * adhocReads: true                  # optional; run the front end's ad-hoc read-only queries (default true)
  * adhocStatementTimeoutSeconds: 30  # optional; an ad-hoc query running longer is cancelled (57014; default 30)
+ * clusterSecurity: {secretFile: cluster.secret}   # optional: the groups' shared secret (docs/protocol.md)
  * </pre>
  */
 public record NodeConfig(
@@ -58,7 +61,8 @@ public record NodeConfig(
         List<String> peers,
         RulesCheck rulesCheck,
         boolean adhocReads,
-        int adhocStatementTimeoutSeconds) {
+        int adhocStatementTimeoutSeconds,
+        ClusterSecuritySettings clusterSecurity) {
 
     /** The default of {@code adhocStatementTimeoutSeconds}. */
     public static final int DEFAULT_ADHOC_TIMEOUT_SECONDS = 30;
@@ -82,7 +86,8 @@ public record NodeConfig(
             @JsonProperty("peers") List<String> peers,
             @JsonProperty("rulesCheck") RulesCheck rulesCheck,
             @JsonProperty("adhocReads") Boolean adhocReads,
-            @JsonProperty("adhocStatementTimeoutSeconds") Integer adhocStatementTimeoutSeconds) {
+            @JsonProperty("adhocStatementTimeoutSeconds") Integer adhocStatementTimeoutSeconds,
+            @JsonProperty("clusterSecurity") ClusterSecuritySettings clusterSecurity) {
         this(
                 name,
                 jdbcUrl,
@@ -103,7 +108,50 @@ public record NodeConfig(
                 adhocReads == null || adhocReads,
                 adhocStatementTimeoutSeconds == null
                         ? DEFAULT_ADHOC_TIMEOUT_SECONDS
-                        : adhocStatementTimeoutSeconds.intValue());
+                        : adhocStatementTimeoutSeconds.intValue(),
+                clusterSecurity);
+    }
+
+    /** Without cluster security. */
+    public NodeConfig(
+            String name,
+            String jdbcUrl,
+            int workers,
+            Mode mode,
+            Isolation isolation,
+            String rules,
+            GroupSettings control,
+            GroupSettings writeSets,
+            List<String> replicas,
+            String dataDir,
+            boolean logFsync,
+            String statsFile,
+            String user,
+            String password,
+            List<String> peers,
+            RulesCheck rulesCheck,
+            boolean adhocReads,
+            int adhocStatementTimeoutSeconds) {
+        this(
+                name,
+                jdbcUrl,
+                workers,
+                mode,
+                isolation,
+                rules,
+                control,
+                writeSets,
+                replicas,
+                dataDir,
+                logFsync,
+                statsFile,
+                user,
+                password,
+                peers,
+                rulesCheck,
+                adhocReads,
+                adhocStatementTimeoutSeconds,
+                null);
     }
 
     /** Without a separate user and password (in the URL, or none), its log in memory. */
@@ -159,7 +207,8 @@ public record NodeConfig(
                 peers,
                 rulesCheck,
                 adhocReads,
-                adhocStatementTimeoutSeconds);
+                adhocStatementTimeoutSeconds,
+                clusterSecurity);
     }
 
     /** The same node, rebuilt from {@code peerUrls} when it must be (see {@link #peers}). */
@@ -182,7 +231,8 @@ public record NodeConfig(
                 List.copyOf(peerUrls),
                 rulesCheck,
                 adhocReads,
-                adhocStatementTimeoutSeconds);
+                adhocStatementTimeoutSeconds,
+                clusterSecurity);
     }
 
     /** The same node reacting to a write outside its call's rule with {@code check}. */
@@ -205,7 +255,8 @@ public record NodeConfig(
                 peers,
                 check,
                 adhocReads,
-                adhocStatementTimeoutSeconds);
+                adhocStatementTimeoutSeconds,
+                clusterSecurity);
     }
 
     /** The same node with ad-hoc reads on or off, cancelled after {@code timeoutSeconds}. */
@@ -228,7 +279,8 @@ public record NodeConfig(
                 peers,
                 rulesCheck,
                 enabled,
-                timeoutSeconds);
+                timeoutSeconds,
+                clusterSecurity);
     }
 
     /** Whether this node checks each executed call's write-set against its rule: gargamel mode, not turned off. */
@@ -252,12 +304,53 @@ public record NodeConfig(
                 + ", password=" + (password == null ? "null" : "***") + ", peers="
                 + peers.stream().map(Secrets::maskUrl).toList() + ", rulesCheck=" + rulesCheck + ", adhocReads="
                 + adhocReads
-                + ", adhocStatementTimeoutSeconds=" + adhocStatementTimeoutSeconds + "]";
+                + ", adhocStatementTimeoutSeconds=" + adhocStatementTimeoutSeconds + ", clusterSecurity="
+                + clusterSecurity + "]";
     }
 
     public static NodeConfig read(Path file) {
         return ConfigFiles.readWithRules(
-                file, NodeConfig.class, NodeConfig::rules, NodeConfig::withRules, NodeConfig::validate);
+                file,
+                NodeConfig.class,
+                NodeConfig::rules,
+                (config, rulesFile) -> config.withRules(rulesFile)
+                        .withClusterSecurity(
+                                config.clusterSecurity == null ? null : config.clusterSecurity.besides(file)),
+                NodeConfig::validate);
+    }
+
+    /** The same node with the cluster's secret {@code settings} (null: the groups are open). */
+    public NodeConfig withClusterSecurity(ClusterSecuritySettings settings) {
+        return new NodeConfig(
+                name,
+                jdbcUrl,
+                workers,
+                mode,
+                isolation,
+                rules,
+                control,
+                writeSets,
+                replicas,
+                dataDir,
+                logFsync,
+                statsFile,
+                user,
+                password,
+                peers,
+                rulesCheck,
+                adhocReads,
+                adhocStatementTimeoutSeconds,
+                settings);
+    }
+
+    /** The control group's channel settings, with the cluster's secret if configured. */
+    public GroupConfig controlGroup() {
+        return control.toGroupConfig("control").withSecurity(ClusterSecuritySettings.loadOrNull(clusterSecurity));
+    }
+
+    /** The write-set log's channel settings, with the cluster's secret if configured. */
+    public GroupConfig writeSetGroup() {
+        return writeSets.toGroupConfig("writeSets").withSecurity(ClusterSecuritySettings.loadOrNull(clusterSecurity));
     }
 
     public NodeConfig withRules(String rulesFile) {
@@ -279,7 +372,8 @@ public record NodeConfig(
                 peers,
                 rulesCheck,
                 adhocReads,
-                adhocStatementTimeoutSeconds);
+                adhocStatementTimeoutSeconds,
+                clusterSecurity);
     }
 
     public NodeConfig validate() {
@@ -313,6 +407,7 @@ public record NodeConfig(
         }
         control.toGroupConfig("control");
         writeSets.toGroupConfig("writeSets");
+        ClusterSecuritySettings.loadOrNull(clusterSecurity);
         if (!control.transport().equals(writeSets.transport())) {
             throw new ConfigException("keys 'control.transport' and 'writeSets.transport' contradict each other ("
                     + control.transport() + " and " + writeSets.transport() + ")");

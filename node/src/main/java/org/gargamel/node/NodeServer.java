@@ -239,7 +239,7 @@ public final class NodeServer implements AutoCloseable {
                 commitOrderDrawn = ReplicaState.drawCommitOrder(connection);
                 connection.commit();
             }
-            control = Channels.control(config.control().toGroupConfig("control"), name);
+            control = Channels.control(config.controlGroup(), name);
             progress = new ProgressReporter(name, () -> scheduler, this::sendControl);
             Certification certification = config.mode() == Mode.ROUND_ROBIN
                     ? new Certification(primaryKeys, own, this::cancelExecutions)
@@ -267,7 +267,7 @@ public final class NodeServer implements AutoCloseable {
             supervisor.start(name + "-applier", applier::run); // before the log: it replays at once
             log = new WriteSetLog(
                     name,
-                    Channels.writeSetLog(config.writeSets().toGroupConfig("writeSets"), name, config.raftSettings()),
+                    Channels.writeSetLog(config.writeSetGroup(), name, config.raftSettings()),
                     new LogStateMachine(
                             name,
                             applier::deliver,

@@ -5,11 +5,13 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import java.nio.file.Path;
 import java.util.Map;
 import org.gargamel.classifier.ClassifierRules;
+import org.gargamel.common.config.ClusterSecuritySettings;
 import org.gargamel.common.config.ConfigException;
 import org.gargamel.common.config.ConfigFiles;
 import org.gargamel.common.config.GroupSettings;
 import org.gargamel.common.config.Isolation;
 import org.gargamel.common.config.Mode;
+import org.gargamel.common.group.GroupConfig;
 
 /**
  * The scheduler's configuration file (docs/scheduler.md):
@@ -23,6 +25,7 @@ import org.gargamel.common.config.Mode;
  * maxInFlight: 100000            # calls scheduled and not yet applied everywhere; more are rejected
  * frontend:                      # optional: a PostgreSQL front end in this process (docs/frontend.md)
  *   listen: 127.0.0.1:5433
+ * clusterSecurity: {secretFile: cluster.secret}   # optional: the groups' shared secret (docs/protocol.md)
  * </pre>
  * {@code frontend} is kept as written: the scheduler does not read it; the process that runs the scheduler
  * ({@code gargamel scheduler}) starts a front end from it.
@@ -33,7 +36,8 @@ public record SchedulerConfig(
         Isolation isolation,
         String rules,
         int maxInFlight,
-        Map<String, Object> frontend) {
+        Map<String, Object> frontend,
+        ClusterSecuritySettings clusterSecurity) {
     public static final int DEFAULT_MAX_IN_FLIGHT = 100_000;
 
     @JsonCreator
@@ -43,19 +47,21 @@ public record SchedulerConfig(
             @JsonProperty("isolation") Isolation isolation,
             @JsonProperty("rules") String rules,
             @JsonProperty("maxInFlight") Integer maxInFlight,
-            @JsonProperty("frontend") Map<String, Object> frontend) {
+            @JsonProperty("frontend") Map<String, Object> frontend,
+            @JsonProperty("clusterSecurity") ClusterSecuritySettings clusterSecurity) {
         this(
                 control,
                 mode == null ? Mode.GARGAMEL : mode,
                 isolation == null ? Isolation.PSI : isolation,
                 rules,
                 maxInFlight == null ? DEFAULT_MAX_IN_FLIGHT : maxInFlight.intValue(),
-                frontend);
+                frontend,
+                clusterSecurity);
     }
 
     /** A scheduler without a front end. */
     public SchedulerConfig(GroupSettings control, Mode mode, Isolation isolation, String rules, Integer maxInFlight) {
-        this(control, mode, isolation, rules, maxInFlight, null);
+        this(control, mode, isolation, rules, maxInFlight, null, null);
     }
 
     public static SchedulerConfig read(Path file) {
@@ -63,12 +69,25 @@ public record SchedulerConfig(
                 file,
                 SchedulerConfig.class,
                 SchedulerConfig::rules,
-                SchedulerConfig::withRules,
+                (config, rulesFile) -> config.withRules(rulesFile).besides(file),
                 SchedulerConfig::validate);
     }
 
+    /** A relative secret file read beside the configuration file {@code file}. */
+    private SchedulerConfig besides(Path file) {
+        return clusterSecurity == null
+                ? this
+                : new SchedulerConfig(
+                        control, mode, isolation, rules, maxInFlight, frontend, clusterSecurity.besides(file));
+    }
+
+    /** The control group's channel settings, with the cluster's secret if configured. */
+    public GroupConfig controlGroup() {
+        return control.toGroupConfig("control").withSecurity(ClusterSecuritySettings.loadOrNull(clusterSecurity));
+    }
+
     public SchedulerConfig withRules(String rulesFile) {
-        return new SchedulerConfig(control, mode, isolation, rulesFile, maxInFlight, frontend);
+        return new SchedulerConfig(control, mode, isolation, rulesFile, maxInFlight, frontend, clusterSecurity);
     }
 
     /** Checks every key once, so a running scheduler never meets a bad setting. */
@@ -85,7 +104,7 @@ public record SchedulerConfig(
                         "key 'control.initialHosts' contradicts 'control.transport: in-memory' (remove one)");
             }
         }
-        control.toGroupConfig("control");
+        controlGroup();
         if (maxInFlight < 1) {
             throw new ConfigException("key 'maxInFlight' must be at least 1, got " + maxInFlight);
         }
@@ -98,7 +117,7 @@ public record SchedulerConfig(
     public String toString() {
         return "SchedulerConfig[control=" + control + ", mode=" + mode + ", isolation=" + isolation + ", rules="
                 + rules + ", maxInFlight=" + maxInFlight + ", frontend=" + (frontend == null ? "none" : "configured")
-                + "]";
+                + ", clusterSecurity=" + clusterSecurity + "]";
     }
 
     /** The classifier rules named by key {@code rules}, loaded and validated; errors name the key. */

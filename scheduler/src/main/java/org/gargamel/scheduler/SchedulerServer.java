@@ -258,7 +258,7 @@ public final class SchedulerServer implements AutoCloseable {
         ClassifierRules rules = config.loadRules();
         this.scheduler = new Scheduler(rules, config.mode(), config.isolation());
         this.profile = new ClusterProfile(config.mode(), config.isolation(), rules.digest(), "");
-        this.group = config.control().toGroupConfig("control");
+        this.group = config.controlGroup();
         this.endpoint = new MessageEndpoint("scheduler", supervisor::fail)
                 .on(SubmitCall.class, MessageType.SUBMIT_CALL, this::received)
                 .on(NodeHello.class, MessageType.NODE_HELLO, (source, hello) -> enqueue(new Hello(source, hello)))

@@ -104,7 +104,8 @@ public final class ConfigFiles {
             Consumer<T> validate) {
         T config = read(file, type);
         String rulesFile = resolveBeside(file, rules.apply(config));
-        if (rulesFile != null && !rulesFile.equals(rules.apply(config))) {
+        if (rulesFile != null) {
+            // Always: the callers also resolve their other paths (the cluster's secret file) beside the file here.
             config = withRules.apply(config, rulesFile);
         }
         try {

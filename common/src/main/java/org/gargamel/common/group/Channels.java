@@ -121,6 +121,7 @@ public final class Channels {
         List<Protocol> stack = new ArrayList<>();
         if (config.transport() == GroupConfig.Transport.IN_MEMORY) {
             stack.add(new SHARED_LOOPBACK());
+            addEncryption(stack, config);
             stack.add(new SHARED_LOOPBACK_PING());
         } else {
             // A member cut off by a partition must not stall the others: connecting to it gives up after 500 ms, and
@@ -136,6 +137,9 @@ public final class Channels {
             transport.setPortRange(0);
             transport.setBundlerType(bundler);
             stack.add(transport);
+            // Right above the transport, so discovery is encrypted too: without the key a process cannot even learn
+            // the members' addresses.
+            addEncryption(stack, config);
             // return_entire_cache: a member that misses another's physical address (after a merge, say) learns it
             // from any initial host, instead of dropping every message to it ("no physical address").
             stack.add(new TCPPING()
@@ -150,6 +154,11 @@ public final class Channels {
         stack.add(new NAKACK2().useMcastXmit(false));
         stack.add(new UNICAST3());
         stack.add(new STABLE().setDesiredAverageGossip(5000).setMaxBytes(4_000_000));
+        if (config.security() != null) {
+            // Right below GMS, where AUTH checks JOIN and MERGE requests: encryption alone does not cover them, since
+            // JGroups does not encrypt a message without a payload (a join request is all headers).
+            stack.add(config.security().authentication());
+        }
         // The first member of a group waits this long for discovery responses before it founds the group. A client
         // that misses the scheduler this way leaves and joins again (GargamelClient.connect).
         stack.add(new GMS().setJoinTimeout(JOIN_TIMEOUT_MILLIS).printLocalAddress(false));
@@ -186,6 +195,12 @@ public final class Channels {
             throw new IllegalArgumentException(BUNDLER_VARIABLE + "=" + type + ": expected one of " + BUNDLERS);
         }
         return type.trim();
+    }
+
+    private static void addEncryption(List<Protocol> stack, GroupConfig config) {
+        if (config.security() != null) {
+            stack.add(config.security().encryption());
+        }
     }
 
     private static List<InetSocketAddress> resolve(List<InetSocketAddress> hosts) throws UnknownHostException {

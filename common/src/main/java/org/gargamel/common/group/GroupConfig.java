@@ -10,8 +10,14 @@ import java.util.Objects;
  *
  * @param bindPort     0 picks a free port (clients)
  * @param initialHosts the members to contact when joining (the scheduler and the nodes); may include this one
+ * @param security     the cluster's secret: members authenticated and messages encrypted; null: neither
  */
-public record GroupConfig(Transport transport, String bindAddress, int bindPort, List<InetSocketAddress> initialHosts) {
+public record GroupConfig(
+        Transport transport,
+        String bindAddress,
+        int bindPort,
+        List<InetSocketAddress> initialHosts,
+        ClusterSecurity security) {
 
     public enum Transport {
         /** TCP + TCPPING: real sockets, works across hosts. */
@@ -32,6 +38,11 @@ public record GroupConfig(Transport transport, String bindAddress, int bindPort,
         }
     }
 
+    /** Without cluster security (see {@link #withSecurity}). */
+    public GroupConfig(Transport transport, String bindAddress, int bindPort, List<InetSocketAddress> initialHosts) {
+        this(transport, bindAddress, bindPort, initialHosts, null);
+    }
+
     public static GroupConfig tcp(String bindAddress, int bindPort, List<InetSocketAddress> initialHosts) {
         return new GroupConfig(Transport.TCP, bindAddress, bindPort, initialHosts);
     }
@@ -42,11 +53,16 @@ public record GroupConfig(Transport transport, String bindAddress, int bindPort,
 
     /** The same group seen from another bind port (a node's second channel, a client's ephemeral port). */
     public GroupConfig withBindPort(int port) {
-        return new GroupConfig(transport, bindAddress, port, initialHosts);
+        return new GroupConfig(transport, bindAddress, port, initialHosts, security);
     }
 
     public GroupConfig withInitialHosts(List<InetSocketAddress> hosts) {
-        return new GroupConfig(transport, bindAddress, bindPort, hosts);
+        return new GroupConfig(transport, bindAddress, bindPort, hosts, security);
+    }
+
+    /** The same group with members authenticated and messages encrypted by {@code clusterSecurity} (null: neither). */
+    public GroupConfig withSecurity(ClusterSecurity clusterSecurity) {
+        return new GroupConfig(transport, bindAddress, bindPort, initialHosts, clusterSecurity);
     }
 
     /** Parses {@code host:port}; the message names the offending text. */

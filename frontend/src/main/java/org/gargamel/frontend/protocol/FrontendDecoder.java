@@ -40,7 +40,16 @@ public final class FrontendDecoder extends ByteToMessageDecoder {
             if (message == null) {
                 return;
             }
+            if ((message instanceof FrontendMessage.SslRequest || message instanceof FrontendMessage.GssEncRequest)
+                    && in.isReadable()) {
+                // The client must wait for the answer: bytes sent before it would be read in clear even when TLS
+                // follows, and a man in the middle could inject them (CVE-2021-23214). PostgreSQL refuses them too.
+                throw new ProtocolException("08P01", "received unencrypted data after SSL request");
+            }
             out.add(message);
+            if (message instanceof FrontendMessage.SslRequest || message instanceof FrontendMessage.GssEncRequest) {
+                return; // the session answers, and may put TLS below this decoder, before anything else is read
+            }
             if (message instanceof FrontendMessage.Startup || message instanceof FrontendMessage.CancelRequest) {
                 started = true;
             }

@@ -5,6 +5,7 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.timeout.IdleStateEvent;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
@@ -15,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
+import javax.net.ssl.SSLException;
 import org.gargamel.classifier.ParameterType;
 import org.gargamel.classifier.ProcedureRule;
 import org.gargamel.common.call.AdHocQuery;
@@ -90,6 +92,13 @@ public final class Session extends ChannelInboundHandlerAdapter {
     private boolean updateInTransaction;
     /** The simple query under way: its statements still to run. */
     private ArrayDeque<SqlStatement> simpleQuery;
+    /** BackendKeyData's process id (0: none yet), for CancelRequest. */
+    private int processId;
+    /**
+     * A CancelRequest came while a call was at the cluster: that call runs to its end, and no further call of this
+     * query or Sync cycle is sent (57014). Cleared when the cycle ends.
+     */
+    private boolean cancelRequested;
 
     public Session(SessionContext shared) {
         this.shared = shared;
@@ -158,6 +167,9 @@ public final class Session extends ChannelInboundHandlerAdapter {
             shared.connections().decrementAndGet();
             counted = false;
         }
+        if (processId != 0) {
+            shared.cancelKeys().unregister(processId, this);
+        }
         phase = Phase.CLOSED;
     }
 
@@ -201,6 +213,12 @@ public final class Session extends ChannelInboundHandlerAdapter {
         Throwable reason = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
         if (reason instanceof ProtocolException protocol) {
             fatal(protocol.sqlState(), protocol.getMessage());
+            return;
+        }
+        if (reason instanceof SSLException) {
+            LOG.info("connection {}: TLS failed: {}", context.channel().remoteAddress(), reason.getMessage());
+            phase = Phase.CLOSED;
+            context.close();
             return;
         }
         if (reason instanceof java.io.IOException) {
@@ -259,21 +277,38 @@ public final class Session extends ChannelInboundHandlerAdapter {
     // ---- startup and authentication
 
     private void startup(FrontendMessage message) {
+        if (message instanceof FrontendMessage.SslRequest && shared.tls() != null && !tlsActive()) {
+            // 'S' goes out in clear, then the TLS handshake starts at once below the decoder (which refused any
+            // bytes the client sent after its SSLRequest: they would bypass TLS, CVE-2021-23214).
+            BackendMessages.singleByte(out, 'S');
+            flush();
+            channel.pipeline()
+                    .addBefore("decoder", "tls", new SslHandler(shared.tls().newEngine(channel.alloc())));
+            return;
+        }
         if (message instanceof FrontendMessage.SslRequest || message instanceof FrontendMessage.GssEncRequest) {
-            BackendMessages.singleByte(out, 'N'); // TLS: not yet (docs/frontend.md); the client goes on in clear
+            BackendMessages.singleByte(out, 'N'); // no TLS configured, or no GSSAPI: the client goes on in clear
             return;
         }
         if (message instanceof FrontendMessage.CancelRequest cancel) {
-            LOG.info(
-                    "cancel request for session {} ignored: a call sent to the cluster runs to its end",
-                    cancel.processId());
-            close();
+            // As PostgreSQL: the cancel connection is closed without an answer, whether the key matched or not.
+            boolean cancelled = shared.cancelKeys().cancel(cancel.processId(), cancel.secretKey());
+            LOG.debug("cancel request for session {}: {}", cancel.processId(), cancelled ? "delivered" : "no match");
+            phase = Phase.CLOSED;
+            queue.clear();
+            var unused = channel.close(); // nothing to report to a cancel connection
             return;
         }
         if (!(message instanceof FrontendMessage.Startup startup)) {
             throw new ProtocolException(
                     "08P01",
                     "expected a startup message, got " + message.getClass().getSimpleName());
+        }
+        if (shared.requireTls() && !tlsActive()) {
+            fatal(
+                    "28000",
+                    "TLS required: this server accepts connections over TLS only (sslmode=require or " + "stronger)");
+            return;
         }
         if (shared.connections().incrementAndGet() > shared.maxConnections()) {
             shared.connections().decrementAndGet();
@@ -366,8 +401,9 @@ public final class Session extends ChannelInboundHandlerAdapter {
         for (String name : Settings.REPORTED) {
             BackendMessages.parameterStatus(out, name, settings.get(name));
         }
-        BackendMessages.backendKeyData(
-                out, shared.random().nextInt() & 0x7FFFFFFF, shared.random().nextInt());
+        int[] key = shared.cancelKeys().register(this, shared.random());
+        processId = key[0];
+        BackendMessages.backendKeyData(out, key[0], key[1]);
         phase = Phase.READY;
         BackendMessages.readyForQuery(out, transaction);
     }
@@ -492,6 +528,7 @@ public final class Session extends ChannelInboundHandlerAdapter {
 
     private void endSimpleQuery(boolean failed) {
         simpleQuery = null;
+        cancelRequested = false;
         if (failed && transaction == 'T') {
             transaction = 'E';
         }
@@ -676,6 +713,13 @@ public final class Session extends ChannelInboundHandlerAdapter {
 
     /** Sends {@code call} to the cluster; {@code then} runs on this session's thread with its outcome. */
     private void submit(ProcedureCall call, Consumer<CallOutcome> then) {
+        if (cancelRequested) {
+            throw new SqlError(
+                    "57014",
+                    "canceling statement due to user request",
+                    "the call of " + call.procedure() + " was not sent to the cluster",
+                    null);
+        }
         busy = true;
         if (calls == null) {
             calls = shared.client().openSession(); // the connection's calls read its acknowledged writes
@@ -1426,6 +1470,7 @@ public final class Session extends ChannelInboundHandlerAdapter {
 
     private void sync() {
         skipUntilSync = false;
+        cancelRequested = false;
         portals.remove("");
         if (transaction == 'I') {
             updateInTransaction = false; // the Sync ends the implicit transaction
@@ -1493,6 +1538,26 @@ public final class Session extends ChannelInboundHandlerAdapter {
             out = channel.alloc().buffer();
             channel.writeAndFlush(last).addListener(ChannelFutureListener.CLOSE);
         }
+    }
+
+    private boolean tlsActive() {
+        return channel.pipeline().get(SslHandler.class) != null;
+    }
+
+    /**
+     * A CancelRequest with this session's key (any thread). A call already at the cluster runs to its end and its
+     * client gets its real outcome (docs/frontend.md, Cancel); the calls this query or Sync cycle has not sent yet are
+     * not sent (57014). Nothing is running: nothing to cancel, as in PostgreSQL.
+     */
+    void cancelRequested() {
+        channel.executor().execute(() -> {
+            if (busy && phase == Phase.READY) {
+                cancelRequested = true;
+                LOG.debug(
+                        "connection {}: cancel requested while a call is at the cluster",
+                        channel.channel().remoteAddress());
+            }
+        });
     }
 
     /** For tests and logs. */

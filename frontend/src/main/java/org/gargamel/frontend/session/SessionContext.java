@@ -1,5 +1,6 @@
 package org.gargamel.frontend.session;
 
+import io.netty.handler.ssl.SslContext;
 import java.security.SecureRandom;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -15,6 +16,9 @@ import org.gargamel.frontend.sql.StatementParser;
  * @param trust             true: no password asked (authentication: trust)
  * @param verifiers         the users' SCRAM verifiers, by name
  * @param maxConnections    sessions past this many are refused (53300)
+ * @param tls               TLS for clients that send SSLRequest; null: none ('N')
+ * @param requireTls        clients in clear are refused (28000)
+ * @param cancelKeys        the sessions' BackendKeyData, for CancelRequest
  */
 public record SessionContext(
         GargamelClient client,
@@ -26,4 +30,7 @@ public record SessionContext(
         String serverVersion,
         int maxConnections,
         AtomicInteger connections,
-        SecureRandom random) {}
+        SecureRandom random,
+        SslContext tls,
+        boolean requireTls,
+        CancelKeys cancelKeys) {}
