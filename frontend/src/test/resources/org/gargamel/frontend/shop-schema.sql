@@ -40,3 +40,10 @@ LANGUAGE sql STABLE AS $$
   SELECT id, owner, balance, balance > 100, id * 10000000000::bigint, p_at, ARRAY['a', 'b c', NULL]
   FROM account WHERE id BETWEEN p_from AND p_to ORDER BY id
 $$;
+
+-- Slow on purpose (cancel and query-timeout tests): sleeps, then returns the balance.
+CREATE OR REPLACE FUNCTION slow_balance(p_id integer, p_seconds numeric) RETURNS numeric LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_sleep(p_seconds);
+  RETURN (SELECT balance FROM account WHERE id = p_id);
+END $$;
