@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.gargamel.common.client.ClientOptions;
 import org.gargamel.common.client.GargamelClient;
 import org.gargamel.common.config.ConfigFiles;
+import org.gargamel.common.group.ClusterSecurity;
 import org.gargamel.common.group.GroupConfig;
 import org.gargamel.common.group.LoopbackPorts;
 import org.gargamel.tpcc.workload.CallExecutor;
@@ -112,6 +113,12 @@ public final class LocalGargamelCluster implements GargamelCluster {
             controlHosts.add("127.0.0.1:" + controlPorts[i]);
             writeSetHosts.add("127.0.0.1:" + writeSetPorts[i]);
         }
+        // A fresh secret per run: the cluster's groups are authenticated and encrypted unless switched off for a
+        // measurement (docs/protocol.md, Cluster security).
+        Path secret = securityOff() ? null : ClusterSecurity.writeNewSecret(directory.resolve("cluster.secret"));
+        Map<String, Object> security = secret == null
+                ? null
+                : Map.of("secretFile", secret.toAbsolutePath().toString());
         err.printf(
                 "starting %s and %d node(s) (logs in %s) ...%n",
                 schedulerNames.size() == 1 ? "the scheduler" : schedulerNames.size() + " schedulers (one standing by)",
@@ -125,6 +132,9 @@ public final class LocalGargamelCluster implements GargamelCluster {
             scheduler.put("rules", plan.rules().toAbsolutePath().toString());
             scheduler.put("mode", plan.mode().configName());
             scheduler.put("isolation", plan.isolation().configName());
+            if (security != null) {
+                scheduler.put("clusterSecurity", security);
+            }
             Path schedulerConfig = directory.resolve(name + ".yaml");
             ConfigFiles.write(schedulerConfig, scheduler);
             ChildProcess schedulerProcess = launch(
@@ -160,6 +170,9 @@ public final class LocalGargamelCluster implements GargamelCluster {
             Files.deleteIfExists(statistics);
             statisticsFiles.add(statistics);
             node.put("statsFile", statistics.toString());
+            if (security != null) {
+                node.put("clusterSecurity", security);
+            }
             Path config = directory.resolve(name + ".yaml");
             ConfigFiles.write(config, node);
             nodes.add(launch(
@@ -174,7 +187,9 @@ public final class LocalGargamelCluster implements GargamelCluster {
         }
         try {
             client = GargamelClient.connect(
-                    GroupConfig.tcp("127.0.0.1", 0, schedulerHosts(schedulerPorts)), ClientOptions.defaults());
+                    GroupConfig.tcp("127.0.0.1", 0, schedulerHosts(schedulerPorts))
+                            .withSecurity(secret == null ? null : ClusterSecurity.fromSecretFile(secret)),
+                    ClientOptions.defaults());
             client.awaitNodes(plan.replicas(), START_TIMEOUT);
         } catch (TimeoutException e) {
             throw new IllegalStateException(
@@ -245,6 +260,17 @@ public final class LocalGargamelCluster implements GargamelCluster {
         processes.add(process);
         return process;
     }
+
+    /**
+     * {@value #SECURITY_VARIABLE}{@code =off} starts the cluster with open groups, to measure what security costs;
+     * anything else, or nothing, secures them.
+     */
+    private static boolean securityOff() {
+        return "off".equalsIgnoreCase(System.getenv(SECURITY_VARIABLE));
+    }
+
+    /** Environment variable that turns the groups' security off for a run (measurements only). */
+    public static final String SECURITY_VARIABLE = "GARGAMEL_CLUSTER_SECURITY";
 
     private static List<InetSocketAddress> schedulerHosts(int[] ports) {
         List<InetSocketAddress> hosts = new ArrayList<>();
