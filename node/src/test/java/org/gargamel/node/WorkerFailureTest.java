@@ -32,9 +32,9 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Calls that reach a node and fail inside it in every way we could think of: NULL array elements, values out of range
- * for their column, a procedure that raises, NULL where the table forbids it, a deferred constraint, an unknown
- * procedure, the wrong number or types of arguments, an argument the node cannot bind at all, and read-only calls that
- * fail (one of them because its procedure writes: read-only calls run in READ ONLY transactions). Every one gets exactly one outcome, the chain it belongs to never stalls (a valid call on the other replica
+ * for their column, a procedure that raises, a deferred constraint, calls the node's own rules refuse before any SQL
+ * (an unknown procedure, one the database has and the rules do not name, the wrong number or types of arguments, NULL
+ * where the rules forbid it, an update procedure sent as read-only), and an argument the node cannot bind. Every one gets exactly one outcome, the chain it belongs to never stalls (a valid call on the other replica
  * that depends on it commits), the nodes stay up, and the replicas converge. Last, a failure after the point of no
  * return (the backend of a transaction whose write-set was already delivered is killed) stops the node, naming the
  * transaction, instead of carrying on with a replica that may differ.
@@ -100,11 +100,11 @@ class WorkerFailureTest {
                         CallOutcome.Status.USER_ABORTED,
                         "GA001"),
                 new Bad(
-                        "NULL into a NOT NULL column",
+                        "NULL where the rules forbid it (refused by the node's rules, no SQL)",
                         false,
                         ProcedureCall.of("payment", 2, 1, null),
-                        CallOutcome.Status.USER_ABORTED,
-                        "23502"),
+                        CallOutcome.Status.REJECTED,
+                        null),
                 new Bad(
                         "a deferred key violated (checked before the write-set leaves)",
                         false,
@@ -112,29 +112,29 @@ class WorkerFailureTest {
                         CallOutcome.Status.USER_ABORTED,
                         "23505"),
                 new Bad(
-                        "unknown procedure",
+                        "unknown procedure (refused by the node's rules, no SQL)",
                         false,
                         ProcedureCall.of("no_such_procedure", 1),
-                        CallOutcome.Status.USER_ABORTED,
-                        "42883"),
+                        CallOutcome.Status.REJECTED,
+                        null),
                 new Bad(
-                        "too few arguments",
+                        "too few arguments (refused by the node's rules, no SQL)",
                         false,
                         ProcedureCall.of("payment", 2, 1),
-                        CallOutcome.Status.USER_ABORTED,
-                        "42883"),
+                        CallOutcome.Status.REJECTED,
+                        null),
                 new Bad(
-                        "text where numeric is expected",
+                        "text where numeric is expected (refused by the node's rules, no SQL)",
                         false,
                         ProcedureCall.of("payment", 2, 1, "abc"),
-                        CallOutcome.Status.USER_ABORTED,
-                        "42883"),
+                        CallOutcome.Status.REJECTED,
+                        null),
                 new Bad(
-                        "bigint beyond integer's range",
+                        "bigint beyond integer's range (refused by the node's rules, no SQL)",
                         false,
                         ProcedureCall.of("new_order", 1L << 40, 1, "x"),
-                        CallOutcome.Status.USER_ABORTED,
-                        "42883"),
+                        CallOutcome.Status.REJECTED,
+                        null),
                 new Bad(
                         "an array of NULLs the node cannot type (procedure not in the rules): settled, REJECTED",
                         false,
@@ -142,17 +142,23 @@ class WorkerFailureTest {
                         CallOutcome.Status.REJECTED,
                         null),
                 new Bad(
-                        "read-only: unknown procedure",
+                        "a procedure of the database the rules do not name (it would write): refused, no SQL",
+                        false,
+                        ProcedureCall.of("outside_rules", 9),
+                        CallOutcome.Status.REJECTED,
+                        null),
+                new Bad(
+                        "read-only: unknown procedure (refused by the node's rules, no SQL)",
                         true,
                         ProcedureCall.of("no_such_reader", 1),
-                        CallOutcome.Status.USER_ABORTED,
-                        "42883"),
+                        CallOutcome.Status.REJECTED,
+                        null),
                 new Bad(
-                        "read-only: a procedure that writes (READ ONLY: it fails rather than commit on one replica)",
+                        "read-only: a procedure the rules say writes (refused: it would run uncaptured)",
                         true,
                         ProcedureCall.of("quick_payment", 2, 3, new BigDecimal("1.00")),
-                        CallOutcome.Status.USER_ABORTED,
-                        "25006"),
+                        CallOutcome.Status.REJECTED,
+                        null),
                 new Bad(
                         "read-only: an array of NULLs the node cannot type",
                         true,
@@ -210,6 +216,9 @@ class WorkerFailureTest {
                 assertEquals(call.sqlState(), outcome.sqlState(), call.what() + ": " + outcome);
             }
             assertTrue(outcome.message() != null && !outcome.message().isBlank(), call.what() + " names its reason");
+            if (call.status() == CallOutcome.Status.REJECTED && !call.what().contains("cannot type")) {
+                assertTrue(outcome.message().contains("ran no SQL"), call.what() + ": " + outcome.message());
+            }
         }
         for (long goodTxn : good) {
             assertEquals(

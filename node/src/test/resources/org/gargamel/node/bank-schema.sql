@@ -48,3 +48,7 @@ BEGIN
   INSERT INTO audit VALUES (p_id);  -- the deferred key fails only when checked: at COMMIT, or SET CONSTRAINTS
   RETURN p_id;
 END $$;
+-- In the database, not in the rules: a node must refuse to call it (it would write).
+CREATE OR REPLACE FUNCTION outside_rules(p_id integer) RETURNS integer LANGUAGE sql AS $$
+  INSERT INTO audit VALUES (p_id) RETURNING id
+$$;

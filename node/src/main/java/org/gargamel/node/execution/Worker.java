@@ -3,6 +3,9 @@ package org.gargamel.node.execution;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
+import org.gargamel.classifier.ClassifierRules;
+import org.gargamel.classifier.ProcedureRule;
+import org.gargamel.classifier.RulesException;
 import org.gargamel.common.lifecycle.FatalException;
 import org.gargamel.common.wire.CallOutcome;
 import org.gargamel.common.wire.Execute;
@@ -101,6 +104,11 @@ public final class Worker {
             return;
         }
         CallAttempt attempt = new CallAttempt();
+        String refusal = refusal(call);
+        if (refusal != null) {
+            refuse(call, attempt, refusal);
+            return;
+        }
         try {
             CallOutcome earlier = call.readOnly() ? null : context.earlierOutcome(call);
             if (earlier != null) {
@@ -130,6 +138,43 @@ public final class Worker {
             throw e;
         } catch (RuntimeException | Error e) {
             settleFailed(call, attempt, e);
+        }
+    }
+
+    /**
+     * Why this node's rules do not let it run {@code call} (null: they do). The scheduler checked the call already;
+     * the node checks again, so that no SQL reaches PostgreSQL that its own rules did not name, whoever sent the
+     * EXECUTE: an unknown procedure, the wrong number or types of arguments, or a call of a procedure that writes sent
+     * as read-only (it would run without its write-set captured).
+     */
+    private String refusal(Execute call) {
+        ClassifierRules rules = context.rules();
+        if (rules == null) {
+            return null;
+        }
+        try {
+            ProcedureRule rule = rules.check(call.call());
+            if (rule.readOnly() != call.readOnly()) {
+                return call.call().procedure() + " is " + (rule.readOnly() ? "read-only" : "an update procedure")
+                        + " in the rules, but the call came as " + (call.readOnly() ? "read-only" : "an update");
+            }
+            return null;
+        } catch (RulesException e) {
+            return e.getMessage();
+        }
+    }
+
+    /** A call the rules refuse: REJECTED with the reason, no SQL run; an update call settles with no effect. */
+    private void refuse(Execute call, CallAttempt attempt, String refusal) {
+        context.statistics().failedCall();
+        String reason = context.node() + " refused transaction " + call.txnId() + " (call " + call.callId() + "): "
+                + refusal + "; it ran no SQL";
+        LOG.warn("{} worker {}: {}", context.node(), index, reason);
+        CallOutcome rejected = CallOutcome.rejected(call.callId(), call.txnId(), reason);
+        if (call.readOnly()) {
+            context.completion().finish(call, rejected);
+        } else {
+            settleWithoutEffect(call, attempt, rejected);
         }
     }
 
