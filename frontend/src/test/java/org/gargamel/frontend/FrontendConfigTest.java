@@ -70,4 +70,31 @@ class FrontendConfigTest {
                 error(GOOD + "authentication: trust\ncatalog: postgres://x\n").contains("key 'catalog'"));
         assertTrue(error(GOOD + "authentication: trust\nmaxConnections: 0\n").contains("key 'maxConnections'"));
     }
+
+    @Test
+    void tlsAndClusterSecurityKeysAreCheckedAndReadBesideTheFile() throws Exception {
+        String trusting = GOOD + "authentication: trust\n";
+        assertTrue(error(trusting + "requireTls: true\n").contains("key 'requireTls: true' needs key 'tls'"));
+        assertTrue(error(trusting + "tls: {certificate: server.crt}\n").contains("'certificate' and 'privateKey'"));
+        assertTrue(error(trusting + "tls: {certificate: none.crt, privateKey: none.key}\n")
+                .contains("key 'tls.certificate': no file " + directory.resolve("none.crt")));
+        Files.writeString(directory.resolve("bad.crt"), "not a certificate");
+        Files.writeString(directory.resolve("bad.key"), "not a key");
+        assertTrue(error(trusting + "tls: {certificate: bad.crt, privateKey: bad.key}\n")
+                .contains("PEM"));
+        assertTrue(error(trusting + "clusterSecurity: {secretFile: none.secret}\n")
+                .contains("key 'clusterSecurity.secretFile': cannot read " + directory.resolve("none.secret")));
+
+        String secret = "a-secret-of-the-cluster-0123456789";
+        Files.writeString(directory.resolve("cluster.secret"), secret);
+        FrontendConfig config = read(trusting + "clusterSecurity: {secretFile: cluster.secret}\n");
+        assertEquals(
+                directory.resolve("cluster.secret").toString(),
+                config.clusterSecurity().secretFile());
+        assertTrue(config.controlGroup().security() != null, "the control group is secured");
+        assertFalse(config.toString().contains(secret), config.toString());
+        assertFalse(
+                config.controlGroup().toString().contains(secret),
+                config.controlGroup().toString());
+    }
 }
