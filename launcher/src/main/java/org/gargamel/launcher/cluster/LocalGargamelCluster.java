@@ -200,7 +200,7 @@ public final class LocalGargamelCluster implements GargamelCluster {
             throw new IllegalStateException("cannot connect to the scheduler: " + e.getMessage(), e);
         }
         if (plan.frontend() != null) {
-            launchFrontend(directory, controlHosts);
+            launchFrontend(directory, controlHosts, security);
         }
         monitor = new Thread(this::watch, "cluster-monitor");
         monitor.setDaemon(true);
@@ -212,7 +212,8 @@ public final class LocalGargamelCluster implements GargamelCluster {
      * first clients find a cluster. Its configuration holds the password (the front end keeps only a verifier of it),
      * so the file is readable by its owner only.
      */
-    private void launchFrontend(Path directory, List<String> controlHosts) throws IOException, InterruptedException {
+    private void launchFrontend(Path directory, List<String> controlHosts, Map<String, Object> security)
+            throws IOException, InterruptedException {
         FrontendPlan frontend = plan.frontend();
         int port = frontend.port() == 0 ? LoopbackPorts.pick() : frontend.port();
         Map<String, Object> config = new LinkedHashMap<>();
@@ -226,6 +227,9 @@ public final class LocalGargamelCluster implements GargamelCluster {
         }
         if (frontend.catalog() != null) {
             config.put("catalog", frontend.catalog());
+        }
+        if (security != null) {
+            config.put("clusterSecurity", security);
         }
         Path file = directory.resolve("frontend.yaml");
         Files.deleteIfExists(file);

@@ -113,6 +113,12 @@ public final class SchedulerCommand implements Callable<Integer> {
             }
             keys.put("control", Map.of("bind", bind.substring(0, bind.lastIndexOf(':')) + ":0", "initialHosts", hosts));
         }
+        if (!keys.containsKey("clusterSecurity") && scheduler.clusterSecurity() != null) {
+            // A member of the same control group: the scheduler's secret (its path already read beside the file).
+            keys.put(
+                    "clusterSecurity",
+                    Map.of("secretFile", scheduler.clusterSecurity().secretFile()));
+        }
         String source = file + " (key frontend)";
         try {
             return ConfigFiles.parse(YAML.writeValueAsString(keys), source, FrontendConfig.class)

@@ -148,6 +148,10 @@ public final class Worker {
      * as read-only (it would run without its write-set captured).
      */
     private String refusal(Execute call) {
+        if (call.call().adHoc() != null) {
+            // An ad-hoc query names no procedure: AdHocRunner runs it read-only (or refuses it, adhocReads off).
+            return call.readOnly() ? null : "an ad-hoc query came as an update; it may only be read-only";
+        }
         ClassifierRules rules = context.rules();
         if (rules == null) {
             return null;
