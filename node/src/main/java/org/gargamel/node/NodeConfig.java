@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.function.Consumer;
 import org.gargamel.classifier.ClassifierRules;
 import org.gargamel.common.config.ClusterSecuritySettings;
 import org.gargamel.common.config.ConfigException;
@@ -189,98 +190,28 @@ public record NodeConfig(
 
     /** The same node keeping its write-set log in {@code directory} (null: in memory). */
     public NodeConfig withDataDir(String directory, boolean fsync) {
-        return new NodeConfig(
-                name,
-                jdbcUrl,
-                workers,
-                mode,
-                isolation,
-                rules,
-                control,
-                writeSets,
-                replicas,
-                directory,
-                fsync,
-                statsFile,
-                user,
-                password,
-                peers,
-                rulesCheck,
-                adhocReads,
-                adhocStatementTimeoutSeconds,
-                clusterSecurity);
+        return edit(draft -> {
+            draft.dataDir = directory;
+            draft.logFsync = fsync;
+        });
     }
 
     /** The same node, rebuilt from {@code peerUrls} when it must be (see {@link #peers}). */
     public NodeConfig withPeers(List<String> peerUrls) {
-        return new NodeConfig(
-                name,
-                jdbcUrl,
-                workers,
-                mode,
-                isolation,
-                rules,
-                control,
-                writeSets,
-                replicas,
-                dataDir,
-                logFsync,
-                statsFile,
-                user,
-                password,
-                List.copyOf(peerUrls),
-                rulesCheck,
-                adhocReads,
-                adhocStatementTimeoutSeconds,
-                clusterSecurity);
+        return edit(draft -> draft.peers = List.copyOf(peerUrls));
     }
 
     /** The same node reacting to a write outside its call's rule with {@code check}. */
     public NodeConfig withRulesCheck(RulesCheck check) {
-        return new NodeConfig(
-                name,
-                jdbcUrl,
-                workers,
-                mode,
-                isolation,
-                rules,
-                control,
-                writeSets,
-                replicas,
-                dataDir,
-                logFsync,
-                statsFile,
-                user,
-                password,
-                peers,
-                check,
-                adhocReads,
-                adhocStatementTimeoutSeconds,
-                clusterSecurity);
+        return edit(draft -> draft.rulesCheck = check);
     }
 
     /** The same node with ad-hoc reads on or off, cancelled after {@code timeoutSeconds}. */
     public NodeConfig withAdhocReads(boolean enabled, int timeoutSeconds) {
-        return new NodeConfig(
-                name,
-                jdbcUrl,
-                workers,
-                mode,
-                isolation,
-                rules,
-                control,
-                writeSets,
-                replicas,
-                dataDir,
-                logFsync,
-                statsFile,
-                user,
-                password,
-                peers,
-                rulesCheck,
-                enabled,
-                timeoutSeconds,
-                clusterSecurity);
+        return edit(draft -> {
+            draft.adhocReads = enabled;
+            draft.adhocStatementTimeoutSeconds = timeoutSeconds;
+        });
     }
 
     /** Whether this node checks each executed call's write-set against its rule: gargamel mode, not turned off. */
@@ -321,26 +252,7 @@ public record NodeConfig(
 
     /** The same node with the cluster's secret {@code settings} (null: the groups are open). */
     public NodeConfig withClusterSecurity(ClusterSecuritySettings settings) {
-        return new NodeConfig(
-                name,
-                jdbcUrl,
-                workers,
-                mode,
-                isolation,
-                rules,
-                control,
-                writeSets,
-                replicas,
-                dataDir,
-                logFsync,
-                statsFile,
-                user,
-                password,
-                peers,
-                rulesCheck,
-                adhocReads,
-                adhocStatementTimeoutSeconds,
-                settings);
+        return edit(draft -> draft.clusterSecurity = settings);
     }
 
     /** The control group's channel settings, with the cluster's secret if configured. */
@@ -354,26 +266,7 @@ public record NodeConfig(
     }
 
     public NodeConfig withRules(String rulesFile) {
-        return new NodeConfig(
-                name,
-                jdbcUrl,
-                workers,
-                mode,
-                isolation,
-                rulesFile,
-                control,
-                writeSets,
-                replicas,
-                dataDir,
-                logFsync,
-                statsFile,
-                user,
-                password,
-                peers,
-                rulesCheck,
-                adhocReads,
-                adhocStatementTimeoutSeconds,
-                clusterSecurity);
+        return edit(draft -> draft.rules = rulesFile);
     }
 
     public NodeConfig validate() {
@@ -456,5 +349,80 @@ public record NodeConfig(
 
     public ClassifierRules loadRules() {
         return ClassifierRules.loadConfigured(rules);
+    }
+
+    /** A copy of this configuration with what {@code change} sets on a draft of it (the withers above). */
+    private NodeConfig edit(Consumer<Draft> change) {
+        Draft draft = new Draft(this);
+        change.accept(draft);
+        return draft.build();
+    }
+
+    /** Every setting of a {@link NodeConfig}, changeable: so that each wither names only what it changes. */
+    private static final class Draft {
+        String name;
+        String jdbcUrl;
+        int workers;
+        Mode mode;
+        Isolation isolation;
+        String rules;
+        GroupSettings control;
+        GroupSettings writeSets;
+        List<String> replicas;
+        String dataDir;
+        boolean logFsync;
+        String statsFile;
+        String user;
+        String password;
+        List<String> peers;
+        RulesCheck rulesCheck;
+        boolean adhocReads;
+        int adhocStatementTimeoutSeconds;
+        ClusterSecuritySettings clusterSecurity;
+
+        Draft(NodeConfig config) {
+            name = config.name;
+            jdbcUrl = config.jdbcUrl;
+            workers = config.workers;
+            mode = config.mode;
+            isolation = config.isolation;
+            rules = config.rules;
+            control = config.control;
+            writeSets = config.writeSets;
+            replicas = config.replicas;
+            dataDir = config.dataDir;
+            logFsync = config.logFsync;
+            statsFile = config.statsFile;
+            user = config.user;
+            password = config.password;
+            peers = config.peers;
+            rulesCheck = config.rulesCheck;
+            adhocReads = config.adhocReads;
+            adhocStatementTimeoutSeconds = config.adhocStatementTimeoutSeconds;
+            clusterSecurity = config.clusterSecurity;
+        }
+
+        NodeConfig build() {
+            return new NodeConfig(
+                    name,
+                    jdbcUrl,
+                    workers,
+                    mode,
+                    isolation,
+                    rules,
+                    control,
+                    writeSets,
+                    replicas,
+                    dataDir,
+                    logFsync,
+                    statsFile,
+                    user,
+                    password,
+                    peers,
+                    rulesCheck,
+                    adhocReads,
+                    adhocStatementTimeoutSeconds,
+                    clusterSecurity);
+        }
     }
 }

@@ -51,6 +51,45 @@ class NodeConfigTest {
         return assertThrows(ConfigException.class, () -> read(text)).getMessage();
     }
 
+    /** Each wither changes what it names and keeps every other setting (all set to something not the default). */
+    @Test
+    void everyWitherChangesOnlyWhatItNames() throws Exception {
+        Files.writeString(directory.resolve("cluster.secret"), "a secret of the cluster, long enough\n");
+        NodeConfig config = read(good + """
+                dataDir: /var/lib/gargamel/node-1
+                logFsync: false
+                statsFile: stats.json
+                user: gargamel
+                password: secret
+                peers: [jdbc:postgresql://127.0.0.1:5432/peer]
+                rulesCheck: warn
+                adhocReads: false
+                adhocStatementTimeoutSeconds: 7
+                clusterSecurity: {secretFile: cluster.secret}
+                """);
+        NodeConfig changed = config.withDataDir("/elsewhere", true)
+                .withPeers(List.of())
+                .withRulesCheck(RulesCheck.OFF)
+                .withAdhocReads(true, 30)
+                .withClusterSecurity(null)
+                .withRules("other-rules.yaml");
+        assertEquals("/elsewhere", changed.dataDir());
+        assertTrue(changed.logFsync());
+        assertEquals(List.of(), changed.peers());
+        assertEquals(RulesCheck.OFF, changed.rulesCheck());
+        assertTrue(changed.adhocReads());
+        assertEquals(30, changed.adhocStatementTimeoutSeconds());
+        assertEquals(null, changed.clusterSecurity());
+        assertEquals("other-rules.yaml", changed.rules());
+        NodeConfig back = changed.withDataDir(config.dataDir(), config.logFsync())
+                .withPeers(config.peers())
+                .withRulesCheck(config.rulesCheck())
+                .withAdhocReads(config.adhocReads(), config.adhocStatementTimeoutSeconds())
+                .withClusterSecurity(config.clusterSecurity())
+                .withRules(config.rules());
+        assertEquals(config, back, "changed back, nothing else differs");
+    }
+
     @Test
     void goodFileWithDefaults() throws Exception {
         NodeConfig config = read(good);
