@@ -51,6 +51,11 @@ public final class SharedSecretToken extends AuthToken {
         if (key == null || !(token instanceof SharedSecretToken received) || message.getSrc() == null) {
             return false;
         }
+        if (received == this) {
+            // This member's own merge request, looped back inside this process: the header carries this very token,
+            // never serialized (no time, no proof), and a merge leader that refused it cancelled every merge.
+            return true;
+        }
         if (Math.abs(System.currentTimeMillis() - received.sentAtMillis) > MAX_AGE_MILLIS) {
             log.warn(
                     "join or merge of %s refused: its authentication is older than %d s (or its clock is off)",
