@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Consumer;
 import org.gargamel.classifier.ClassifierRules;
 import org.gargamel.common.config.ClusterSecuritySettings;
 import org.gargamel.common.config.ConfigException;
@@ -185,73 +186,27 @@ public record FrontendConfig(
 
     /** Relative TLS and secret files read beside the configuration file {@code file}. */
     private FrontendConfig besides(Path file) {
-        return new FrontendConfig(
-                listen,
-                control,
-                rules,
-                authentication,
-                users,
-                catalog,
-                maxConnections,
-                maxMessageBytes,
-                serverVersion,
-                idleSessionTimeoutSeconds,
-                tls == null ? null : tls.besides(file),
-                requireTls,
-                clusterSecurity == null ? null : clusterSecurity.besides(file));
+        return edit(draft -> {
+            draft.tls = tls == null ? null : tls.besides(file);
+            draft.clusterSecurity = clusterSecurity == null ? null : clusterSecurity.besides(file);
+        });
     }
 
     /** The same front end with TLS {@code settings} (null: none) and {@code required} or not. */
     public FrontendConfig withTls(Tls settings, boolean required) {
-        return new FrontendConfig(
-                listen,
-                control,
-                rules,
-                authentication,
-                users,
-                catalog,
-                maxConnections,
-                maxMessageBytes,
-                serverVersion,
-                idleSessionTimeoutSeconds,
-                settings,
-                required,
-                clusterSecurity);
+        return edit(draft -> {
+            draft.tls = settings;
+            draft.requireTls = required;
+        });
     }
 
     /** The same front end with the cluster's secret {@code settings} (null: the groups are open). */
     public FrontendConfig withClusterSecurity(ClusterSecuritySettings settings) {
-        return new FrontendConfig(
-                listen,
-                control,
-                rules,
-                authentication,
-                users,
-                catalog,
-                maxConnections,
-                maxMessageBytes,
-                serverVersion,
-                idleSessionTimeoutSeconds,
-                tls,
-                requireTls,
-                settings);
+        return edit(draft -> draft.clusterSecurity = settings);
     }
 
     public FrontendConfig withRules(String rulesFile) {
-        return new FrontendConfig(
-                listen,
-                control,
-                rulesFile,
-                authentication,
-                users,
-                catalog,
-                maxConnections,
-                maxMessageBytes,
-                serverVersion,
-                idleSessionTimeoutSeconds,
-                tls,
-                requireTls,
-                clusterSecurity);
+        return edit(draft -> draft.rules = rulesFile);
     }
 
     /** Checks every key once, so that a running front end never meets a bad setting. */
@@ -360,5 +315,62 @@ public record FrontendConfig(
         return "FrontendConfig[listen=" + listen + ", rules=" + rules + ", authentication=" + authentication
                 + ", users=" + users + ", tls=" + tls + ", requireTls=" + requireTls + ", clusterSecurity="
                 + clusterSecurity + "]";
+    }
+
+    /** A copy of this configuration with what {@code change} sets on a draft of it (the withers above). */
+    private FrontendConfig edit(Consumer<Draft> change) {
+        Draft draft = new Draft(this);
+        change.accept(draft);
+        return draft.build();
+    }
+
+    /** Every setting of a {@link FrontendConfig}, changeable: so that each wither names only what it changes. */
+    private static final class Draft {
+        String listen;
+        GroupSettings control;
+        String rules;
+        Authentication authentication;
+        List<User> users;
+        String catalog;
+        int maxConnections;
+        int maxMessageBytes;
+        String serverVersion;
+        int idleSessionTimeoutSeconds;
+        Tls tls;
+        boolean requireTls;
+        ClusterSecuritySettings clusterSecurity;
+
+        Draft(FrontendConfig config) {
+            listen = config.listen;
+            control = config.control;
+            rules = config.rules;
+            authentication = config.authentication;
+            users = config.users;
+            catalog = config.catalog;
+            maxConnections = config.maxConnections;
+            maxMessageBytes = config.maxMessageBytes;
+            serverVersion = config.serverVersion;
+            idleSessionTimeoutSeconds = config.idleSessionTimeoutSeconds;
+            tls = config.tls;
+            requireTls = config.requireTls;
+            clusterSecurity = config.clusterSecurity;
+        }
+
+        FrontendConfig build() {
+            return new FrontendConfig(
+                    listen,
+                    control,
+                    rules,
+                    authentication,
+                    users,
+                    catalog,
+                    maxConnections,
+                    maxMessageBytes,
+                    serverVersion,
+                    idleSessionTimeoutSeconds,
+                    tls,
+                    requireTls,
+                    clusterSecurity);
+        }
     }
 }
