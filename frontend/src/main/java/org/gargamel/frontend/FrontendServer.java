@@ -5,15 +5,26 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.net.InetSocketAddress;
 import java.security.SecureRandom;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.gargamel.classifier.ClassifierRules;
 import org.gargamel.common.client.ClientOptions;
 import org.gargamel.common.client.GargamelClient;
@@ -41,6 +52,10 @@ public final class FrontendServer implements AutoCloseable {
     private EventLoopGroup workers;
     private Channel listener;
     private GargamelClient client;
+    private SessionContext shared;
+    private String transport;
+    /** The event loops' threads: their CPU time is the front end's own work (parsing, binding, encoding rows). */
+    private final List<Thread> eventLoopThreads = new CopyOnWriteArrayList<>();
 
     public FrontendServer(FrontendConfig config) {
         this.config = config.validate();
@@ -56,7 +71,7 @@ public final class FrontendServer implements AutoCloseable {
             if (config.catalog() != null) {
                 shapes.describeFrom(config.catalog(), rules);
             }
-            SessionContext shared = new SessionContext(
+            shared = new SessionContext(
                     client,
                     new StatementParser(rules.procedures().keySet()),
                     new CallBuilder(rules),
@@ -69,13 +84,20 @@ public final class FrontendServer implements AutoCloseable {
                     random,
                     config.tls() == null ? null : TlsContexts.server(config.tls()),
                     config.requireTls(),
-                    new CancelKeys());
-            acceptor = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+                    new CancelKeys(),
+                    new AtomicLong());
+            // Linux's epoll where its native library loads (the jar carries it for x86-64 and aarch64), else NIO.
+            boolean epoll = Epoll.isAvailable();
+            transport = epoll ? "epoll" : "nio";
+            acceptor = new MultiThreadIoEventLoopGroup(
+                    1, recorded(new DefaultThreadFactory("frontend-accept")), ioHandler(epoll));
             workers = new MultiThreadIoEventLoopGroup(
-                    Math.max(1, Runtime.getRuntime().availableProcessors()), NioIoHandler.newFactory());
+                    Math.max(1, Runtime.getRuntime().availableProcessors()),
+                    recorded(new DefaultThreadFactory("frontend-session")),
+                    ioHandler(epoll));
             ServerBootstrap bootstrap = new ServerBootstrap()
                     .group(acceptor, workers)
-                    .channel(NioServerSocketChannel.class)
+                    .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
                     .option(ChannelOption.SO_BACKLOG, 256)
                     .childOption(ChannelOption.TCP_NODELAY, true)
                     .childHandler(new ChannelInitializer<SocketChannel>() {
@@ -96,8 +118,9 @@ public final class FrontendServer implements AutoCloseable {
             InetSocketAddress address = config.listenAddress();
             listener = bootstrap.bind(address).sync().channel();
             LOG.info(
-                    "front end listening on {} (rules {}, authentication {}, TLS {}, cluster security {})",
+                    "front end listening on {} ({}; rules {}, authentication {}, TLS {}, cluster security {})",
                     listener.localAddress(),
+                    transport,
                     config.rules(),
                     config.authentication(),
                     config.tls() == null ? "off" : config.requireTls() ? "required" : "offered",
@@ -106,6 +129,42 @@ public final class FrontendServer implements AutoCloseable {
             close();
             throw e;
         }
+    }
+
+    private static IoHandlerFactory ioHandler(boolean epoll) {
+        return epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+    }
+
+    /** The network transport in use: {@code epoll} (Linux, native) or {@code nio}. */
+    public String transport() {
+        return transport;
+    }
+
+    private ThreadFactory recorded(ThreadFactory factory) {
+        return task -> {
+            Thread thread = factory.newThread(task);
+            eventLoopThreads.add(thread);
+            return thread;
+        };
+    }
+
+    /**
+     * CPU time of the front end's event loops so far, in nanoseconds (0 where the JVM cannot measure thread CPU time).
+     * Its {@link GargamelClient}'s threads are not counted: a library client spends the same.
+     */
+    public long cpuNanos() {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        long total = 0;
+        for (Thread thread : eventLoopThreads) {
+            long nanos = threads.getThreadCpuTime(thread.getId());
+            total += Math.max(0, nanos); // -1: the thread has ended or CPU time is not supported
+        }
+        return total;
+    }
+
+    /** Calls sent to the cluster so far, by every session. */
+    public long calls() {
+        return shared == null ? 0 : shared.submitted().get();
     }
 
     /** The port clients connect to (the one bound when the configuration said 0). */

@@ -725,6 +725,7 @@ public final class Session extends ChannelInboundHandlerAdapter {
             calls = shared.client().openSession(); // the connection's calls read its acknowledged writes
         }
         CompletableFuture<CallOutcome> future = calls.submit(call);
+        shared.submitted().incrementAndGet();
         Futures.whenDone(future, (outcome, failure) -> {
             try {
                 channel.executor().execute(() -> outcomeArrived(call, outcome, failure, then));

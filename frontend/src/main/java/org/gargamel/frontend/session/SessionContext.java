@@ -4,6 +4,7 @@ import io.netty.handler.ssl.SslContext;
 import java.security.SecureRandom;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.gargamel.common.client.GargamelClient;
 import org.gargamel.frontend.auth.ScramVerifier;
 import org.gargamel.frontend.sql.CallBuilder;
@@ -19,6 +20,7 @@ import org.gargamel.frontend.sql.StatementParser;
  * @param tls               TLS for clients that send SSLRequest; null: none ('N')
  * @param requireTls        clients in clear are refused (28000)
  * @param cancelKeys        the sessions' BackendKeyData, for CancelRequest
+ * @param submitted         calls sent to the cluster by every session (for the CPU per call of benchmarks)
  */
 public record SessionContext(
         GargamelClient client,
@@ -33,4 +35,5 @@ public record SessionContext(
         SecureRandom random,
         SslContext tls,
         boolean requireTls,
-        CancelKeys cancelKeys) {}
+        CancelKeys cancelKeys,
+        AtomicLong submitted) {}

@@ -16,8 +16,9 @@ import picocli.CommandLine.Unmatched;
  */
 @Command(
         name = "bench",
-        description = "JMH benchmarks: classifier (conflict index), scheduler",
-        customSynopsis = "scripts/gargamel bench classifier|scheduler [JMH options]")
+        description =
+                "JMH benchmarks: classifier (conflict index), scheduler, frontend (what the front end adds per call)",
+        customSynopsis = "scripts/gargamel bench classifier|scheduler|frontend [JMH options]")
 public final class BenchCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
@@ -33,6 +34,6 @@ public final class BenchCommand implements Callable<Integer> {
         throw Usage.error(
                 spec,
                 "'bench' runs the JMH benchmarks from the modules' test code: run it as "
-                        + "scripts/gargamel bench classifier|scheduler");
+                        + "scripts/gargamel bench classifier|scheduler|frontend");
     }
 }
