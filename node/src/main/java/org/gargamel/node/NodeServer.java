@@ -622,6 +622,15 @@ public final class NodeServer implements AutoCloseable {
      */
     private void announce(View view) {
         Address found = followedScheduler(view);
+        if (!java.util.Objects.equals(found, scheduler) || view instanceof org.jgroups.MergeView) {
+            LOG.info(
+                    "{}: {} view {} ({} members): {}",
+                    name,
+                    view instanceof org.jgroups.MergeView ? "merged" : "new",
+                    view.getViewId(),
+                    view.size(),
+                    found == null ? "no scheduler in it" : "following the scheduler at " + found);
+        }
         scheduler = found;
         if (found == null || view instanceof org.jgroups.MergeView) {
             // Out of sight of the scheduler (a partition, or it died), or back from a partition: the scheduler may

@@ -8,6 +8,8 @@ import org.gargamel.common.wire.Message;
 import org.gargamel.common.wire.Progress;
 import org.gargamel.common.wire.Settlement;
 import org.jgroups.Address;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Tells the scheduler which transactions became visible here (PROGRESS), so it can retire them from its graph once
@@ -15,6 +17,7 @@ import org.jgroups.Address;
  * couple of milliseconds, up to {@value #BATCH} ids a message.
  */
 public final class ProgressReporter {
+    private static final Logger LOG = LoggerFactory.getLogger(ProgressReporter.class);
     static final int BATCH = 4096;
     private static final long PAUSE_MILLIS = 2;
 
@@ -43,6 +46,8 @@ public final class ProgressReporter {
         Address target = scheduler.get();
         if (target != null) {
             send.accept(target, settlement);
+        } else {
+            LOG.warn("{}: no scheduler in sight: dropped {}", node, settlement.describe());
         }
     }
 
@@ -58,6 +63,13 @@ public final class ProgressReporter {
             Address target = scheduler.get();
             if (count > 0 && target != null) {
                 send.accept(target, new Progress(node, Arrays.copyOf(batch, count)));
+            } else if (count > 0) {
+                LOG.warn(
+                        "{}: no scheduler in sight: dropped the report of {} visible transaction(s) from {} to {}",
+                        node,
+                        count,
+                        batch[0],
+                        batch[count - 1]);
             }
             if (count < batch.length) {
                 Thread.sleep(PAUSE_MILLIS);
