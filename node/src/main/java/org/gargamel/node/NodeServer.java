@@ -613,6 +613,20 @@ public final class NodeServer implements AutoCloseable {
         }
     }
 
+    /** Tests: the view this node's control channel installed last. */
+    View controlView() {
+        return control.getView();
+    }
+
+    /**
+     * Tests: this node takes {@code view} for its control view, as when its channel installs it. JGroups' views are not
+     * symmetric during a merge: a test shows this node a view without the scheduler while the scheduler still counts
+     * it and their messages still flow.
+     */
+    void viewAccepted(View view) {
+        announce(view);
+    }
+
     /**
      * A view with the scheduler in it: a node already serving at that scheduler announces itself again; otherwise it
      * joins (on a thread of its own, since catching up takes a while): NODE_HELLO joining, so the scheduler counts it
