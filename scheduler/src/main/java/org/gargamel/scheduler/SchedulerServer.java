@@ -128,6 +128,8 @@ public final class SchedulerServer implements AutoCloseable {
     private long busySince;
 
     private long busyReported;
+    /** When the last drain query was answered. */
+    private long lastDrain;
     /** Drain queries of joining nodes held until {@link #takeOverDone}. */
     private final List<Drain> heldDrains = new ArrayList<>();
 
@@ -714,11 +716,14 @@ public final class SchedulerServer implements AutoCloseable {
      */
     private void explainBusy(long busy) {
         long now = System.nanoTime();
+        long previous = lastDrain;
+        lastDrain = now;
         if (busy == 0) {
             busySince = 0;
             return;
         }
-        if (busySince == 0) {
+        if (busySince == 0 || now - previous > BUSY_REPORT.toNanos()) {
+            // The first drain to see work, or the first for a while (a node's join long ago): start counting here.
             busySince = now;
             busyReported = now;
             return;
@@ -734,8 +739,8 @@ public final class SchedulerServer implements AutoCloseable {
                 .forEach(entry ->
                         waiting.add(entry.getKey() + " of " + entry.getValue().node()));
         LOG.info(
-                "still busy {} s after a drain query first saw work: {}; {} call(s) of departed nodes unsettled{}; nodes"
-                        + " {}",
+                "still busy {} s after drain queries began to see work: {}; {} call(s) of departed nodes unsettled{};"
+                        + " nodes {}",
                 (now - busySince) / 1_000_000_000,
                 scheduler.describeInFlight(BUSY_EXAMPLES),
                 unsettled.size(),
