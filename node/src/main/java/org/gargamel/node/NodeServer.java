@@ -613,6 +613,20 @@ public final class NodeServer implements AutoCloseable {
         }
     }
 
+    /** Tests: the view this node's control channel installed last. */
+    View controlView() {
+        return control.getView();
+    }
+
+    /**
+     * Tests: this node takes {@code view} for its control view, as when its channel installs it. JGroups' views are not
+     * symmetric during a merge: a test shows this node a view without the scheduler while the scheduler still counts
+     * it and their messages still flow.
+     */
+    void viewAccepted(View view) {
+        announce(view);
+    }
+
     /**
      * A view with the scheduler in it: a node already serving at that scheduler announces itself again; otherwise it
      * joins (on a thread of its own, since catching up takes a while): NODE_HELLO joining, so the scheduler counts it
@@ -622,6 +636,15 @@ public final class NodeServer implements AutoCloseable {
      */
     private void announce(View view) {
         Address found = followedScheduler(view);
+        if (!java.util.Objects.equals(found, scheduler) || view instanceof org.jgroups.MergeView) {
+            LOG.info(
+                    "{}: {} view {} ({} members): {}",
+                    name,
+                    view instanceof org.jgroups.MergeView ? "merged" : "new",
+                    view.getViewId(),
+                    view.size(),
+                    found == null ? "no scheduler in it" : "following the scheduler at " + found);
+        }
         scheduler = found;
         if (found == null || view instanceof org.jgroups.MergeView) {
             // Out of sight of the scheduler (a partition, or it died), or back from a partition: the scheduler may

@@ -12,6 +12,7 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.LongStream;
@@ -32,7 +33,11 @@ import org.gargamel.common.wire.WireCodec;
 import org.gargamel.common.wire.WriteSet;
 import org.gargamel.common.wire.WriteSet.Operation;
 import org.gargamel.common.wire.WriteSet.RowChange;
+import org.jgroups.Address;
 import org.jgroups.JChannel;
+import org.jgroups.MergeView;
+import org.jgroups.View;
+import org.jgroups.ViewId;
 import org.jgroups.raft.RaftHandle;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -593,6 +598,67 @@ class NodeServerTest {
             assertEquals("1 7.00", district(server, 1, 2), "the dependent payment, server " + server);
         }
         assertConverged();
+    }
+
+    /**
+     * A node that loses sight of the scheduler while the scheduler still counts it (views are not symmetric during a
+     * merge: PartitionIT saw node-1 and node-2 in a view without the scheduler, whose own view still held node-2) goes
+     * on running and applying; what became visible there meanwhile, and how its log settled a departed node's
+     * transactions, reach the scheduler once it sees the scheduler again. Dropped, those reports kept the scheduler's
+     * transactions in flight for ever, and the settlement the departed node's calls.
+     */
+    @Test
+    void whatANodeReportsWhileTheSchedulerIsOutOfItsViewReachesTheSchedulerWhenItIsBack() throws Exception {
+        // node-3 is a member of the write-set log that applies nothing, so that node-1 and node-2 have a departed
+        // node's transaction to settle.
+        List<String> members = List.of("node-1", "node-2", "node-3");
+        JChannel departedChannel = Channels.writeSetLog(
+                GroupConfig.inMemory(), "node-3", new RaftSettings("node-3", members, null, false));
+        new RaftHandle(departedChannel, new IgnoringStateMachine()); // a log member that applies nothing
+        departedChannel.connect(Channels.WRITE_SET_CLUSTER);
+        cluster.startNodes(Mode.GARGAMEL, Isolation.PSI, null, members);
+        try (departedChannel) {
+            NodeServer node1 = nodes.get(0);
+            View withScheduler = node1.controlView();
+            List<Address> others = new java.util.ArrayList<>(withScheduler.getMembers());
+            others.remove(scheduler.address());
+            View without =
+                    new View(new ViewId(others.get(0), withScheduler.getViewId().getId() + 1), others);
+            node1.viewAccepted(without);
+
+            // node-2 runs 1, which node-1 applies; node-1 runs 2 after it; the log settles 7 of node-3 as abandoned.
+            scheduler.execute("node-2", 0, 1, deps(), payment(1, 1, "3.00"));
+            scheduler.execute("node-1", 0, 2, deps(1), payment(1, 2, "4.00"));
+            assertEquals(
+                    CallOutcome.Status.COMMITTED,
+                    scheduler.awaitOutcome(2, TIMEOUT).status());
+            scheduler.abandon("node-2", "node-3", 7);
+            scheduler.awaitVisibleEverywhere(List.of("node-2"), deps(1, 2, 7), TIMEOUT);
+            Await.until("node-2's settlement of transaction 7", Duration.ofSeconds(10), () -> settledBy("node-2"));
+            // 3 comes after the decision in the log: once node-1 has applied it, it has settled 7 too.
+            scheduler.execute("node-2", 0, 3, deps(), payment(1, 3, "5.00"));
+            scheduler.awaitVisibleEverywhere(List.of("node-2"), deps(3), TIMEOUT);
+            Await.until(
+                    "node-1 applied 1 and 3",
+                    Duration.ofSeconds(10),
+                    () -> node1.statistics().applied() == 2);
+            assertEquals(Set.of(), scheduler.visible.getOrDefault("node-1", Set.of()), "node-1 sees no scheduler");
+
+            // The scheduler is back in node-1's view (a merge): it hears everything node-1 had to tell.
+            node1.viewAccepted(new MergeView(
+                    new ViewId(withScheduler.getCoord(), without.getViewId().getId() + 1),
+                    withScheduler.getMembers(),
+                    List.of(without, View.create(scheduler.address(), 1, scheduler.address()))));
+            scheduler.awaitVisibleEverywhere(NODES, deps(1, 2, 3, 7), TIMEOUT);
+            Await.until("node-1's settlement of transaction 7", Duration.ofSeconds(10), () -> settledBy("node-1"));
+        }
+        assertConverged();
+    }
+
+    private boolean settledBy(String node) {
+        return scheduler.settlements.stream()
+                .anyMatch(settlement ->
+                        settlement.nodeName().equals(node) && Arrays.equals(settlement.abandoned(), new long[] {7}));
     }
 
     /** Round-robin: concurrent payments of one district on both replicas conflict; losers re-execute; all converge. */

@@ -120,6 +120,16 @@ public final class SchedulerServer implements AutoCloseable {
     private boolean takeOverDone;
     /** The older scheduler this one stands by for (logged once per scheduler). */
     private Address standingByFor;
+    /** How often {@link #explainBusy} may log while drain queries keep seeing work. */
+    private static final Duration BUSY_REPORT = Duration.ofSeconds(10);
+
+    private static final int BUSY_EXAMPLES = 8;
+    /** When drain queries began to see work without a zero answer since (0: the last answer was 0); loop only. */
+    private long busySince;
+
+    private long busyReported;
+    /** When the last drain query was answered. */
+    private long lastDrain;
     /** Drain queries of joining nodes held until {@link #takeOverDone}. */
     private final List<Drain> heldDrains = new ArrayList<>();
 
@@ -569,6 +579,11 @@ public final class SchedulerServer implements AutoCloseable {
                     hello.ready() ? "" : "; it gets calls once it has caught up");
         } else if (hello.ready()) {
             LOG.debug("{} is ready", named(hello.nodeName(), source));
+        } else {
+            LOG.info(
+                    "{} joins again (it lost sight of this scheduler, which still counted it): {} in flight",
+                    named(hello.nodeName(), source),
+                    scheduler.inFlight());
         }
     }
 
@@ -689,10 +704,54 @@ public final class SchedulerServer implements AutoCloseable {
             return;
         }
         // A departed node's calls waiting for their settlement are still in flight: they will run again.
-        send(source, new DrainStatus(query.queryId(), scheduler.inFlight() + unsettled.size(), scheduler.nodeCount()));
+        long busy = scheduler.inFlight() + unsettled.size();
+        send(source, new DrainStatus(query.queryId(), busy, scheduler.nodeCount()));
+        explainBusy(busy);
+    }
+
+    /**
+     * While clients wait for quiescence and work stays in flight, says every {@link #BUSY_REPORT} what it waits for:
+     * the oldest transactions in flight, each with its node and the nodes that have not reported it, and the calls of
+     * departed nodes still waiting for their settlement. A drain that never ends shows there what is stuck.
+     */
+    private void explainBusy(long busy) {
+        long now = System.nanoTime();
+        long previous = lastDrain;
+        lastDrain = now;
+        if (busy == 0) {
+            busySince = 0;
+            return;
+        }
+        if (busySince == 0 || now - previous > BUSY_REPORT.toNanos()) {
+            // The first drain to see work, or the first for a while (a node's join long ago): start counting here.
+            busySince = now;
+            busyReported = now;
+            return;
+        }
+        if (now - busyReported < BUSY_REPORT.toNanos()) {
+            return;
+        }
+        busyReported = now;
+        List<String> waiting = new ArrayList<>();
+        unsettled.entrySet().stream()
+                .sorted(Map.Entry.comparingByKey())
+                .limit(BUSY_EXAMPLES)
+                .forEach(entry ->
+                        waiting.add(entry.getKey() + " of " + entry.getValue().node()));
+        LOG.info(
+                "still busy {} s after drain queries began to see work: {}; {} call(s) of departed nodes unsettled{};"
+                        + " nodes {}",
+                (now - busySince) / 1_000_000_000,
+                scheduler.describeInFlight(BUSY_EXAMPLES),
+                unsettled.size(),
+                waiting.isEmpty() ? "" : " " + waiting + (unsettled.size() > BUSY_EXAMPLES ? " ..." : ""),
+                nodes.keySet());
     }
 
     private void onView(View view) {
+        if (view instanceof org.jgroups.MergeView || this.view == null || !sameNodes(this.view, view)) {
+            LOG.info("{} {}", view instanceof org.jgroups.MergeView ? "merged view" : "view", view);
+        }
         this.view = view;
         if (!active) {
             Address first = GargamelClient.activeScheduler(view);
@@ -804,6 +863,22 @@ public final class SchedulerServer implements AutoCloseable {
         for (Address survivor : nodes.values()) {
             send(survivor, decision);
         }
+    }
+
+    /** Whether two views hold the same members other than clients (clients come and go with every run). */
+    private static boolean sameNodes(View before, View after) {
+        return withoutClients(before).equals(withoutClients(after));
+    }
+
+    private static List<Address> withoutClients(View view) {
+        List<Address> members = new ArrayList<>();
+        for (Address member : view.getMembers()) {
+            String name = org.jgroups.util.NameCache.get(member);
+            if (name == null || !name.startsWith(GargamelClient.CLIENT_NAME_PREFIX)) {
+                members.add(member);
+            }
+        }
+        return members;
     }
 
     /** A node for the log: its name, and its address in the group when that is not simply the name. */

@@ -22,14 +22,15 @@ import org.gargamel.tpcc.TpccRules;
  * with {@code gargamel scheduler/node --config}, on embedded PostgreSQL servers loaded with one TPC-C warehouse. Node
  * {@code i} lives in namespace {@code i}, scheduler {@code j} in namespace {@code NODES + j}; the schedulers start in
  * order, so scheduler 1 is the active one and the others stand by. TPC-C is driven from this host ({@link
- * #startRun}). {@link #close} ends every process, keeps their output in {@code target/partition-it/NAME}, and
+ * #startRun}). {@link #close} ends every process, keeps their output in {@code target/partition-it/NAME/ATTEMPT} (one
+ * directory per cluster started, so a rerun keeps the failed attempt's logs), and
  * removes the databases, namespaces, veth pairs and the bridge, also after a failure.
  */
 final class HandStartedCluster implements AutoCloseable {
     static final int NODES = 3;
 
     private final Path directory;
-    private final String name;
+    private final Path logs;
     private final List<AutoCloseable> resources = new ArrayList<>();
     private final List<GargamelProcess> processes = new ArrayList<>();
     private final List<GargamelProcess> schedulers = new ArrayList<>();
@@ -40,7 +41,20 @@ final class HandStartedCluster implements AutoCloseable {
 
     private HandStartedCluster(Path directory, String name) {
         this.directory = directory;
-        this.name = name;
+        this.logs = attemptDirectory(Path.of("target", "partition-it", name));
+    }
+
+    /** A new directory under {@code parent} for one attempt: its start time, and a number if that is taken. */
+    private static Path attemptDirectory(Path parent) {
+        String stamp = java.time.LocalDateTime.now(java.time.ZoneId.systemDefault())
+                .truncatedTo(java.time.temporal.ChronoUnit.SECONDS)
+                .toString()
+                .replace(':', '-');
+        Path candidate = parent.resolve(stamp);
+        for (int n = 2; Files.exists(candidate); n++) {
+            candidate = parent.resolve(stamp + "-" + n);
+        }
+        return candidate;
     }
 
     /** Loads the databases and starts {@code schedulerCount} schedulers, then the nodes; {@code name} names its logs. */
@@ -193,7 +207,30 @@ final class HandStartedCluster implements AutoCloseable {
 
     /** The end of a process's output for a failure message: long enough to show a whole partition and its merge. */
     static String tail(String text) {
-        return text.length() <= 30_000 ? text : text.substring(text.length() - 30_000);
+        return tail(text, 30_000);
+    }
+
+    /** The last {@code characters} of {@code text}. */
+    static String tail(String text, int characters) {
+        return text.length() <= characters ? text : "..." + text.substring(text.length() - characters);
+    }
+
+    /**
+     * The end of every scheduler's and node's output, each under a header, for a failure message (where the logs are
+     * kept too).
+     */
+    String tails(int characters) {
+        StringBuilder text = new StringBuilder("\n(every process's whole output: " + logs.toAbsolutePath() + ")");
+        for (int j = 1; j <= schedulers.size(); j++) {
+            text.append("\n--- scheduler-")
+                    .append(j)
+                    .append(":\n")
+                    .append(tail(scheduler(j).output(), characters));
+        }
+        for (int i = 1; i <= nodes.size(); i++) {
+            text.append("\n--- node-").append(i).append(":\n").append(tail(node(i).output(), characters));
+        }
+        return text.toString();
     }
 
     @Override
@@ -223,9 +260,18 @@ final class HandStartedCluster implements AutoCloseable {
         }
     }
 
-    /** The processes' output, kept in target/partition-it/NAME (the temporary directory goes), to read after a run. */
+    /**
+     * Where this cluster's processes' output is kept: {@code target/partition-it/NAME/ATTEMPT}, one directory per
+     * cluster started (a timestamp and a number), so a rerun of a failed test does not overwrite the failed attempt's
+     * logs.
+     */
+    Path logDirectory() {
+        return logs;
+    }
+
+    /** The processes' output, kept in {@link #logDirectory} (the temporary directory goes), to read after a run. */
     private void keepLogs() throws IOException {
-        Path kept = Files.createDirectories(Path.of("target", "partition-it", name));
+        Path kept = Files.createDirectories(logs);
         try (var files = Files.walk(directory)) {
             for (Path file : files.filter(f -> f.getFileName().toString().equals("output.log"))
                     .toList()) {

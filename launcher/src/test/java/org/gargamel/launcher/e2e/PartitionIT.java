@@ -47,9 +47,9 @@ class PartitionIT {
             cluster.network().heal(3);
             GargamelProcess scheduler = cluster.scheduler(1);
             GargamelProcess node3 = cluster.node(3);
-            String silent = awaitServingAgain(node3, scheduler);
-            String diagnosis = finish(
-                    run, out, "--- scheduler:\n" + tail(scheduler.output()) + "\n--- node-3:\n" + tail(node3.output()));
+            String silent = awaitServingAgain(node3, scheduler, cluster.logDirectory());
+            // Every process's end, not only node-3's: another node may also leave and rejoin at the merge.
+            String diagnosis = finish(run, out, cluster.tails(15_000));
             String schedulerLog = scheduler.output();
             assertTrue(
                     schedulerLog.contains("node-3") && schedulerLog.contains("left the cluster"),
@@ -95,10 +95,7 @@ class PartitionIT {
                             + " old scheduler stood by again %.1f s after the link came back%n",
                     takeOver, serving, standingBy);
 
-            String diagnosis = finish(
-                    run,
-                    out,
-                    "--- old scheduler:\n" + tail(old.output()) + "\n--- standby:\n" + tail(standby.output()));
+            String diagnosis = finish(run, out, cluster.tails(15_000));
             JsonNode result =
                     new ObjectMapper().readTree(out.resolve("result.json").toFile());
             assertEquals(0, result.get("errors").asLong(), "no call failed: " + result.get("firstError") + diagnosis);
@@ -141,17 +138,18 @@ class PartitionIT {
 
     /**
      * Waits up to 2 minutes for node-3 to say "serving at" a second time. If it does not, the threads of node-3 and of
-     * the scheduler are dumped (and kept in target/partition-it) while the processes still run: a node that stays
+     * the scheduler are dumped (and kept with the attempt's logs) while the processes still run: a node that stays
      * silent after a heal shows there what it waits for. Returns that diagnosis, or "" if node-3 served again.
      */
-    private static String awaitServingAgain(GargamelProcess node3, GargamelProcess scheduler) throws Exception {
+    private static String awaitServingAgain(GargamelProcess node3, GargamelProcess scheduler, Path logs)
+            throws Exception {
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
         while (node3.occurrences("serving at") < 2) {
             if (System.nanoTime() > deadline || !node3.process.isAlive()) {
                 String dumps = "\n--- node-3 threads:\n" + node3.threadDump() + "\n--- scheduler threads:\n"
                         + scheduler.threadDump();
-                Path kept = Path.of("target", "partition-it", "node-cut-thread-dumps.txt");
-                Files.createDirectories(kept.getParent());
+                Path kept = logs.resolve("node-cut-thread-dumps.txt");
+                Files.createDirectories(logs);
                 Files.writeString(kept, dumps);
                 System.out.println("node-3 did not serve again within 2 minutes of the heal; thread dumps in " + kept);
                 return dumps;

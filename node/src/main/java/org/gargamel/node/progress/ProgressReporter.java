@@ -8,20 +8,35 @@ import org.gargamel.common.wire.Message;
 import org.gargamel.common.wire.Progress;
 import org.gargamel.common.wire.Settlement;
 import org.jgroups.Address;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Tells the scheduler which transactions became visible here (PROGRESS), so it can retire them from its graph once
- * every replica has them (DESIGN.md §4, garbage collection). Ids are batched: a thread sends what accumulated every
- * couple of milliseconds, up to {@value #BATCH} ids a message.
+ * every replica has them (DESIGN.md §4, garbage collection), and how this node's log settled a departed node's
+ * transactions (SETTLEMENT). Ids are batched: a thread sends what accumulated every couple of milliseconds, up to
+ * {@value #BATCH} ids a message.
+ *
+ * <p>While no scheduler is in sight (this node's control view has none: a partition, a merge under way, the
+ * scheduler's death) nothing is sent, and nothing is dropped either: reports and settlements wait here and go to the
+ * next scheduler this node sees. Views are not symmetric: during a merge this node may not see the scheduler while
+ * the scheduler still counts it, and waits for its report of every transaction placed since; a report dropped then
+ * would keep those transactions in flight for ever (PartitionIT: the client waited 120 s for a quiescence that never
+ * came), and a dropped settlement would leave the departed node's calls without an outcome. A scheduler that no longer
+ * counts this node ignores what it did not wait for.
  */
 public final class ProgressReporter {
+    private static final Logger LOG = LoggerFactory.getLogger(ProgressReporter.class);
     static final int BATCH = 4096;
     private static final long PAUSE_MILLIS = 2;
 
     private final String node;
     private final ConcurrentLinkedQueue<Long> visible = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<Settlement> settlements = new ConcurrentLinkedQueue<>();
     private final Supplier<Address> scheduler;
     private final BiConsumer<Address, Message> send;
+    /** When this loop last found no scheduler to send to (0: it had one); loop thread only. */
+    private long outOfSightSince;
 
     /** {@code scheduler}: the scheduler's current address (null while none is known); {@code send}: on the control channel. */
     public ProgressReporter(String node, Supplier<Address> scheduler, BiConsumer<Address, Message> send) {
@@ -36,32 +51,59 @@ public final class ProgressReporter {
     }
 
     /**
-     * How this node's log settled a departed node's transactions: sent at once (the scheduler answers or re-runs those
-     * calls). With no scheduler known it is dropped (those calls' clients then time out).
+     * How this node's log settled a departed node's transactions (the scheduler answers or re-runs those calls): sent
+     * by the loop within a couple of milliseconds, before the visible transactions reported with it, or once a
+     * scheduler is in sight again. Any thread.
      */
     public void settled(Settlement settlement) {
-        Address target = scheduler.get();
-        if (target != null) {
-            send.accept(target, settlement);
-        }
+        settlements.add(settlement);
     }
 
     /** The reporting loop, run by a supervised thread until interrupted. */
     public void run() throws InterruptedException {
         long[] batch = new long[BATCH];
         while (true) {
-            int count = 0;
-            Long txn;
-            while (count < batch.length && (txn = visible.poll()) != null) {
-                batch[count++] = txn;
-            }
-            Address target = scheduler.get();
-            if (count > 0 && target != null) {
-                send.accept(target, new Progress(node, Arrays.copyOf(batch, count)));
-            }
-            if (count < batch.length) {
+            if (!sendOnce(batch)) {
                 Thread.sleep(PAUSE_MILLIS);
             }
         }
+    }
+
+    /**
+     * Sends what waits, if a scheduler is in sight: every settlement, then up to one batch of visible transactions.
+     * Returns whether a whole batch went (more may wait).
+     */
+    boolean sendOnce(long[] batch) {
+        Address target = scheduler.get();
+        if (target == null) {
+            if (outOfSightSince == 0 && (!visible.isEmpty() || !settlements.isEmpty())) {
+                outOfSightSince = System.nanoTime();
+                LOG.info("{}: no scheduler in sight: reports wait until one is", node);
+            }
+            return false;
+        }
+        if (outOfSightSince != 0) {
+            LOG.info(
+                    "{}: a scheduler is in sight again after {} ms: sending the {} report(s) and {} settlement(s) that"
+                            + " waited",
+                    node,
+                    (System.nanoTime() - outOfSightSince) / 1_000_000,
+                    visible.size(),
+                    settlements.size());
+            outOfSightSince = 0;
+        }
+        Settlement settlement;
+        while ((settlement = settlements.poll()) != null) {
+            send.accept(target, settlement);
+        }
+        int count = 0;
+        Long txn;
+        while (count < batch.length && (txn = visible.poll()) != null) {
+            batch[count++] = txn;
+        }
+        if (count > 0) {
+            send.accept(target, new Progress(node, Arrays.copyOf(batch, count)));
+        }
+        return count == batch.length;
     }
 }

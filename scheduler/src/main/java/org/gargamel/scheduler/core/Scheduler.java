@@ -380,6 +380,55 @@ public final class Scheduler {
         return inFlight;
     }
 
+    /**
+     * What the transactions in flight wait for, oldest first, at most {@code limit} of them: for each, its node and
+     * worker, whether that node has reported it, and the live nodes that have not. For a log line when the scheduler
+     * does not quiesce; it walks every tracked transaction, so never on the hot path.
+     */
+    public String describeInFlight(int limit) {
+        List<Txn> waiting = new ArrayList<>();
+        for (Txn txn : txns.values()) {
+            if (txn.pending != 0) {
+                waiting.add(txn);
+            }
+        }
+        waiting.sort((a, b) -> Long.compare(a.id(), b.id()));
+        StringBuilder text = new StringBuilder();
+        text.append(waiting.size()).append(" in flight");
+        for (int i = 0; i < Math.min(limit, waiting.size()); i++) {
+            Txn txn = waiting.get(i);
+            text.append(i == 0 ? ": " : "; ")
+                    .append(txn.id())
+                    .append(txn.inGraph ? "" : " (read-only)")
+                    .append(" on ")
+                    .append(txn.worker.ref)
+                    .append(txn.worker.node.live ? "" : " (departed)")
+                    .append(txn.executed ? ", reported by it" : ", not reported by it")
+                    .append(", waiting for ")
+                    .append(namesOf(txn.pending));
+        }
+        if (waiting.size() > limit) {
+            text.append("; ...");
+        }
+        return text.toString();
+    }
+
+    /** The live nodes whose bits are set in {@code mask}, and the bits no live node holds. */
+    private List<String> namesOf(long mask) {
+        List<String> names = new ArrayList<>();
+        long left = mask;
+        for (NodeState node : nodes.values()) {
+            if ((mask & node.bit) != 0) {
+                names.add(node.workers[0].ref.node());
+                left &= ~node.bit;
+            }
+        }
+        if (left != 0) {
+            names.add("no live node (bits " + Long.toBinaryString(left) + ")");
+        }
+        return names;
+    }
+
     /** Update transactions currently in the graph (in GARGAMEL mode, the conflict index's size too). */
     public int graphSize() {
         return graphSize;

@@ -1,0 +1,95 @@
+package org.gargamel.node.progress;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.LongStream;
+import org.gargamel.common.testing.Await;
+import org.gargamel.common.wire.Message;
+import org.gargamel.common.wire.Progress;
+import org.gargamel.common.wire.Settlement;
+import org.jgroups.Address;
+import org.jgroups.util.UUID;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What a node reports while it has no scheduler in sight (its control view has none, though the scheduler may still
+ * count it: views are not symmetric during a merge) reaches the scheduler once the node sees one again, instead of
+ * being dropped; a dropped report kept the scheduler's transactions in flight for ever (PartitionIT's node partition).
+ */
+@Tag("unit")
+class ProgressReporterTest {
+    private record Sent(Address target, Message message) {}
+
+    @Test
+    void reportsAndSettlementsMadeWithNoSchedulerInSightGoToTheNextOneSeen() throws Exception {
+        AtomicReference<Address> scheduler = new AtomicReference<>();
+        AtomicInteger looks = new AtomicInteger();
+        List<Sent> sent = new CopyOnWriteArrayList<>();
+        ProgressReporter reporter = new ProgressReporter(
+                "node-1",
+                () -> {
+                    looks.incrementAndGet();
+                    return scheduler.get();
+                },
+                (target, message) -> sent.add(new Sent(target, message)));
+        Thread loop = new Thread(
+                () -> {
+                    try {
+                        reporter.run();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                },
+                "reporter");
+        loop.setDaemon(true);
+        loop.start();
+        try {
+            Settlement settlement = new Settlement("node-1", "node-3", new long[] {4}, List.of(), new long[0]);
+            reporter.settled(settlement);
+            for (long txn = 1; txn <= 5000; txn++) { // more than one batch
+                reporter.visible(txn);
+            }
+            // The loop looks for a scheduler several times while there is none, with all of it waiting.
+            int before = looks.get();
+            Await.until("the reporter looking for a scheduler", Duration.ofSeconds(10), () -> looks.get() > before + 3);
+            assertTrue(sent.isEmpty(), "nothing can be sent with no scheduler in sight: " + sent);
+
+            Address found = UUID.randomUUID();
+            scheduler.set(found);
+            Await.until(
+                    "the settlement and every report sent to the scheduler in sight",
+                    Duration.ofSeconds(10),
+                    () -> reported(sent).length == 5000 && sent.stream().anyMatch(s -> s.message() == settlement),
+                    sent::size);
+            assertTrue(sent.stream().allMatch(s -> s.target().equals(found)), sent.toString());
+            assertInstanceOf(Settlement.class, sent.get(0).message(), "the settlement goes before the reports");
+            assertArrayEquals(LongStream.rangeClosed(1, 5000).toArray(), reported(sent), "each report once, in order");
+
+            // In sight, a report goes on its own as before.
+            reporter.visible(5001);
+            Await.until("a later report", Duration.ofSeconds(10), () -> reported(sent).length == 5001);
+            assertEquals(
+                    1,
+                    sent.stream().filter(s -> s.message() instanceof Settlement).count());
+        } finally {
+            loop.interrupt();
+            loop.join(10_000);
+        }
+    }
+
+    private static long[] reported(List<Sent> sent) {
+        return sent.stream()
+                .filter(s -> s.message() instanceof Progress)
+                .flatMapToLong(s -> LongStream.of(((Progress) s.message()).visible()))
+                .toArray();
+    }
+}
