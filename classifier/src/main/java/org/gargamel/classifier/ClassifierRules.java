@@ -50,12 +50,41 @@ public final class ClassifierRules {
     private final List<String> slotNames = new ArrayList<>();
     /** Per slot, the prefix lengths at which some write may put its first wildcard. */
     private final Map<Integer, Set<Integer>> wildcardDepths = new java.util.HashMap<>();
+    /** Per procedure, table to the columns it declares {@code add:}; only procedures that declare some. */
+    private final Map<String, Map<String, Set<String>>> incrementsByProcedure;
+
+    private final Map<String, Set<String>> incrementColumns;
 
     public ClassifierRules(String source, Map<String, TableRule> tables, Map<String, ProcedureRule> procedures) {
         this.source = source;
         this.tables = Map.copyOf(tables);
         this.procedures = Map.copyOf(procedures);
+        Map<String, Map<String, Set<String>>> byProcedure = new java.util.HashMap<>();
+        Map<String, Set<String>> union = new java.util.TreeMap<>();
+        for (ProcedureRule procedure : this.procedures.values()) {
+            Map<String, Set<String>> increments = new java.util.TreeMap<>();
+            for (WriteRule write : procedure.writes()) {
+                if (!write.added().isEmpty()) {
+                    increments
+                            .computeIfAbsent(write.table().name(), table -> new TreeSet<>())
+                            .addAll(write.added());
+                    union.computeIfAbsent(write.table().name(), table -> new TreeSet<>())
+                            .addAll(write.added());
+                }
+            }
+            if (!increments.isEmpty()) {
+                byProcedure.put(procedure.name(), immutable(increments));
+            }
+        }
+        this.incrementsByProcedure = Map.copyOf(byProcedure);
+        this.incrementColumns = immutable(union);
         assignSlots();
+    }
+
+    private static Map<String, Set<String>> immutable(Map<String, Set<String>> columnsByTable) {
+        Map<String, Set<String>> copy = new LinkedHashMap<>();
+        columnsByTable.forEach((table, columns) -> copy.put(table, java.util.Collections.unmodifiableSet(columns)));
+        return java.util.Collections.unmodifiableMap(copy);
     }
 
     /** Loads and validates a rules file; errors name the file, the line and the problem. */
@@ -131,8 +160,11 @@ public final class ClassifierRules {
             canonical.append('\n');
             TreeSet<String> writes = new TreeSet<>(); // the order of a procedure's writes (and reads) means nothing
             for (WriteRule write : procedure.writes()) {
+                // "add" only when present: rules without increments keep the digest they had.
                 writes.add("  " + write.operation() + " " + write.table().name() + " " + write.key() + " "
-                        + new TreeSet<>(write.columns()) + (write.fresh() ? " " + write.freshKey() : ""));
+                        + new TreeSet<>(write.columns())
+                        + (write.added().isEmpty() ? "" : " add " + new TreeSet<>(write.added()))
+                        + (write.fresh() ? " " + write.freshKey() : ""));
             }
             for (WriteRule read : procedure.reads()) {
                 writes.add("  " + read.operation() + " " + read.table().name() + " " + read.key() + " "
@@ -151,6 +183,19 @@ public final class ClassifierRules {
 
     public Map<String, TableRule> tables() {
         return tables;
+    }
+
+    /**
+     * Table to the columns {@code procedure} declares {@code add:} (it only adds to them); empty when it declares none
+     * or is unknown. Immutable.
+     */
+    public Map<String, Set<String>> increments(String procedure) {
+        return incrementsByProcedure.getOrDefault(procedure, Map.of());
+    }
+
+    /** Table to the columns some procedure declares {@code add:}, over all procedures (sorted). Immutable. */
+    public Map<String, Set<String>> incrementColumns() {
+        return incrementColumns;
     }
 
     public Map<String, ProcedureRule> procedures() {

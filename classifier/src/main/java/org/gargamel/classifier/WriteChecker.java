@@ -162,7 +162,8 @@ public final class WriteChecker {
                             .elementType());
         }
         long[] columns = new long[words(table.columns().length)];
-        for (String column : write.columns()) {
+        // An increment writes its column: covered like a plain one (whether it only added is the node's check).
+        for (String column : write.touchedColumns()) {
             int index = List.of(table.columns()).indexOf(column);
             columns[index >>> 6] |= 1L << index;
         }
@@ -518,6 +519,9 @@ public final class WriteChecker {
         }
         if (write.operation() == WriteRule.Operation.UPDATE) {
             text.append(" columns ").append(new TreeSet<>(write.columns()));
+            if (!write.added().isEmpty()) {
+                text.append(" add ").append(new TreeSet<>(write.added()));
+            }
         }
         return text.append(')').toString();
     }
