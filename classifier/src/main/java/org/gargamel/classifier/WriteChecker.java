@@ -257,8 +257,9 @@ public final class WriteChecker {
                 }
             }
             // The checker reads what capture gave (updates); an add is what the node ships (issue 18).
-            case ADD -> throw new IllegalArgumentException(
-                    "an add of " + change.table() + " is checked as the captured update it came from, not as shipped");
+            case ADD ->
+                throw new IllegalArgumentException("an add of " + change.table()
+                        + " is checked as the captured update it came from, not as shipped");
         }
         if (insertedEarlier(changes, index, table)) {
             return null;

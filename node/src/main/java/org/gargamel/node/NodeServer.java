@@ -223,7 +223,8 @@ public final class NodeServer implements AutoCloseable {
                 }
                 new LiveValidator().validate(rules, connection);
                 connection.commit();
-                // Deltas are captured only where they are shipped (gargamel mode, PSI): elsewhere the trigger is as before.
+                // Deltas are captured only where they are shipped (gargamel mode, PSI): elsewhere the trigger is as
+                // before.
                 WriteSetCapture.install(
                         connection, "public", config.usesIncrements() ? rules.incrementColumns() : Map.of());
                 ReplicaState.install(connection);
@@ -298,7 +299,10 @@ public final class NodeServer implements AutoCloseable {
                     config.checksRules() ? config.rulesCheck() : RulesCheck.OFF,
                     new AdHocReads(config.adhocReads(), config.adhocStatementTimeoutSeconds()),
                     new IncrementPolicy(
-                            rules, new Increments(primaryKeys.all()), config.usesIncrements(), config.incrementProbe()));
+                            rules,
+                            new Increments(primaryKeys.all()),
+                            config.usesIncrements(),
+                            config.incrementProbe()));
             for (int i = 0; i < config.workers(); i++) {
                 Connection connection = dataSource.getConnection();
                 WriteSetCapture.enableForSession(connection);

@@ -108,7 +108,8 @@ public final class Increments {
                     if (problems.isEmpty()) {
                         problems = new ArrayList<>();
                     }
-                    problems.add(new Problem(change.table(), describe(change.table(), keyMembers), member.name(), reason));
+                    problems.add(
+                            new Problem(change.table(), describe(change.table(), keyMembers), member.name(), reason));
                     out.add(member); // shipped as its value: the replicas converge on what the origin holds
                     continue;
                 }
@@ -117,7 +118,9 @@ public final class Increments {
                     deltas = new LinkedHashMap<>();
                 }
                 deltas.merge(
-                        new Cell(change.table(), join(keyMembers), member.name()), new BigDecimal(delta), BigDecimal::add);
+                        new Cell(change.table(), join(keyMembers), member.name()),
+                        new BigDecimal(delta),
+                        BigDecimal::add);
                 adds = true;
             }
             shipped.add(adds ? new RowChange(change.table(), Operation.ADD, join(out)) : plainChange);
@@ -142,8 +145,8 @@ public final class Increments {
             return "not an addition: its change " + delta + " is not a finite number";
         }
         if (change.scale() > newValue.scale()) {
-            return "not an addition: its scale shrank (from " + newValue.subtract(change).toPlainString() + " to "
-                    + value + ")";
+            return "not an addition: its scale shrank (from "
+                    + newValue.subtract(change).toPlainString() + " to " + value + ")";
         }
         return null;
     }
@@ -151,7 +154,10 @@ public final class Increments {
     private static String describe(String table, List<Member> key) {
         StringBuilder text = new StringBuilder(table).append('(');
         for (int i = 0; i < key.size(); i++) {
-            text.append(i > 0 ? ", " : "").append(key.get(i).name()).append('=').append(key.get(i).value());
+            text.append(i > 0 ? ", " : "")
+                    .append(key.get(i).name())
+                    .append('=')
+                    .append(key.get(i).value());
         }
         return text.append(')').toString();
     }
@@ -196,7 +202,10 @@ public final class Increments {
             }
             int valueStart = skipSpace(row, at + 1);
             int valueEnd = valueEnd(row, valueStart, table);
-            members.add(new Member(unescape(rawName), rawName, row.substring(valueStart, valueEnd).trim()));
+            members.add(new Member(
+                    unescape(rawName),
+                    rawName,
+                    row.substring(valueStart, valueEnd).trim()));
             at = skipSpace(row, valueEnd);
             if (at < row.length() && row.charAt(at) == ',') {
                 at = skipSpace(row, at + 1);

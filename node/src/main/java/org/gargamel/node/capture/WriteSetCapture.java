@@ -94,8 +94,8 @@ public final class WriteSetCapture {
         Map<String, List<String>> tables = tables(connection, schema);
         for (String table : increments.keySet()) {
             if (!tables.containsKey(table)) {
-                throw new SQLException("cannot capture increments of table " + table + ": no such table in schema "
-                        + schema);
+                throw new SQLException(
+                        "cannot capture increments of table " + table + ": no such table in schema " + schema);
             }
         }
         List<String> keyed = new ArrayList<>();

@@ -71,7 +71,9 @@ final class IncrementProbe {
             }
             StringBuilder perturbed = new StringBuilder("SELECT set_config('gargamel.capture', 'off', true); ");
             for (Increments.Cell cell : first.keySet()) {
-                perturbed.append(perturbation(cell, increments.primaryKey(cell.table()))).append("; ");
+                perturbed
+                        .append(perturbation(cell, increments.primaryKey(cell.table())))
+                        .append("; ");
             }
             perturbed
                     .append("SELECT set_config('gargamel.capture', 'on', true); ")

@@ -155,7 +155,8 @@ final class ScheduledExecution implements UpdateExecution {
      * addition (none when rulesCheck is off). A failure of the check itself (a bug) must not lose a committed call
      * ({@code committed}: it is logged); before commit the call is settled as failed with no effect.
      */
-    private List<UnsoundWrite> checkWrites(Execute call, Increments.Split split, CallAttempt attempt, boolean committed) {
+    private List<UnsoundWrite> checkWrites(
+            Execute call, Increments.Split split, CallAttempt attempt, boolean committed) {
         if (checker == null) {
             return List.of();
         }
