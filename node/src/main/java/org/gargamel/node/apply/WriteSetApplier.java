@@ -25,7 +25,9 @@ import org.gargamel.node.writeset.ReplicaState;
  * commute. Changes of the same table, operation and columns go in one statement over {@code jsonb_populate_recordset}
  * (grouped across the whole write-set when no row appears twice in it, else only consecutive ones, so a row's changes
  * keep their order), and all the statements go to the server in one round trip. Every statement must touch exactly
- * the rows it names, otherwise the replicas have diverged and the apply fails with the table and the first row.
+ * the rows it names, otherwise the replicas have diverged and the apply fails with the table and the first row. An
+ * {@code ADD} (issue 18) adds its deltas ({@code col = col + delta}), so increments of one cell from different replicas
+ * commute.
  */
 public final class WriteSetApplier {
     private static final ObjectMapper JSON = new ObjectMapper();

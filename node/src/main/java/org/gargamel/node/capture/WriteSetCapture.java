@@ -31,6 +31,10 @@ import org.gargamel.common.wire.WriteSet;
  * <p>A table without a primary key gets insert-only capture (TPC-C's history); an UPDATE or DELETE of it while
  * capture is on fails with SQLSTATE 0A000, because no replica could find the row. An UPDATE that changes a primary
  * key is recorded as a DELETE of the old key and an INSERT of the new row. TRUNCATE is not captured.
+ *
+ * <p>Increments (issue 18): for the columns installed as increment columns, an update also records the exact delta,
+ * {@code "+column": new - old}, after the new value when both are non-NULL; {@link Increments} decides per call what
+ * travels (docs/node.md, Increments).
  */
 public final class WriteSetCapture {
     public static final String SCHEMA = "gargamel";
