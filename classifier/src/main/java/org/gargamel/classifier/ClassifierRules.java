@@ -44,18 +44,66 @@ public final class ClassifierRules {
      * rule is a record whose hashCode walks its table's columns, and these are asked on every call's path (it was
      * most of {@link #writeKeys}' cost).
      */
-    private final IdentityHashMap<WriteRule, int[]> psiSlots = new IdentityHashMap<>();
+    private final IdentityHashMap<WriteRule, RuleSlots> psiSlots = new IdentityHashMap<>();
 
-    private final IdentityHashMap<WriteRule, int[]> siSlots = new IdentityHashMap<>();
+    private final IdentityHashMap<WriteRule, RuleSlots> siSlots = new IdentityHashMap<>();
+    /**
+     * {@link #psiSlots} without the slots that only SHARED keys reach (columns that every rule touching them only adds
+     * to): no key can conflict with such a key, so the index is spared it ({@link #conflictKeys}).
+     */
+    private final IdentityHashMap<WriteRule, RuleSlots> psiConflictSlots = new IdentityHashMap<>();
+
     private final List<String> slotNames = new ArrayList<>();
+    /**
+     * A rule's slots and, per slot, whether its keys there are SHARED (it only adds to every column of the slot). Two
+     * arrays in one record: the path of every call looks a rule up once.
+     */
+    @SuppressWarnings("ArrayRecordComponent") // built once, never written, never compared
+    private record RuleSlots(int[] slots, boolean[] shared) {
+        static final RuleSlots NONE = new RuleSlots(new int[0], new boolean[0]);
+
+        static RuleSlots exclusive(int slot) {
+            return new RuleSlots(new int[] {slot}, new boolean[1]);
+        }
+    }
+
     /** Per slot, the prefix lengths at which some write may put its first wildcard. */
     private final Map<Integer, Set<Integer>> wildcardDepths = new java.util.HashMap<>();
+    /** Per procedure, table to the columns it declares {@code add:}; only procedures that declare some. */
+    private final Map<String, Map<String, Set<String>>> incrementsByProcedure;
+
+    private final Map<String, Set<String>> incrementColumns;
 
     public ClassifierRules(String source, Map<String, TableRule> tables, Map<String, ProcedureRule> procedures) {
         this.source = source;
         this.tables = Map.copyOf(tables);
         this.procedures = Map.copyOf(procedures);
+        Map<String, Map<String, Set<String>>> byProcedure = new java.util.HashMap<>();
+        Map<String, Set<String>> union = new java.util.TreeMap<>();
+        for (ProcedureRule procedure : this.procedures.values()) {
+            Map<String, Set<String>> increments = new java.util.TreeMap<>();
+            for (WriteRule write : procedure.writes()) {
+                if (!write.added().isEmpty()) {
+                    increments
+                            .computeIfAbsent(write.table().name(), table -> new TreeSet<>())
+                            .addAll(write.added());
+                    union.computeIfAbsent(write.table().name(), table -> new TreeSet<>())
+                            .addAll(write.added());
+                }
+            }
+            if (!increments.isEmpty()) {
+                byProcedure.put(procedure.name(), immutable(increments));
+            }
+        }
+        this.incrementsByProcedure = Map.copyOf(byProcedure);
+        this.incrementColumns = immutable(union);
         assignSlots();
+    }
+
+    private static Map<String, Set<String>> immutable(Map<String, Set<String>> columnsByTable) {
+        Map<String, Set<String>> copy = new LinkedHashMap<>();
+        columnsByTable.forEach((table, columns) -> copy.put(table, java.util.Collections.unmodifiableSet(columns)));
+        return java.util.Collections.unmodifiableMap(copy);
     }
 
     /** Loads and validates a rules file; errors name the file, the line and the problem. */
@@ -131,8 +179,11 @@ public final class ClassifierRules {
             canonical.append('\n');
             TreeSet<String> writes = new TreeSet<>(); // the order of a procedure's writes (and reads) means nothing
             for (WriteRule write : procedure.writes()) {
+                // "add" only when present: rules without increments keep the digest they had.
                 writes.add("  " + write.operation() + " " + write.table().name() + " " + write.key() + " "
-                        + new TreeSet<>(write.columns()) + (write.fresh() ? " " + write.freshKey() : ""));
+                        + new TreeSet<>(write.columns())
+                        + (write.added().isEmpty() ? "" : " add " + new TreeSet<>(write.added()))
+                        + (write.fresh() ? " " + write.freshKey() : ""));
             }
             for (WriteRule read : procedure.reads()) {
                 writes.add("  " + read.operation() + " " + read.table().name() + " " + read.key() + " "
@@ -151,6 +202,19 @@ public final class ClassifierRules {
 
     public Map<String, TableRule> tables() {
         return tables;
+    }
+
+    /**
+     * Table to the columns {@code procedure} declares {@code add:} (it only adds to them); empty when it declares none
+     * or is unknown. Immutable.
+     */
+    public Map<String, Set<String>> increments(String procedure) {
+        return incrementsByProcedure.getOrDefault(procedure, Map.of());
+    }
+
+    /** Table to the columns some procedure declares {@code add:}, over all procedures (sorted). Immutable. */
+    public Map<String, Set<String>> incrementColumns() {
+        return incrementColumns;
     }
 
     public Map<String, ProcedureRule> procedures() {
@@ -208,7 +272,8 @@ public final class ClassifierRules {
      * The keys that order {@code call} against the others: its {@link #writeKeys} and the keys of the cells it declares
      * it reads ({@code reads:}; {@link WriteKey#rule()} is then a {@link WriteRule.Operation#READ}). A read key
      * conflicts with every write of its cells, and with every other read of them; a read of cells no procedure writes
-     * gets no key, since nothing could conflict with it.
+     * gets no key, since nothing could conflict with it. In PSI, a write key of cells that every rule touching them only
+     * adds to (a slot only SHARED keys reach) is left out too, for the same reason.
      */
     public List<WriteKey> conflictKeys(ProcedureCall call, Isolation isolation) {
         return keyList(call, isolation, true);
@@ -225,7 +290,8 @@ public final class ClassifierRules {
             for (int i = 0; i < known; i++) {
                 values[i] = partValue(call, write, write.key().get(i), buffer.element(k));
             }
-            keys.add(new WriteKey(buffer.slot(k), buffer.partsOf(k), known, write, Arrays.asList(values)));
+            keys.add(new WriteKey(
+                    buffer.slot(k), buffer.partsOf(k), known, buffer.shared(k), write, Arrays.asList(values)));
         }
         return keys;
     }
@@ -253,9 +319,9 @@ public final class ClassifierRules {
             return rule;
         }
         try {
-            addKeys(call, rule.writes(), isolation, out);
+            addKeys(call, rule.writes(), isolation, withReads, out);
             if (withReads) {
-                addKeys(call, rule.reads(), isolation, out);
+                addKeys(call, rule.reads(), isolation, true, out);
             }
         } catch (RuntimeException e) {
             out.clear();
@@ -264,13 +330,25 @@ public final class ClassifierRules {
         return rule;
     }
 
-    /** The keys of {@code accesses} (writes, or declared reads) of one call, appended to {@code out}. */
-    private void addKeys(ProcedureCall call, List<WriteRule> accesses, Isolation isolation, WriteKeyBuffer out) {
+    /**
+     * The keys of {@code accesses} (writes, or declared reads) of one call, appended to {@code out}; for ordering
+     * ({@code conflicting}), only those that some other key can conflict with.
+     */
+    private void addKeys(
+            ProcedureCall call,
+            List<WriteRule> accesses,
+            Isolation isolation,
+            boolean conflicting,
+            WriteKeyBuffer out) {
+        IdentityHashMap<WriteRule, RuleSlots> slotsByRule =
+                isolation == Isolation.SI ? siSlots : conflicting ? psiConflictSlots : psiSlots;
         for (WriteRule write : accesses) {
             if (write.fresh()) {
                 continue;
             }
-            int[] slots = isolation == Isolation.SI ? siSlots.get(write) : psiSlots.get(write);
+            RuleSlots ruleSlots = slotsByRule.get(write);
+            int[] slots = ruleSlots.slots();
+            boolean[] shared = ruleSlots.shared();
             if (slots.length == 0) {
                 continue; // a read of cells no procedure writes: nothing can conflict with it
             }
@@ -298,8 +376,8 @@ public final class ClassifierRules {
                     }
                     out.setPart(start, i, part);
                 }
-                for (int slot : slots) {
-                    out.addKey(slot, start, length, known, write, element);
+                for (int s = 0; s < slots.length; s++) {
+                    out.addKey(slots[s], start, length, known, shared[s], write, element);
                 }
             }
         }
@@ -456,8 +534,9 @@ public final class ClassifierRules {
             for (WriteRule read : procedure.reads()) {
                 List<WriteRule> accesses = accessesByTable.get(read.table().name());
                 if (accesses == null) {
-                    psiSlots.put(read, new int[0]); // no keyed write of this table: nothing to conflict with
-                    siSlots.put(read, new int[0]);
+                    psiSlots.put(read, RuleSlots.NONE); // no keyed write of this table: nothing to conflict with
+                    psiConflictSlots.put(read, RuleSlots.NONE);
+                    siSlots.put(read, RuleSlots.NONE);
                 } else {
                     accesses.add(read);
                 }
@@ -480,21 +559,55 @@ public final class ClassifierRules {
                 }
             }
             Map<WriteRule, List<Integer>> slots = new LinkedHashMap<>();
+            Map<WriteRule, List<Boolean>> modes = new LinkedHashMap<>();
+            Set<Integer> sharedOnly = new java.util.HashSet<>();
             for (Map.Entry<Set<WriteRule>, List<String>> group : groups.entrySet()) {
                 int slot = newSlot(table.name() + group.getValue());
+                boolean allShared = true;
                 for (WriteRule access : group.getKey()) {
                     slots.computeIfAbsent(access, key -> new ArrayList<>()).add(slot);
+                    // SHARED where it only adds: every column of the group is one it adds to (it touches them all).
+                    boolean shared = access.added().containsAll(group.getValue());
+                    modes.computeIfAbsent(access, key -> new ArrayList<>()).add(shared);
+                    allShared &= shared;
+                }
+                if (allShared) {
+                    sharedOnly.add(slot);
                 }
             }
             for (WriteRule access : entry.getValue()) {
-                siSlots.put(access, new int[] {siSlot});
+                siSlots.put(access, RuleSlots.exclusive(siSlot)); // SI: rows, increments are ordinary writes
+                List<Integer> accessSlots = slots.getOrDefault(access, List.of());
+                List<Boolean> accessModes = modes.getOrDefault(access, List.of());
+                boolean[] shared = new boolean[accessModes.size()];
+                for (int i = 0; i < shared.length; i++) {
+                    shared[i] = accessModes.get(i);
+                }
                 psiSlots.put(
                         access,
-                        slots.getOrDefault(access, List.of()).stream()
-                                .mapToInt(Integer::intValue)
-                                .toArray());
+                        new RuleSlots(
+                                accessSlots.stream().mapToInt(Integer::intValue).toArray(), shared));
+                List<Integer> conflictSlots = new ArrayList<>();
+                for (int slot : accessSlots) {
+                    if (!sharedOnly.contains(slot)) {
+                        conflictSlots.add(slot); // some EXCLUSIVE key reaches it
+                    }
+                }
+                boolean[] conflictShared = new boolean[conflictSlots.size()];
+                for (int i = 0, j = 0; i < accessSlots.size(); i++) {
+                    if (!sharedOnly.contains(accessSlots.get(i))) {
+                        conflictShared[j++] = shared[i];
+                    }
+                }
+                psiConflictSlots.put(
+                        access,
+                        new RuleSlots(
+                                conflictSlots.stream()
+                                        .mapToInt(Integer::intValue)
+                                        .toArray(),
+                                conflictShared));
                 Set<Integer> depths = possibleWildcardDepths(access);
-                for (int slot : psiSlots.get(access)) {
+                for (int slot : psiSlots.get(access).slots()) {
                     wildcardDepths
                             .computeIfAbsent(slot, key -> new java.util.HashSet<>())
                             .addAll(depths);

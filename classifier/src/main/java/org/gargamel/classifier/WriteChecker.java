@@ -162,7 +162,8 @@ public final class WriteChecker {
                             .elementType());
         }
         long[] columns = new long[words(table.columns().length)];
-        for (String column : write.columns()) {
+        // An increment writes its column: covered like a plain one (whether it only added is the node's check).
+        for (String column : write.touchedColumns()) {
             int index = List.of(table.columns()).indexOf(column);
             columns[index >>> 6] |= 1L << index;
         }
@@ -255,6 +256,10 @@ public final class WriteChecker {
                     }
                 }
             }
+            // The checker reads what capture gave (updates); an add is what the node ships (issue 18).
+            case ADD ->
+                throw new IllegalArgumentException("an add of " + change.table()
+                        + " is checked as the captured update it came from, not as shipped");
         }
         if (insertedEarlier(changes, index, table)) {
             return null;
@@ -466,6 +471,31 @@ public final class WriteChecker {
         return true;
     }
 
+    // Increments (issue 18): the node tells whether a declared add: was a pure addition; these name the rule.
+
+    /**
+     * An unsound write for a change of {@code column} of {@code row} (e.g. {@code warehouse(w_id=1)}) that
+     * {@code procedure} declares {@code add:} but that was no pure addition, {@code why} (e.g. {@code not an addition:
+     * its old value was NULL}); its rule is the write of {@code table} declaring that column {@code add:}, with its
+     * file and line.
+     */
+    public UnsoundWrite nonAdditive(String procedure, String table, String row, String column, String why) {
+        ProcedureRule rule = rules.procedures().get(procedure);
+        if (rule == null) {
+            throw new IllegalArgumentException("no rule for procedure " + procedure);
+        }
+        return new UnsoundWrite(procedure, whereAdded(rule, table, column), table, row, column, why);
+    }
+
+    private String whereAdded(ProcedureRule procedure, String table, String column) {
+        for (WriteRule write : procedure.writes()) {
+            if (write.table().name().equals(table) && write.added().contains(column)) {
+                return where(write);
+            }
+        }
+        return where(procedure);
+    }
+
     // What follows describes a miss: off the path of covered changes.
 
     private static String operation(WriteSet.RowChange change) {
@@ -518,6 +548,9 @@ public final class WriteChecker {
         }
         if (write.operation() == WriteRule.Operation.UPDATE) {
             text.append(" columns ").append(new TreeSet<>(write.columns()));
+            if (!write.added().isEmpty()) {
+                text.append(" add ").append(new TreeSet<>(write.added()));
+            }
         }
         return text.append(')').toString();
     }

@@ -8,6 +8,10 @@ import java.util.List;
  * written together), the key's parts as longs, and how many leading parts are known; the rest are
  * wildcards. Two keys of one slot conflict when their known parts agree as far as both are known.
  *
+ * <p>A key is SHARED when the call only adds to every column of its slot (an increment, {@code add:}, in PSI):
+ * two SHARED keys never conflict, since increments commute; a SHARED key conflicts with an EXCLUSIVE one (any other
+ * write, a declared read, everything in SI) like two writes do.
+ *
  * <p>Integers map to themselves; text, numeric and timestamps map to a 64-bit hash. A hash collision can
  * only add a conflict, never hide one, so the mapping is sound.
  */
@@ -17,11 +21,17 @@ public record WriteKey(
         int slot,
         @SuppressWarnings("ArrayRecordComponent") long[] parts,
         int knownParts,
+        boolean shared,
         WriteRule rule,
         List<Object> values) {
 
+    /** An EXCLUSIVE key (a plain write or a read). */
+    public WriteKey(int slot, long[] parts, int knownParts, WriteRule rule, List<Object> values) {
+        this(slot, parts, knownParts, false, rule, values);
+    }
+
     public boolean conflictsWith(WriteKey other) {
-        if (slot != other.slot) {
+        if (slot != other.slot || (shared && other.shared)) {
             return false;
         }
         int known = Math.min(knownParts, other.knownParts);
@@ -51,16 +61,20 @@ public record WriteKey(
         return other instanceof WriteKey key
                 && slot == key.slot
                 && knownParts == key.knownParts
+                && shared == key.shared
                 && Arrays.equals(parts, key.parts);
     }
 
     @Override
     public int hashCode() {
-        return 31 * (31 * slot + knownParts) + Arrays.hashCode(parts);
+        return 31 * (31 * slot + knownParts + (shared ? 1 << 16 : 0)) + Arrays.hashCode(parts);
     }
 
     @Override
     public String toString() {
-        return describeRow() + "#" + slot;
+        if (rule == null) { // a key made by hand (tests)
+            return "#" + slot + Arrays.toString(Arrays.copyOf(parts, knownParts)) + (shared ? " shared" : "");
+        }
+        return describeRow() + "#" + slot + (shared ? " shared" : "");
     }
 }

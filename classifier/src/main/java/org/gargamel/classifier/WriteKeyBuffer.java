@@ -18,6 +18,9 @@ public final class WriteKeyBuffer {
     private int size;
     private int[] slots = new int[16];
     private int[] knownParts = new int[16];
+    /** Whether key k is SHARED (an increment in PSI: conflicts with no other SHARED key). */
+    private boolean[] shared = new boolean[16];
+
     private int[] lengths = new int[16];
     /** Where key k's parts start in {@link #parts}. */
     private int[] starts = new int[16];
@@ -43,6 +46,11 @@ public final class WriteKeyBuffer {
         return knownParts[key];
     }
 
+    /** Whether key {@code key} is SHARED (see {@link WriteKey}); EXCLUSIVE otherwise. */
+    public boolean shared(int key) {
+        return shared[key];
+    }
+
     /** How many parts key {@code key} has (its table's primary-key columns), known or not. */
     public int length(int key) {
         return lengths[key];
@@ -59,14 +67,19 @@ public final class WriteKeyBuffer {
         partsSize = 0;
     }
 
-    /** Appends a key: {@code parts} are copied, those at {@code knownParts} and after read as 0. */
+    /** Appends an EXCLUSIVE key: {@code parts} are copied, those at {@code knownParts} and after read as 0. */
     public void add(int slot, long[] keyParts, int known) {
+        add(slot, keyParts, known, false);
+    }
+
+    /** Appends a key, SHARED or not: {@code parts} are copied, those at {@code knownParts} and after read as 0. */
+    public void add(int slot, long[] keyParts, int known, boolean isShared) {
         if (known < 0 || known > keyParts.length) {
             throw new IllegalArgumentException(known + " known parts of a key of " + keyParts.length);
         }
         int start = reserveParts(keyParts.length);
         System.arraycopy(keyParts, 0, parts, start, known);
-        addKey(slot, start, keyParts.length, known, null, 0);
+        addKey(slot, start, keyParts.length, known, isShared, null, 0);
     }
 
     /** The write rule key {@code key} came from (null for keys added by hand). */
@@ -100,11 +113,12 @@ public final class WriteKeyBuffer {
     }
 
     /** Appends a key whose parts were written at {@code start} (see {@link #reserveParts}). */
-    void addKey(int slot, int start, int length, int known, WriteRule rule, int element) {
+    void addKey(int slot, int start, int length, int known, boolean isShared, WriteRule rule, int element) {
         if (size == slots.length) {
             int capacity = size * 2;
             slots = Arrays.copyOf(slots, capacity);
             knownParts = Arrays.copyOf(knownParts, capacity);
+            shared = Arrays.copyOf(shared, capacity);
             lengths = Arrays.copyOf(lengths, capacity);
             starts = Arrays.copyOf(starts, capacity);
             rules = Arrays.copyOf(rules, capacity);
@@ -112,6 +126,7 @@ public final class WriteKeyBuffer {
         }
         slots[size] = slot;
         knownParts[size] = known;
+        shared[size] = isShared;
         lengths[size] = length;
         starts[size] = start;
         rules[size] = rule;

@@ -12,9 +12,19 @@ import java.util.Set;
  * stable while it runs (docs/classifier.md, What conflicts). It is kept in {@link ProcedureRule#reads()}, never among
  * the writes, and gets keys like an update of its columns: it conflicts with every write of those cells (and, for
  * simplicity, with every other read of them).
+ *
+ * <p>An update's {@code columns} are the ones it writes plainly; {@code added} the ones it declares {@code add:}, that
+ * it only adds to ({@code col = col + expr}, expr not reading col). Two increments of one cell commute, so in PSI they
+ * do not conflict with each other (docs/classifier.md, Increments). Empty for every other operation.
  */
 public record WriteRule(
-        Operation operation, TableRule table, List<KeyPart> key, Set<String> columns, FreshKey freshKey, int line) {
+        Operation operation,
+        TableRule table,
+        List<KeyPart> key,
+        Set<String> columns,
+        Set<String> added,
+        FreshKey freshKey,
+        int line) {
     public enum Operation {
         UPDATE,
         INSERT,
@@ -26,6 +36,7 @@ public record WriteRule(
     public WriteRule {
         key = List.copyOf(key);
         columns = Set.copyOf(columns);
+        added = Set.copyOf(added);
     }
 
     /** Whether this is a fresh insert (see {@link FreshKey}). */
@@ -34,10 +45,21 @@ public record WriteRule(
     }
 
     /**
-     * The columns this rule touches: the listed ones for an update or a read, every column for an insert or delete.
+     * The columns this rule touches: for an update those it writes plainly and those it adds to, for a read the listed
+     * ones, every column for an insert or delete.
      */
     public Set<String> touchedColumns() {
-        return operation == Operation.UPDATE || operation == Operation.READ ? columns : Set.copyOf(table.columns());
+        return switch (operation) {
+            case UPDATE -> added.isEmpty() ? columns : union(columns, added);
+            case READ -> columns;
+            case INSERT, DELETE -> Set.copyOf(table.columns());
+        };
+    }
+
+    private static Set<String> union(Set<String> first, Set<String> second) {
+        Set<String> union = new java.util.HashSet<>(first);
+        union.addAll(second);
+        return Set.copyOf(union);
     }
 
     /** Whether this is a declared read rather than a write. */

@@ -12,11 +12,12 @@ import org.gargamel.common.config.Isolation;
 /**
  * Whether two calls conflict, decided cell by cell from the rules as docs/classifier.md states it, without the
  * classifier's column groups, slots or hashed parts: they touch a common cell (PSI: a row both designate and a column
- * both list; SI: a row both designate) that one of them writes, or that both read and some procedure writes.
+ * both list; SI: a row both designate) that one of them writes, or that both read and some procedure writes. In PSI two
+ * increments ({@code add:}) of a cell do not conflict over it; in SI an increment is an ordinary write.
  */
 final class CellOracle {
     /** One write or read of one call: a table, the key's known leading values (the rest are wildcards), columns. */
-    private record Access(String table, List<Object> known, Set<String> columns, boolean read) {}
+    private record Access(String table, List<Object> known, Set<String> columns, Set<String> added, boolean read) {}
 
     private final ClassifierRules rules;
     private final Isolation isolation;
@@ -53,7 +54,9 @@ final class CellOracle {
             return !a.read() || !b.read() || !writtenHere.isEmpty();
         }
         for (String column : a.columns()) {
-            if (b.columns().contains(column) && writtenHere.contains(column)) {
+            if (b.columns().contains(column)
+                    && writtenHere.contains(column)
+                    && !(a.added().contains(column) && b.added().contains(column))) {
                 return true;
             }
         }
@@ -99,7 +102,8 @@ final class CellOracle {
                     }
                     known.add(value);
                 }
-                accesses.add(new Access(access.table().name(), known, access.touchedColumns(), access.isRead()));
+                accesses.add(new Access(
+                        access.table().name(), known, access.touchedColumns(), access.added(), access.isRead()));
             }
         }
         return accesses;

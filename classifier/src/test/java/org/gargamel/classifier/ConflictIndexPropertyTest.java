@@ -21,14 +21,22 @@ import org.junit.jupiter.api.Test;
  * earlier, still in-flight transaction it conflicts with): on random workloads with random removals, the
  * index's edges only join conflicting transactions, and both give the same transitive ordering. With declared reads
  * the oracle works cell by cell from the rules themselves (not from the classifier's slots): two calls conflict iff
- * they touch a common cell that one of them writes, or that both read and some procedure writes.
+ * they touch a common cell that one of them writes, or that both read and some procedure writes (in PSI, two increments
+ * of a cell do not conflict over it). On random keys, the oracle is the keys' own conflict test, SHARED and EXCLUSIVE
+ * keys and wildcards mixed.
  */
 @Tag("unit")
 class ConflictIndexPropertyTest {
-    private final ClassifierRules rules = ClassifierRules.loadResource(TpccRules.class, TpccRules.RESOURCE);
-
+    /** Both of the kit's rules: the commutative ones give SHARED keys in PSI, the thesis's none. */
     @Test
     void sameOrderingAsTheBruteForceGraphWalk() {
+        for (TpccRules.Variant variant : TpccRules.Variant.values()) {
+            ClassifierRules rules = ClassifierRules.loadResource(TpccRules.class, variant.resource());
+            sameOrderingAsTheBruteForceGraphWalk(rules);
+        }
+    }
+
+    private static void sameOrderingAsTheBruteForceGraphWalk(ClassifierRules rules) {
         for (Isolation isolation : Isolation.values()) {
             for (long seed = 1; seed <= 40; seed++) {
                 int warehouses = 1 + (int) (seed % 3);
@@ -63,6 +71,63 @@ class ConflictIndexPropertyTest {
         }
     }
 
+    /**
+     * Increments (SHARED keys) beside plain writes and reads of the same cells, exact, by array element and by wildcard
+     * at both depths, against the cell-by-cell oracle: in PSI increments of a cell pass each other, in SI they do not.
+     */
+    @Test
+    void incrementsAreOrderedOnlyAgainstOtherAccessesOfTheirCells() {
+        ClassifierRules increments = IncrementConflictsTest.RULES_LOADED;
+        for (Isolation isolation : Isolation.values()) {
+            CellOracle oracle = new CellOracle(increments, isolation);
+            int conflicting = 0;
+            for (long seed = 1; seed <= 40; seed++) {
+                conflicting += check(
+                        new SplittableRandom(2000 + seed),
+                        increments,
+                        isolation,
+                        200,
+                        IncrementConflictsTest::randomCall,
+                        oracle::conflict);
+            }
+            assertTrue(conflicting > 1000, isolation + ": too few conflicting pairs to mean much: " + conflicting);
+        }
+    }
+
+    /**
+     * Random keys over few slots and small parts, so that keys, prefixes and wildcards collide often, SHARED and
+     * EXCLUSIVE mixed, against the brute-force walk with the keys' own conflict test.
+     */
+    @Test
+    void sharedAndExclusiveKeysAreOrderedAsTheBruteForceWalkOrdersThem() {
+        int conflicting = 0;
+        for (long seed = 1; seed <= 40; seed++) {
+            conflicting += check(
+                    new SplittableRandom(3000 + seed),
+                    new ConflictIndex(), // a wildcard may come at any depth
+                    300,
+                    ConflictIndexPropertyTest::randomKeys,
+                    keys -> keys,
+                    ConflictIndexPropertyTest::conflict);
+        }
+        assertTrue(conflicting > 5000, "too few conflicting pairs to mean much: " + conflicting);
+    }
+
+    /** Up to four keys of slots 0..3 (a slot's keys have as many parts as its number), some wildcards, some SHARED. */
+    private static List<WriteKey> randomKeys(SplittableRandom random) {
+        List<WriteKey> keys = new ArrayList<>();
+        for (int i = random.nextInt(1, 5); i > 0; i--) {
+            int slot = random.nextInt(4);
+            long[] parts = new long[slot];
+            for (int p = 0; p < slot; p++) {
+                parts[p] = random.nextInt(3);
+            }
+            int known = random.nextInt(3) == 0 ? random.nextInt(slot + 1) : slot;
+            keys.add(new WriteKey(slot, parts, known, random.nextInt(5) < 3, null, null));
+        }
+        return keys;
+    }
+
     /** A random call of {@link ReadKeysTest#RULES}: two branches, four accounts, so that rows collide often. */
     private static ProcedureCall randomBankCall(SplittableRandom random) {
         int branch = 1 + random.nextInt(2);
@@ -93,7 +158,18 @@ class ConflictIndexPropertyTest {
             Function<SplittableRandom, ProcedureCall> nextCall,
             BiPredicate<ProcedureCall, ProcedureCall> oracle) {
         ConflictIndex index = random.nextBoolean() ? new ConflictIndex() : new ConflictIndex(rules::wildcardPossible);
-        List<ProcedureCall> made = new ArrayList<>();
+        return check(random, index, calls, nextCall, call -> rules.conflictKeys(call, isolation), oracle);
+    }
+
+    /** Returns how many pairs of calls conflicted. */
+    private static <C> int check(
+            SplittableRandom random,
+            ConflictIndex index,
+            int calls,
+            Function<SplittableRandom, C> nextCall,
+            Function<C, List<WriteKey>> keysOf,
+            BiPredicate<C, C> oracle) {
+        List<C> made = new ArrayList<>();
         BitSet removed = new BitSet();
         BitSet[] indexEdges = new BitSet[calls];
         BitSet[] oracleEdges = new BitSet[calls];
@@ -102,7 +178,7 @@ class ConflictIndexPropertyTest {
             made.add(nextCall.apply(random));
             indexEdges[t] = new BitSet();
             oracleEdges[t] = new BitSet();
-            for (long dependency : index.add(t, rules.conflictKeys(made.get(t), isolation))) {
+            for (long dependency : index.add(t, keysOf.apply(made.get(t)))) {
                 indexEdges[t].set((int) dependency);
             }
             for (int earlier = 0; earlier < t; earlier++) {
@@ -129,19 +205,23 @@ class ConflictIndexPropertyTest {
             for (int dependency = indexEdges[t].nextSetBit(0);
                     dependency >= 0;
                     dependency = indexEdges[t].nextSetBit(dependency + 1)) {
+                C earlier = made.get(dependency);
+                C later = made.get(t);
+                String edge = dependency + " -> " + t;
                 assertTrue(
-                        dependency < t && oracle.test(made.get(dependency), made.get(t)),
-                        "edge " + dependency + " -> " + t + " joins transactions that do not conflict: "
-                                + made.get(dependency) + ", " + made.get(t));
+                        dependency < t && oracle.test(earlier, later),
+                        () -> "edge " + edge + " joins transactions that do not conflict: " + earlier + ", " + later);
             }
         }
         BitSet[] indexReach = closure(indexEdges);
         BitSet[] oracleReach = closure(oracleEdges);
         for (int t = 0; t < calls; t++) {
+            C call = made.get(t);
+            int id = t;
             assertEquals(
                     oracleReach[t],
                     indexReach[t],
-                    isolation + ": transactions ordered before " + t + " (" + made.get(t) + ") differ");
+                    () -> "transactions ordered before " + id + " (" + call + ") differ");
         }
         return conflicting;
     }

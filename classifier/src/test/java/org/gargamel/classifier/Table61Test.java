@@ -16,10 +16,18 @@ import org.gargamel.tpcc.TpccRules;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-/** The TPC-C rules against the thesis's Table 6.1, case by case (PSI unless said otherwise). */
+/**
+ * The thesis's TPC-C rules ({@code tpcc-rules-table61.yaml}, {@code --tpcc-rules table61}) against its Table 6.1, case
+ * by case (PSI unless said otherwise). The kit's default rules declare increments: {@link CommutativeTpccRulesTest}.
+ */
 @Tag("unit")
 class Table61Test {
-    private final ClassifierRules rules = ClassifierRules.loadResource(TpccRules.class, TpccRules.RESOURCE);
+    private final ClassifierRules rules = ClassifierRules.loadResource(TpccRules.class, TpccRules.TABLE61_RESOURCE);
+
+    @Test
+    void theThesisRulesDeclareNoIncrement() {
+        assertEquals(java.util.Map.of(), rules.incrementColumns());
+    }
 
     private void assertConflict(boolean expected, ProcedureCall a, ProcedureCall b, Isolation isolation) {
         Optional<String> forward = rules.conflict(a, b, isolation);

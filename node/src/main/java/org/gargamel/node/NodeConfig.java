@@ -42,6 +42,8 @@ import org.gargamel.common.group.RaftSettings;
  * adhocReads: true                  # optional; run the front end's ad-hoc read-only queries (default true)
  * adhocStatementTimeoutSeconds: 30  # optional; an ad-hoc query running longer is cancelled (57014; default 30)
  * clusterSecurity: {secretFile: cluster.secret}   # optional: the groups' shared secret (docs/protocol.md)
+ * incrementProbe: 100               # optional; probe the first N calls of each procedure declaring add: for pure
+ *                                    # additions (default 100; 0: never; docs/node.md, Increments)
  * </pre>
  */
 public record NodeConfig(
@@ -63,10 +65,17 @@ public record NodeConfig(
         RulesCheck rulesCheck,
         boolean adhocReads,
         int adhocStatementTimeoutSeconds,
-        ClusterSecuritySettings clusterSecurity) {
+        ClusterSecuritySettings clusterSecurity,
+        int incrementProbe) {
 
     /** The default of {@code adhocStatementTimeoutSeconds}. */
     public static final int DEFAULT_ADHOC_TIMEOUT_SECONDS = 30;
+
+    /**
+     * The default of {@code incrementProbe}: each node start probes the first 100 calls of each procedure declaring
+     * {@code add:} (three executions instead of one each; docs/node.md, Increments).
+     */
+    public static final int DEFAULT_INCREMENT_PROBE = 100;
 
     @JsonCreator
     public NodeConfig(
@@ -88,7 +97,8 @@ public record NodeConfig(
             @JsonProperty("rulesCheck") RulesCheck rulesCheck,
             @JsonProperty("adhocReads") Boolean adhocReads,
             @JsonProperty("adhocStatementTimeoutSeconds") Integer adhocStatementTimeoutSeconds,
-            @JsonProperty("clusterSecurity") ClusterSecuritySettings clusterSecurity) {
+            @JsonProperty("clusterSecurity") ClusterSecuritySettings clusterSecurity,
+            @JsonProperty("incrementProbe") Integer incrementProbe) {
         this(
                 name,
                 jdbcUrl,
@@ -110,7 +120,8 @@ public record NodeConfig(
                 adhocStatementTimeoutSeconds == null
                         ? DEFAULT_ADHOC_TIMEOUT_SECONDS
                         : adhocStatementTimeoutSeconds.intValue(),
-                clusterSecurity);
+                clusterSecurity,
+                incrementProbe == null ? DEFAULT_INCREMENT_PROBE : incrementProbe.intValue());
     }
 
     /** Without cluster security. */
@@ -152,7 +163,8 @@ public record NodeConfig(
                 rulesCheck,
                 adhocReads,
                 adhocStatementTimeoutSeconds,
-                null);
+                null,
+                DEFAULT_INCREMENT_PROBE);
     }
 
     /** Without a separate user and password (in the URL, or none), its log in memory. */
@@ -214,6 +226,19 @@ public record NodeConfig(
         });
     }
 
+    /** The same node probing the first {@code calls} calls of each procedure declaring increments (0: none). */
+    public NodeConfig withIncrementProbe(int calls) {
+        return edit(draft -> draft.incrementProbe = calls);
+    }
+
+    /**
+     * Whether calls ship declared increments as deltas (issue 18): gargamel mode in PSI, where the scheduler lets two
+     * increments of one cell run at once. SI keeps whole rows and values; the other modes gain nothing from them.
+     */
+    public boolean usesIncrements() {
+        return mode == Mode.GARGAMEL && isolation == Isolation.PSI;
+    }
+
     /** Whether this node checks each executed call's write-set against its rule: gargamel mode, not turned off. */
     public boolean checksRules() {
         return mode == Mode.GARGAMEL && rulesCheck != RulesCheck.OFF;
@@ -236,7 +261,7 @@ public record NodeConfig(
                 + peers.stream().map(Secrets::maskUrl).toList() + ", rulesCheck=" + rulesCheck + ", adhocReads="
                 + adhocReads
                 + ", adhocStatementTimeoutSeconds=" + adhocStatementTimeoutSeconds + ", clusterSecurity="
-                + clusterSecurity + "]";
+                + clusterSecurity + ", incrementProbe=" + incrementProbe + "]";
     }
 
     public static NodeConfig read(Path file) {
@@ -338,6 +363,9 @@ public record NodeConfig(
             throw new ConfigException("key 'adhocStatementTimeoutSeconds' must be between 1 and 86400, got "
                     + adhocStatementTimeoutSeconds);
         }
+        if (incrementProbe < 0) {
+            throw new ConfigException("key 'incrementProbe' must be 0 (never probe) or more, got " + incrementProbe);
+        }
         loadRules();
         return this;
     }
@@ -379,6 +407,7 @@ public record NodeConfig(
         boolean adhocReads;
         int adhocStatementTimeoutSeconds;
         ClusterSecuritySettings clusterSecurity;
+        int incrementProbe;
 
         Draft(NodeConfig config) {
             name = config.name;
@@ -400,6 +429,7 @@ public record NodeConfig(
             adhocReads = config.adhocReads;
             adhocStatementTimeoutSeconds = config.adhocStatementTimeoutSeconds;
             clusterSecurity = config.clusterSecurity;
+            incrementProbe = config.incrementProbe;
         }
 
         NodeConfig build() {
@@ -422,7 +452,8 @@ public record NodeConfig(
                     rulesCheck,
                     adhocReads,
                     adhocStatementTimeoutSeconds,
-                    clusterSecurity);
+                    clusterSecurity,
+                    incrementProbe);
         }
     }
 }

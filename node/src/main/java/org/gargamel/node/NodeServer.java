@@ -45,6 +45,7 @@ import org.gargamel.common.wire.Superseded;
 import org.gargamel.common.wire.TakeOver;
 import org.gargamel.common.wire.TransactionIds;
 import org.gargamel.node.apply.ApplyLoop;
+import org.gargamel.node.capture.Increments;
 import org.gargamel.node.capture.WriteSetCapture;
 import org.gargamel.node.certify.Certification;
 import org.gargamel.node.certify.PrimaryKeys;
@@ -52,6 +53,7 @@ import org.gargamel.node.execution.AdHocReads;
 import org.gargamel.node.execution.ArgumentTypes;
 import org.gargamel.node.execution.CallCompletion;
 import org.gargamel.node.execution.ExecutionContext;
+import org.gargamel.node.execution.IncrementPolicy;
 import org.gargamel.node.execution.Worker;
 import org.gargamel.node.execution.WorkerConnection;
 import org.gargamel.node.progress.ProgressReporter;
@@ -221,7 +223,10 @@ public final class NodeServer implements AutoCloseable {
                 }
                 new LiveValidator().validate(rules, connection);
                 connection.commit();
-                WriteSetCapture.install(connection, "public");
+                // Deltas are captured only where they are shipped (gargamel mode, PSI): elsewhere the trigger is as
+                // before.
+                WriteSetCapture.install(
+                        connection, "public", config.usesIncrements() ? rules.incrementColumns() : Map.of());
                 ReplicaState.install(connection);
                 connection.commit();
                 String tainted = ReplicaState.tainted(connection);
@@ -292,7 +297,12 @@ public final class NodeServer implements AutoCloseable {
                     answeredCalls,
                     rules,
                     config.checksRules() ? config.rulesCheck() : RulesCheck.OFF,
-                    new AdHocReads(config.adhocReads(), config.adhocStatementTimeoutSeconds()));
+                    new AdHocReads(config.adhocReads(), config.adhocStatementTimeoutSeconds()),
+                    new IncrementPolicy(
+                            rules,
+                            new Increments(primaryKeys.all()),
+                            config.usesIncrements(),
+                            config.incrementProbe()));
             for (int i = 0; i < config.workers(); i++) {
                 Connection connection = dataSource.getConnection();
                 WriteSetCapture.enableForSession(connection);

@@ -22,6 +22,14 @@ import org.gargamel.classifier.WriteKeyBuffer;
  * it, and two reads of one cell are ordered as well (a sound simplification: shared reads would need a second kind
  * of entry, left to the serializable mode).
  *
+ * <p>A SHARED key (an increment: two of them commute, {@link WriteKey}) is kept like a read lock: a SHARED writer
+ * depends on the last EXCLUSIVE writer of its key and the EXCLUSIVE wildcard writers at its prefixes (a SHARED
+ * wildcard writer at P also on the EXCLUSIVE writers below P since the last EXCLUSIVE wildcard writer at P), never
+ * on another SHARED writer, and it does not become the last writer: it joins the key's sharers since the last
+ * EXCLUSIVE writer. An EXCLUSIVE writer depends on the last EXCLUSIVE writer and on every sharer since it (at its
+ * key, and at its prefixes for SHARED wildcard writers; below P, shared or not, for an EXCLUSIVE wildcard writer at
+ * P), then becomes the last writer and resets the sharers.
+ *
  * <p>{@link #remove} forgets a transaction once every replica has applied it; nodes left empty are
  * dropped, so memory follows what is in flight. Not thread-safe: the scheduler's event loop owns it.
  *
@@ -40,6 +48,7 @@ public final class ConflictIndex {
     private static final Node[] NO_NODES = new Node[0];
     private static final int[] NO_EPOCHS = new int[0];
     private static final long[] NO_PARTS = new long[0];
+    private static final Sharers[] NO_SHARERS = new Sharers[0];
 
     private static final class Node {
         final Node parent;
@@ -70,6 +79,9 @@ public final class ConflictIndex {
         /** Bumped when a wildcard writer resets {@link #below}; tells removal whether its mark is still there. */
         int epoch;
 
+        /** Its SHARED writers, if any: one field here, so that nodes of slots without increments stay small. */
+        Shares shares;
+
         Node(Node parent, long part, int depth, boolean tracksBelow) {
             this.parent = parent;
             this.part = part;
@@ -79,7 +91,93 @@ public final class ConflictIndex {
         }
 
         boolean isEmpty() {
-            return children == null && leaves == null && lastExact == null && lastWildcard == null && liveBelow == 0;
+            return children == null
+                    && leaves == null
+                    && lastExact == null
+                    && lastWildcard == null
+                    && liveBelow == 0
+                    && shares == null;
+        }
+
+        Shares shares() {
+            Shares own = shares;
+            if (own == null) {
+                shares = own = new Shares();
+            }
+            return own;
+        }
+
+        /** Drops {@link #shares} once nothing is left in it. */
+        void releaseShares() {
+            Shares own = shares;
+            if (own != null && own.below == null && own.wildcards == null && own.leaves == null && own.exact == null) {
+                shares = null;
+            }
+        }
+    }
+
+    /** A node's SHARED writers, each set since the last EXCLUSIVE writer of its place. */
+    private static final class Shares {
+        /** SHARED writers below since the last EXCLUSIVE wildcard writer here (only an EXCLUSIVE one wants them). */
+        Sharers below;
+        /** SHARED wildcard writers here since {@link Node#lastWildcard}. */
+        Sharers wildcards;
+        /** Per full key one part below, its SHARED writers since its last exclusive writer ({@link Node#leaves}). */
+        LongObjectMap<Sharers> leaves;
+        /** SHARED writers of the node's own key when it is a full key (keys of no part), since {@link Node#lastExact}. */
+        Sharers exact;
+    }
+
+    /**
+     * SHARED writers of one place since its last EXCLUSIVE writer: an append-only array whose removed members are
+     * dropped lazily (when full), as {@link Node#below}. An EXCLUSIVE writer detaches the whole object; a removal
+     * decrements {@link #live} of the object it joined, and detaches it from its place when none is left.
+     */
+    private static final class Sharers {
+        static final int LEAF = 0;
+        static final int EXACT = 1;
+        static final int WILDCARD = 2;
+        static final int BELOW = 3;
+
+        /** Which field of its node holds it: one of the constants above. */
+        final int place;
+        /** For a {@link #LEAF}, the full key's last part. */
+        final long part;
+
+        Entry[] members = new Entry[4];
+        int size;
+        int live;
+
+        Sharers(int place, long part) {
+            this.place = place;
+            this.part = part;
+        }
+
+        /** False if {@code entry} is its last member already (an earlier key of the same call). */
+        boolean add(Entry entry) {
+            int n = size;
+            Entry[] array = members;
+            if (n > 0 && array[n - 1] == entry) {
+                return false;
+            }
+            if (n == array.length) {
+                int kept = 0;
+                for (int i = 0; i < n; i++) {
+                    Entry member = array[i];
+                    if (member.live) {
+                        array[kept++] = member;
+                    }
+                }
+                Arrays.fill(array, kept, n, null);
+                n = kept;
+                if (kept > array.length >> 1) {
+                    members = array = Arrays.copyOf(array, array.length << 1);
+                }
+            }
+            array[n] = entry;
+            size = n + 1;
+            live++;
+            return true;
         }
     }
 
@@ -99,6 +197,8 @@ public final class ConflictIndex {
         int wildcardEnd;
         /** Each such ancestor's epoch when this transaction was put in its writers below. */
         int[] belowEpochs = NO_EPOCHS;
+        /** The sharers it joined (as a SHARED writer); their nodes are the last {@code sharers.length} of nodes. */
+        Sharers[] sharers = NO_SHARERS;
 
         Entry(long txn) {
             this.txn = txn;
@@ -131,6 +231,9 @@ public final class ConflictIndex {
     private Node[] belowScratch = new Node[32];
     private int[] epochScratch = new int[32];
     private int belowCount;
+    private Node[] sharedNodeScratch = new Node[8];
+    private Sharers[] sharersScratch = new Sharers[8];
+    private int sharedCount;
     /** The slot {@link #newChild} creates a node in (saves a capturing lambda per lookup). */
     private int childSlot;
     /** Written by {@link #touchLeaves} so that its loads are not optimised away; never read. */
@@ -166,7 +269,7 @@ public final class ConflictIndex {
         WriteKeyBuffer buffer = listScratch;
         buffer.clear();
         for (WriteKey key : keys) {
-            buffer.add(key.slot(), key.parts(), key.knownParts());
+            buffer.add(key.slot(), key.parts(), key.knownParts(), key.shared());
         }
         return add(txn, buffer);
     }
@@ -191,44 +294,85 @@ public final class ConflictIndex {
         exactCount = 0;
         wildcardCount = 0;
         belowCount = 0;
+        sharedCount = 0;
         for (int k = 0, n = keys.size(); k < n; k++) {
             int slot = keys.slot(k);
             int length = keys.length(k);
             int known = keys.knownParts(k);
+            boolean shared = keys.shared(k);
             Node node = root(slot);
-            // Walk the known parts, collecting the last wildcard writer at every prefix on the way; a full
-            // key stops one part short, at the node holding it as a leaf (no wildcard writer at a full key).
+            // Walk the known parts, collecting the wildcard writers it conflicts with at every prefix on the way; a
+            // full key stops one part short, at the node holding it as a leaf (no wildcard writer at a full key).
             int walk = known == length && known > 0 ? known - 1 : known;
             for (int depth = 0; depth < walk; depth++) {
-                collect(node.lastWildcard);
+                collectWildcards(node, shared);
                 node = child(node, keys.part(k, depth), slot);
             }
-            collect(node.lastWildcard);
+            collectWildcards(node, shared);
             Node above;
             if (known == length) {
-                long part;
-                if (known > 0) {
-                    part = keys.part(k, known - 1);
-                    LongLongMap leaves = node.leaves;
-                    if (leaves == null) {
-                        node.leaves = leaves = new LongLongMap();
-                    }
-                    long lastWriter = leaves.put(part, txn);
-                    if (lastWriter != LongLongMap.ABSENT) {
-                        collect(lastWriter);
-                    }
-                    above = node; // the leaf's ancestors start at its parent
+                if (shared) {
+                    addSharedExact(entry, node, keys, k, known);
+                    above = known > 0 ? node : node.parent;
                 } else {
-                    part = 0;
-                    collect(node.lastExact);
-                    node.lastExact = entry;
-                    above = node.parent;
+                    long part;
+                    if (known > 0) {
+                        part = keys.part(k, known - 1);
+                        LongLongMap leaves = node.leaves;
+                        if (leaves == null) {
+                            node.leaves = leaves = new LongLongMap();
+                        }
+                        long lastWriter = leaves.put(part, txn);
+                        if (lastWriter != LongLongMap.ABSENT) {
+                            collect(lastWriter);
+                        }
+                        Shares shares = node.shares;
+                        if (shares != null && shares.leaves != null) {
+                            Sharers sharers = shares.leaves.get(part);
+                            if (sharers != null) {
+                                collectAll(sharers);
+                                shares.leaves.removeIfSame(part, sharers);
+                                if (shares.leaves.isEmpty()) {
+                                    shares.leaves = null;
+                                    node.releaseShares();
+                                }
+                            }
+                        }
+                        above = node; // the leaf's ancestors start at its parent
+                    } else {
+                        part = 0;
+                        collect(node.lastExact);
+                        node.lastExact = entry;
+                        Shares shares = node.shares;
+                        if (shares != null && shares.exact != null) {
+                            collectAll(shares.exact);
+                            shares.exact = null;
+                            node.releaseShares();
+                        }
+                        above = node.parent;
+                    }
+                    if (exactCount == exactPartScratch.length) {
+                        exactPartScratch = Arrays.copyOf(exactPartScratch, exactCount * 2);
+                    }
+                    exactPartScratch[exactCount] = part;
+                    exactScratch = push(exactScratch, exactCount++, node);
                 }
-                if (exactCount == exactPartScratch.length) {
-                    exactPartScratch = Arrays.copyOf(exactPartScratch, exactCount * 2);
+            } else if (shared) {
+                // Only the EXCLUSIVE writers below: kept, since the next SHARED wildcard writer here needs them too.
+                Entry[] below = node.below;
+                for (int i = 0, size = node.belowSize; i < size; i++) {
+                    Entry writer = below[i];
+                    if (writer.live) {
+                        collect(writer.txn);
+                    }
                 }
-                exactPartScratch[exactCount] = part;
-                exactScratch = push(exactScratch, exactCount++, node);
+                Shares shares = node.shares();
+                Sharers sharers = shares.wildcards;
+                if (sharers == null) {
+                    shares.wildcards = sharers = new Sharers(Sharers.WILDCARD, 0);
+                }
+                joinSharers(entry, node, sharers);
+                above = node.parent;
             } else {
                 Entry[] below = node.below;
                 for (int i = 0, size = node.belowSize; i < size; i++) {
@@ -241,11 +385,31 @@ public final class ConflictIndex {
                 node.belowSize = 0;
                 node.liveBelow = 0;
                 node.epoch++;
+                Shares shares = node.shares;
+                if (shares != null) {
+                    if (shares.below != null) {
+                        collectAll(shares.below);
+                        shares.below = null;
+                    }
+                    shares.wildcards = null; // collected on the way (collectWildcards)
+                    node.releaseShares();
+                }
                 node.lastWildcard = entry;
                 wildcardScratch = push(wildcardScratch, wildcardCount++, node);
                 above = node.parent;
             }
             Node first = above == null || above.tracksBelow ? above : above.trackedAncestor;
+            if (shared) {
+                for (Node ancestor = first; ancestor != null; ancestor = ancestor.trackedAncestor) {
+                    Shares shares = ancestor.shares();
+                    Sharers sharers = shares.below;
+                    if (sharers == null) {
+                        shares.below = sharers = new Sharers(Sharers.BELOW, 0);
+                    }
+                    joinSharers(entry, ancestor, sharers);
+                }
+                continue;
+            }
             for (Node ancestor = first; ancestor != null; ancestor = ancestor.trackedAncestor) {
                 int size = ancestor.belowSize;
                 if (size > 0 && ancestor.below[size - 1] == entry) {
@@ -259,7 +423,8 @@ public final class ConflictIndex {
                 epochScratch[belowCount++] = ancestor.epoch;
             }
         }
-        int total = exactCount + wildcardCount + belowCount;
+        int exclusive = exactCount + wildcardCount + belowCount;
+        int total = exclusive + sharedCount;
         Node[] nodes = total == 0 ? NO_NODES : new Node[total];
         System.arraycopy(exactScratch, 0, nodes, 0, exactCount);
         System.arraycopy(wildcardScratch, 0, nodes, exactCount, wildcardCount);
@@ -267,6 +432,12 @@ public final class ConflictIndex {
         Arrays.fill(exactScratch, 0, exactCount, null);
         Arrays.fill(wildcardScratch, 0, wildcardCount, null);
         Arrays.fill(belowScratch, 0, belowCount, null);
+        if (sharedCount > 0) {
+            System.arraycopy(sharedNodeScratch, 0, nodes, exclusive, sharedCount);
+            entry.sharers = Arrays.copyOf(sharersScratch, sharedCount);
+            Arrays.fill(sharedNodeScratch, 0, sharedCount, null);
+            Arrays.fill(sharersScratch, 0, sharedCount, null);
+        }
         entry.nodes = nodes;
         entry.exactParts = exactCount == 0 ? NO_PARTS : Arrays.copyOf(exactPartScratch, exactCount);
         entry.exactEnd = exactCount;
@@ -277,6 +448,70 @@ public final class ConflictIndex {
         }
         collectedCount = 0;
         return Arrays.copyOf(dependencies, dependencyCount);
+    }
+
+    /**
+     * The wildcard writers at {@code node} that a writer at or below it conflicts with: the last EXCLUSIVE one, and for
+     * an EXCLUSIVE writer the SHARED ones since.
+     */
+    private void collectWildcards(Node node, boolean shared) {
+        collect(node.lastWildcard);
+        if (!shared && node.shares != null && node.shares.wildcards != null) {
+            collectAll(node.shares.wildcards);
+        }
+    }
+
+    /** A SHARED writer of full key {@code k}: depends on its last EXCLUSIVE writer, joins its sharers. */
+    private void addSharedExact(Entry entry, Node node, WriteKeyBuffer keys, int k, int known) {
+        Sharers sharers;
+        if (known > 0) {
+            long part = keys.part(k, known - 1);
+            LongLongMap leaves = node.leaves;
+            if (leaves != null) {
+                long lastWriter = leaves.get(part);
+                if (lastWriter != LongLongMap.ABSENT) {
+                    collect(lastWriter);
+                }
+            }
+            Shares shares = node.shares();
+            LongObjectMap<Sharers> sharedLeaves = shares.leaves;
+            if (sharedLeaves == null) {
+                shares.leaves = sharedLeaves = new LongObjectMap<>();
+            }
+            sharers = sharedLeaves.get(part);
+            if (sharers == null) {
+                sharers = new Sharers(Sharers.LEAF, part);
+                sharedLeaves.put(part, sharers);
+            }
+        } else {
+            collect(node.lastExact);
+            Shares shares = node.shares();
+            sharers = shares.exact;
+            if (sharers == null) {
+                shares.exact = sharers = new Sharers(Sharers.EXACT, 0);
+            }
+        }
+        joinSharers(entry, node, sharers);
+    }
+
+    private void joinSharers(Entry entry, Node node, Sharers sharers) {
+        if (sharers.add(entry)) {
+            sharedNodeScratch = push(sharedNodeScratch, sharedCount, node);
+            if (sharedCount == sharersScratch.length) {
+                sharersScratch = Arrays.copyOf(sharersScratch, sharedCount * 2);
+            }
+            sharersScratch[sharedCount++] = sharers;
+        }
+    }
+
+    private void collectAll(Sharers sharers) {
+        Entry[] members = sharers.members;
+        for (int i = 0, size = sharers.size; i < size; i++) {
+            Entry member = members[i];
+            if (member.live) {
+                collect(member.txn);
+            }
+        }
     }
 
     /**
@@ -338,7 +573,9 @@ public final class ConflictIndex {
             prune(node);
         }
         int[] epochs = entry.belowEpochs;
-        for (int b = 0; i < nodes.length; i++, b++) {
+        Sharers[] sharers = entry.sharers;
+        int belowEnd = nodes.length - sharers.length;
+        for (int b = 0; i < belowEnd; i++, b++) {
             Node node = nodes[i];
             if (node.epoch == epochs[b] && --node.liveBelow == 0) {
                 node.below = null; // only removed writers left: drop them all at once
@@ -346,10 +583,51 @@ public final class ConflictIndex {
             }
             prune(node);
         }
+        for (int j = 0; i < nodes.length; i++, j++) {
+            Node node = nodes[i];
+            Sharers joined = sharers[j];
+            if (--joined.live == 0) {
+                detach(node, joined);
+            }
+            prune(node);
+        }
         // A removed entry may linger in writers-below arrays until they are compacted; let go of the trie.
         entry.nodes = NO_NODES;
         entry.exactParts = NO_PARTS;
         entry.belowEpochs = NO_EPOCHS;
+        entry.sharers = NO_SHARERS;
+    }
+
+    /** Lets go of sharers none of which is left, unless an EXCLUSIVE writer already did. */
+    private static void detach(Node node, Sharers sharers) {
+        Shares shares = node.shares;
+        if (shares == null) {
+            return;
+        }
+        switch (sharers.place) {
+            case Sharers.LEAF -> {
+                LongObjectMap<Sharers> leaves = shares.leaves;
+                if (leaves != null && leaves.removeIfSame(sharers.part, sharers) && leaves.isEmpty()) {
+                    shares.leaves = null;
+                }
+            }
+            case Sharers.EXACT -> {
+                if (shares.exact == sharers) {
+                    shares.exact = null;
+                }
+            }
+            case Sharers.WILDCARD -> {
+                if (shares.wildcards == sharers) {
+                    shares.wildcards = null;
+                }
+            }
+            default -> {
+                if (shares.below == sharers) {
+                    shares.below = null;
+                }
+            }
+        }
+        node.releaseShares();
     }
 
     /** Transactions currently recorded. */
@@ -373,6 +651,14 @@ public final class ConflictIndex {
 
     private static int count(Node node) {
         int[] count = {1 + (node.leaves == null ? 0 : node.leaves.size())}; // a leaf is a node not allocated
+        if (node.shares != null && node.shares.leaves != null) {
+            LongLongMap leaves = node.leaves;
+            node.shares.leaves.forEachValue(sharers -> {
+                if (leaves == null || leaves.get(sharers.part) == LongLongMap.ABSENT) {
+                    count[0]++; // a leaf that only SHARED writers hold
+                }
+            });
+        }
         if (node.children != null) {
             node.children.forEachValue(child -> count[0] += count(child));
         }

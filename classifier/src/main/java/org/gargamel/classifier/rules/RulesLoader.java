@@ -30,7 +30,8 @@ public final class RulesLoader {
     private static final Set<String> TABLE_KEYS = Set.of("key", "columns");
     private static final Set<String> PROCEDURE_KEYS = Set.of("parameters", "read-only", "writes", "reads");
     private static final Set<String> PARAMETER_KEYS = Set.of("name", "type", "nullable");
-    private static final Set<String> WRITE_KEYS = Set.of("update", "insert", "delete", "key", "columns", "fresh");
+    private static final Set<String> WRITE_KEYS =
+            Set.of("update", "insert", "delete", "key", "columns", "add", "fresh");
     private static final Set<String> FRESH_KEYS = Set.of("counter");
     private static final Set<String> READ_KEYS = Set.of("table", "key", "columns");
 
@@ -230,16 +231,33 @@ public final class RulesLoader {
                         map.get("columns").line(),
                         where + ": columns belong to an update; an insert or delete " + "writes whole rows");
             }
-            columns = names(map.get("columns"), "columns of " + where);
-            for (String column : columns) {
-                if (!table.columns().contains(column)) {
+            columns = columns(map.get("columns"), "columns of " + where, table, where);
+        }
+        List<String> added = List.of();
+        if (map.containsKey("add")) {
+            YamlTree addNode = map.get("add");
+            if (operation != WriteRule.Operation.UPDATE) {
+                throw error(
+                        addNode.line(),
+                        where + ": 'add' belongs to an update (columns it only adds to); "
+                                + (operation == WriteRule.Operation.INSERT ? "an insert" : "a delete")
+                                + " writes whole rows");
+            }
+            added = columns(addNode, "add of " + where, table, where);
+            for (String column : added) {
+                if (columns.contains(column)) {
                     throw error(
-                            map.get("columns").line(),
-                            where + ": table " + tableName + " has no column '" + column + "'");
+                            addNode.line(),
+                            where + ": column '" + column + "' of " + tableName + " is listed both in 'columns' "
+                                    + "and in 'add'; keep it in 'add' only if the update just adds to it");
                 }
             }
-        } else if (operation == WriteRule.Operation.UPDATE) {
-            throw error(node.line(), where + ": an update of " + tableName + " must list the columns it writes");
+        }
+        if (operation == WriteRule.Operation.UPDATE && columns.isEmpty() && added.isEmpty()) {
+            throw error(
+                    node.line(),
+                    where + ": an update of " + tableName + " must list the columns it writes ('columns', or "
+                            + "'add' for those it only adds to)");
         }
         List<KeyPart> key = List.of();
         if (fresh) {
@@ -255,7 +273,18 @@ public final class RulesLoader {
             }
             key = key(procedure, map.get("key"), table, where);
         }
-        return new WriteRule(operation, table, key, Set.copyOf(columns), freshKey, node.line());
+        return new WriteRule(operation, table, key, Set.copyOf(columns), Set.copyOf(added), freshKey, node.line());
+    }
+
+    /** A list of distinct columns of {@code table}; an unknown one is an error at its line. */
+    private List<String> columns(YamlTree node, String what, TableRule table, String where) {
+        List<String> columns = names(node, what);
+        for (String column : columns) {
+            if (!table.columns().contains(column)) {
+                throw error(node.line(), where + ": table " + table.name() + " has no column '" + column + "'");
+            }
+        }
+        return columns;
     }
 
     /**
@@ -316,6 +345,19 @@ public final class RulesLoader {
     private void requireCounterUpdates(String procedure, List<WriteRule> writes) {
         for (WriteRule write : writes) {
             if (write.freshKey() instanceof FreshKey.Counter counter) {
+                boolean added = writes.stream()
+                        .anyMatch(other -> other.operation() == WriteRule.Operation.UPDATE
+                                && other.table().name().equals(counter.table())
+                                && other.added().contains(counter.column()));
+                if (added) {
+                    throw error(
+                            write.line(),
+                            "a write of " + procedure + ": the fresh insert into "
+                                    + write.table().name()
+                                    + " takes its key from counter " + counter.table() + "." + counter.column()
+                                    + ", which " + procedure + " declares 'add': increments of it would not order two "
+                                    + "calls that draw the same value; list it in 'columns'");
+                }
                 boolean declared = writes.stream()
                         .anyMatch(other -> other.operation() == WriteRule.Operation.UPDATE
                                 && other.table().name().equals(counter.table())
@@ -340,6 +382,11 @@ public final class RulesLoader {
     private WriteRule read(ProcedureRule procedure, YamlTree node, Map<String, TableRule> tables) {
         String where = "a read of " + procedure.name();
         Map<String, YamlTree> map = node.map(where, file);
+        if (map.containsKey("add")) {
+            throw error(
+                    map.get("add").line(),
+                    where + ": 'add' belongs to an update (columns it only adds to); a read lists 'columns'");
+        }
         requireKnownKeys(map, READ_KEYS, where);
         if (!map.containsKey("table")) {
             throw error(node.line(), where + " needs 'table' (with 'key' and 'columns', as an update)");
@@ -376,7 +423,7 @@ public final class RulesLoader {
                             + "no key designates: a read of it can conflict with nothing (leave it out)");
         }
         List<KeyPart> key = key(procedure, map.get("key"), table, where);
-        return new WriteRule(WriteRule.Operation.READ, table, key, Set.copyOf(columns), null, node.line());
+        return new WriteRule(WriteRule.Operation.READ, table, key, Set.copyOf(columns), Set.of(), null, node.line());
     }
 
     private List<KeyPart> key(ProcedureRule procedure, YamlTree node, TableRule table, String where) {

@@ -5,7 +5,9 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import org.gargamel.classifier.ClassifierRules;
@@ -27,6 +29,9 @@ import org.gargamel.classifier.WriteRule;
  * problems are collected and reported together, each naming the rules file and the object.
  */
 public final class LiveValidator {
+    /** Types whose addition is exact, so increments applied in any order give one value. */
+    private static final Set<String> ADDITIVE_TYPES = Set.of("int2", "int4", "int8", "numeric");
+
     private final String schema;
 
     public LiveValidator(String schema) {
@@ -40,8 +45,9 @@ public final class LiveValidator {
     /** Throws a {@link RulesException} listing every mismatch; returns normally when the rules fit. */
     public void validate(ClassifierRules rules, Connection connection) throws SQLException {
         List<String> problems = new ArrayList<>();
+        Map<String, Map<String, String>> columnTypes = new HashMap<>();
         for (TableRule table : rules.tables().values()) {
-            checkTable(connection, table, problems);
+            columnTypes.put(table.name(), checkTable(connection, table, problems));
         }
         for (ProcedureRule procedure : rules.procedures().values()) {
             checkProcedure(connection, procedure, problems);
@@ -49,6 +55,7 @@ public final class LiveValidator {
                 if (write.freshKey() instanceof FreshKey.Generated) {
                     checkFreshInsert(connection, rules.source(), procedure, write, problems);
                 }
+                checkIncrements(rules.source(), procedure, write, columnTypes, problems);
             }
         }
         if (!problems.isEmpty()) {
@@ -57,21 +64,24 @@ public final class LiveValidator {
         }
     }
 
-    private void checkTable(Connection connection, TableRule table, List<String> problems) throws SQLException {
-        Set<String> columns = new TreeSet<>();
-        try (PreparedStatement statement = connection.prepareStatement(
-                "SELECT column_name FROM information_schema.columns WHERE table_schema = ? AND table_name = ?")) {
+    /** Checks a table's columns and primary key; returns its columns' types (udt names: int4, numeric, ...). */
+    private Map<String, String> checkTable(Connection connection, TableRule table, List<String> problems)
+            throws SQLException {
+        Map<String, String> types = new HashMap<>();
+        try (PreparedStatement statement = connection.prepareStatement("SELECT column_name, udt_name FROM "
+                + "information_schema.columns WHERE table_schema = ? AND table_name = ?")) {
             statement.setString(1, schema);
             statement.setString(2, table.name());
             try (ResultSet rows = statement.executeQuery()) {
                 while (rows.next()) {
-                    columns.add(rows.getString(1));
+                    types.put(rows.getString(1), rows.getString(2));
                 }
             }
         }
+        Set<String> columns = types.keySet();
         if (columns.isEmpty()) {
             problems.add("table " + schema + "." + table.name() + " does not exist");
-            return;
+            return types;
         }
         for (String column : table.columns()) {
             if (!columns.contains(column)) {
@@ -99,6 +109,31 @@ public final class LiveValidator {
         if (!new TreeSet<>(primaryKey).equals(new TreeSet<>(table.key()))) {
             problems.add("table " + table.name() + " has primary key " + primaryKey + " but the rules declare "
                     + table.key());
+        }
+        return types;
+    }
+
+    /**
+     * A column declared {@code add:} takes increments that other replicas apply as {@code col = col + delta} in
+     * another order: only exact addition commutes. Integers and numeric add exactly; floats round, money and the rest
+     * are refused.
+     */
+    private static void checkIncrements(
+            String source,
+            ProcedureRule procedure,
+            WriteRule write,
+            Map<String, Map<String, String>> columnTypes,
+            List<String> problems) {
+        Map<String, String> types = columnTypes.getOrDefault(write.table().name(), Map.of());
+        for (String column : new TreeSet<>(write.added())) {
+            String type = types.get(column);
+            if (type != null && !ADDITIVE_TYPES.contains(type)) {
+                problems.add(source + ":" + write.line() + ": the update of "
+                        + write.table().name() + " by "
+                        + procedure.name() + " declares 'add' of column " + column + ", which is " + type
+                        + ": increments must add exactly in any order, so an added column must be int2, int4, int8 "
+                        + "or numeric (floats round); list it in 'columns' instead");
+            }
         }
     }
 

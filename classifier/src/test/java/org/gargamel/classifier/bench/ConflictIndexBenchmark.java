@@ -35,7 +35,9 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
  * retires calls when replicas report them applied, not while scheduling one).</li>
  * <li>{@code addAndRetireOldest}: both, timed together: the index's whole work per call.</li>
  * </ul>
- * Run: {@code scripts/bench-classifier} (prints bytes per in-flight transaction, then JMH's percentiles).
+ * Run: {@code scripts/bench-classifier} (prints bytes per in-flight transaction, then JMH's percentiles); with
+ * arguments, they are JMH's options instead ({@code -h}; e.g. {@code lookupAndInsert -p inflight=10000 -p
+ * rules=table61}), and the memory measurement is skipped.
  */
 @BenchmarkMode(Mode.SampleTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
@@ -58,7 +60,11 @@ public class ConflictIndexBenchmark {
         @Param({"1000", "10000", "100000"})
         public int inflight;
 
-        ClassifierRules rules;
+        /** The kit's rules: commutative (increments SHARED, the default) or table61 (the thesis's, all EXCLUSIVE). */
+        @Param({"commutative"})
+        public String rules;
+
+        ClassifierRules classifierRules;
         List<ProcedureCall> calls;
         ConflictIndex index;
         /** The next call's keys, resolved into a reused buffer as the scheduler resolves them. */
@@ -69,9 +75,12 @@ public class ConflictIndexBenchmark {
 
         @Setup(Level.Trial)
         public void setUp() {
-            rules = ClassifierRules.loadResource(TpccRules.class, TpccRules.RESOURCE);
+            classifierRules = ClassifierRules.loadResource(
+                    TpccRules.class,
+                    TpccRules.Variant.valueOf(rules.toUpperCase(java.util.Locale.ROOT))
+                            .resource());
             calls = tpccMix(new SplittableRandom(42), DISTINCT_CALLS);
-            index = new ConflictIndex(rules::wildcardPossible);
+            index = new ConflictIndex(classifierRules::wildcardPossible);
             for (next = 0; next < inflight; next++) {
                 buildNextKeys();
                 index.add(next, nextKeys);
@@ -86,7 +95,7 @@ public class ConflictIndexBenchmark {
          */
         @Setup(Level.Invocation)
         public void buildNextKeys() {
-            rules.conflictKeys(calls.get((int) (next % DISTINCT_CALLS)), Isolation.PSI, nextKeys);
+            classifierRules.conflictKeys(calls.get((int) (next % DISTINCT_CALLS)), Isolation.PSI, nextKeys);
         }
 
         long[] insertNext() {
@@ -198,6 +207,10 @@ public class ConflictIndexBenchmark {
     }
 
     public static void main(String[] args) throws Exception {
+        if (args.length > 0) {
+            org.openjdk.jmh.Main.main(args);
+            return;
+        }
         for (int inflight : new int[] {1_000, 10_000, 100_000}) {
             System.out.printf("inflight=%d bytes_per_txn=%d%n", inflight, bytesPerTransaction(inflight));
         }

@@ -154,7 +154,8 @@ class ConflictIndexDifferentialTest {
                 parts[p] = random.nextInt(3) - 1L; // -1, 0, 1: includes 0 and a negative part
             }
             int known = random.nextInt(4) == 0 ? random.nextInt(length + 1) : length;
-            keys.add(new WriteKey(slot, parts, known, null, null));
+            boolean shared = random.nextInt(5) < 2; // SHARED and EXCLUSIVE keys mix, exact and wildcard
+            keys.add(new WriteKey(slot, parts, known, shared, null, null));
         }
         return keys;
     }

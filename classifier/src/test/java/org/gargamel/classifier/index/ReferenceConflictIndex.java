@@ -12,6 +12,7 @@ import org.gargamel.classifier.WriteKey;
 /**
  * The conflict index as first written (boxed HashMaps and HashSets): the reference that
  * {@link ConflictIndexDifferentialTest} compares the optimised {@link ConflictIndex} with, dependency for dependency.
+ * SHARED keys (increments) in the plainest form: per node, sets of the SHARED writers since the last EXCLUSIVE one.
  */
 final class ReferenceConflictIndex {
     private static final long NONE = Long.MIN_VALUE;
@@ -23,7 +24,14 @@ final class ReferenceConflictIndex {
         Map<Long, Node> children;
         long lastExact = NONE;
         long lastWildcard = NONE;
+        /** EXCLUSIVE writers below since the last EXCLUSIVE wildcard writer here. */
         Set<Long> writersBelow;
+        /** SHARED writers below since the last EXCLUSIVE wildcard writer here. */
+        final Set<Long> sharersBelow = new HashSet<>();
+        /** SHARED wildcard writers here since {@link #lastWildcard}. */
+        final Set<Long> sharedWildcards = new HashSet<>();
+        /** SHARED writers of this full key since {@link #lastExact}. */
+        final Set<Long> sharedExact = new HashSet<>();
 
         Node(Node parent, long part) {
             this.parent = parent;
@@ -35,7 +43,10 @@ final class ReferenceConflictIndex {
             return (children == null || children.isEmpty())
                     && lastExact == NONE
                     && lastWildcard == NONE
-                    && (writersBelow == null || writersBelow.isEmpty());
+                    && (writersBelow == null || writersBelow.isEmpty())
+                    && sharersBelow.isEmpty()
+                    && sharedWildcards.isEmpty()
+                    && sharedExact.isEmpty();
         }
     }
 
@@ -44,6 +55,8 @@ final class ReferenceConflictIndex {
         final List<Node> exact = new ArrayList<>(4);
         final List<Node> wildcard = new ArrayList<>(2);
         final List<Node> below = new ArrayList<>(8);
+        /** Nodes where it is a SHARED writer (of the key, at the prefix, or below). */
+        final List<Node> shared = new ArrayList<>(4);
     }
 
     private final Map<Integer, Node> roots = new HashMap<>();
@@ -75,17 +88,31 @@ final class ReferenceConflictIndex {
         entries.put(txn, entry);
         DependencySet dependencies = new DependencySet();
         for (WriteKey key : keys) {
+            boolean shared = key.shared();
             Node node = roots.computeIfAbsent(key.slot(), slot -> new Node(null, 0));
-            // Walk the known parts, collecting the last wildcard writer at every prefix on the way.
+            // Walk the known parts, collecting the wildcard writers it conflicts with at every prefix on the way.
             for (int depth = 0; depth < key.knownParts(); depth++) {
-                dependencies.add(node.lastWildcard);
+                collectWildcards(dependencies, node, shared);
                 node = child(node, key.parts()[depth]);
             }
-            dependencies.add(node.lastWildcard);
+            collectWildcards(dependencies, node, shared);
             if (key.knownParts() == key.parts().length) {
                 dependencies.add(node.lastExact);
-                node.lastExact = txn;
-                entry.exact.add(node);
+                if (shared) {
+                    node.sharedExact.add(txn);
+                    entry.shared.add(node);
+                } else {
+                    node.sharedExact.forEach(dependencies::add);
+                    node.sharedExact.clear();
+                    node.lastExact = txn;
+                    entry.exact.add(node);
+                }
+            } else if (shared) {
+                if (node.writersBelow != null) {
+                    node.writersBelow.forEach(dependencies::add);
+                }
+                node.sharedWildcards.add(txn);
+                entry.shared.add(node);
             } else {
                 if (node.writersBelow != null) {
                     for (long writer : node.writersBelow) {
@@ -93,11 +120,20 @@ final class ReferenceConflictIndex {
                     }
                     node.writersBelow.clear();
                 }
+                node.sharersBelow.forEach(dependencies::add);
+                node.sharersBelow.clear();
+                node.sharedWildcards.clear(); // collected on the way
                 node.lastWildcard = txn;
                 entry.wildcard.add(node);
             }
             for (Node ancestor = node.parent; ancestor != null; ancestor = ancestor.parent) {
                 if (!wildcardDepths.possible(key.slot(), ancestor.depth)) {
+                    continue;
+                }
+                if (shared) {
+                    if (ancestor.sharersBelow.add(txn)) {
+                        entry.shared.add(ancestor);
+                    }
                     continue;
                 }
                 if (ancestor.writersBelow == null) {
@@ -140,6 +176,20 @@ final class ReferenceConflictIndex {
                 node.writersBelow.remove(txn);
             }
             prune(node);
+        }
+        for (Node node : entry.shared) {
+            node.sharedExact.remove(txn);
+            node.sharedWildcards.remove(txn);
+            node.sharersBelow.remove(txn);
+            prune(node);
+        }
+    }
+
+    /** The last EXCLUSIVE wildcard writer at {@code node}, and for an EXCLUSIVE writer the SHARED ones since. */
+    private static void collectWildcards(DependencySet dependencies, Node node, boolean shared) {
+        dependencies.add(node.lastWildcard);
+        if (!shared) {
+            node.sharedWildcards.forEach(dependencies::add);
         }
     }
 

@@ -173,4 +173,45 @@ class LiveValidatorTest {
             assertFalse(refused.contains("into stamp") || refused.contains("into orders"), refused);
         }
     }
+
+    /** Increments are applied in other orders at other replicas: only types that add exactly may take them. */
+    @Test
+    void anAddedColumnMustAddExactly() throws Exception {
+        try (PostgresCluster cluster = PostgresCluster.embedded(1);
+                Connection connection = cluster.connect(0)) {
+            try (Statement statement = connection.createStatement()) {
+                statement.execute("""
+                        CREATE TABLE tally (id int PRIMARY KEY, small int2, count int4, big int8, amount numeric,
+                                            ratio float8, approx real, cash money, label text);
+                        CREATE FUNCTION bump(tally_id int) RETURNS void LANGUAGE sql AS 'SELECT 1';
+                        """);
+            }
+            String exact = """
+                    tables:
+                      tally: {key: [id], columns: [id, small, count, big, amount, ratio, approx, cash, label]}
+                    procedures:
+                      bump:
+                        parameters:
+                          - {name: tally_id, type: integer}
+                        writes:
+                          - {update: tally, key: [tally_id], columns: [ratio], add: [small, count, big, amount]}
+                    """;
+            new LiveValidator().validate(rules(exact), connection);
+
+            String inexact = exact.replace(
+                    "columns: [ratio], add: [small, count, big, amount]",
+                    "add: [ratio, " + "approx, cash, label, count]");
+            String message = assertThrows(
+                            RulesException.class, () -> new LiveValidator().validate(rules(inexact), connection))
+                    .getMessage();
+            for (String column : new String[] {
+                "ratio, which is float8", "approx, which is float4", "cash, which is money", "label, which is text"
+            }) {
+                assertTrue(
+                        message.contains("bank.yaml:8: the update of tally by bump declares 'add' of column " + column),
+                        message);
+            }
+            assertFalse(message.contains("column count"), message);
+        }
+    }
 }

@@ -107,7 +107,9 @@ public record WriteSet(
     /**
      * One changed row. {@code row} is a JSON object of column → value as PostgreSQL's {@code to_jsonb}
      * writes it: for an insert the whole new row, for an update the primary key plus only the changed
-     * columns, for a delete the primary key.
+     * columns, for a delete the primary key. For an {@link Operation#ADD} the primary key, the new values of the
+     * columns it sets plainly, and for each column it adds to, {@code "+column": delta} (an exact integer or numeric,
+     * the new value minus the old one at the origin).
      */
     public record RowChange(String table, Operation operation, String row) {
         public RowChange {
@@ -117,11 +119,21 @@ public record WriteSet(
         }
     }
 
-    /** Each operation travels as its code, which is part of the wire format: never renumber. */
+    /**
+     * Each operation travels as its code, which is part of the wire format: never renumber. A node that does not know a
+     * code refuses the whole write-set as malformed ("unknown row operation"), so an {@link #ADD} never reaches a node
+     * that would take its deltas for values.
+     */
     public enum Operation {
         INSERT(0),
         UPDATE(1),
-        DELETE(2);
+        DELETE(2),
+        /**
+         * An update that adds to some columns (issue 18, PSI): {@code col = col + delta} for each {@code "+col"} member,
+         * plain values for the others. Two of them on one cell commute, so replicas that apply them in different
+         * orders end equal.
+         */
+        ADD(3);
 
         private static final Operation[] ALL = values();
 

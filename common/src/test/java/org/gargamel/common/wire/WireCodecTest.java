@@ -117,7 +117,11 @@ class WireCodecTest {
                                         Operation.UPDATE,
                                         "{\"d_w_id\": 1, \"d_id\": 2, \"d_ytd\": 30010.00}"),
                                 new RowChange("history", Operation.INSERT, "{\"h_data\": \"naïve 'quote'\"}"),
-                                new RowChange("new_order", Operation.DELETE, "{\"no_w_id\": 1}"))),
+                                new RowChange("new_order", Operation.DELETE, "{\"no_w_id\": 1}"),
+                                new RowChange(
+                                        "warehouse",
+                                        Operation.ADD,
+                                        "{\"w_id\": 1, \"w_name\": \"x\", \"+w_ytd\": 10.50}"))),
                 new WriteSet(8, "node-3", "new_order", new long[0], 17, List.of()),
                 new WriteSet(9, "node-1", "payment", new long[] {8}, -1, new WriteSet.Order(77, 12, 11), List.of()),
                 new WriteSet(10, "node-2", "new_order", new long[0], -1, List.of())
@@ -188,7 +192,8 @@ class WireCodecTest {
                 .contains("unknown status 3"));
         // WRITE_SET of origin "n", procedure "p", no dependencies, its order (three longs) and one change of table "t":
         // its operation at 64.
-        Map<Operation, Integer> operations = Map.of(Operation.INSERT, 0, Operation.UPDATE, 1, Operation.DELETE, 2);
+        Map<Operation, Integer> operations =
+                Map.of(Operation.INSERT, 0, Operation.UPDATE, 1, Operation.DELETE, 2, Operation.ADD, 3);
         assertEquals(EnumSet.allOf(Operation.class), operations.keySet(), "a code for every operation");
         operations.forEach((operation, code) -> {
             byte[] bytes = WireCodec.encode(writeSetOf(operation));
@@ -196,10 +201,10 @@ class WireCodecTest {
             assertEquals(writeSetOf(operation), WireCodec.decode(bytes));
         });
         byte[] unknownOperation = WireCodec.encode(writeSetOf(Operation.DELETE));
-        unknownOperation[64] = 3;
+        unknownOperation[64] = 4;
         assertTrue(assertThrows(MalformedMessageException.class, () -> WireCodec.decode(unknownOperation))
                 .getMessage()
-                .contains("unknown row operation 3"));
+                .contains("unknown row operation 4"));
     }
 
     private static WriteSet writeSetOf(Operation operation) {

@@ -25,7 +25,9 @@ import org.gargamel.node.writeset.ReplicaState;
  * commute. Changes of the same table, operation and columns go in one statement over {@code jsonb_populate_recordset}
  * (grouped across the whole write-set when no row appears twice in it, else only consecutive ones, so a row's changes
  * keep their order), and all the statements go to the server in one round trip. Every statement must touch exactly
- * the rows it names, otherwise the replicas have diverged and the apply fails with the table and the first row.
+ * the rows it names, otherwise the replicas have diverged and the apply fails with the table and the first row. An
+ * {@code ADD} (issue 18) adds its deltas ({@code col = col + delta}), so increments of one cell from different replicas
+ * commute.
  */
 public final class WriteSetApplier {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -243,6 +245,7 @@ public final class WriteSetApplier {
                         .append(", ?::jsonb) AS r WHERE ")
                         .append(keyMatch(key));
             }
+            case ADD -> addStatement(batch, key, generated, sql);
             case DELETE -> {
                 requireKey(batch, key);
                 sql.append("DELETE FROM ")
@@ -254,6 +257,51 @@ public final class WriteSetApplier {
             }
         }
         return sql.toString();
+    }
+
+    /**
+     * An update that adds (issue 18): {@code "+c": delta} members become {@code c = x.c + delta}, the others are set
+     * like an UPDATE's. The row comes through {@code jsonb_populate_record} (which ignores the {@code "+c"} members) for
+     * the key and the plain values, and each delta is read as {@code numeric}, exact whatever the column's type; the
+     * sum is assigned back to the column's type, as exact (an integer plus an integer delta), or failing if out of range
+     * as the origin's own update would have. A row whose cell is NULL here (at the origin it was not) is not updated,
+     * so the statement touches fewer rows than it names and the divergence is caught.
+     */
+    private static void addStatement(Batch batch, List<String> key, Set<String> generated, StringBuilder sql)
+            throws SQLException {
+        requireKey(batch, key);
+        String table = quote(batch.table);
+        sql.append("UPDATE ").append(table).append(" AS x SET ");
+        StringBuilder notNull = new StringBuilder();
+        boolean first = true;
+        for (String column : batch.columns) {
+            if (key.contains(column) || generated.contains(column)) {
+                continue;
+            }
+            sql.append(first ? "" : ", ");
+            first = false;
+            if (column.startsWith("+")) {
+                String target = quote(column.substring(1));
+                sql.append(target)
+                        .append(" = x.")
+                        .append(target)
+                        .append(" + (e.value ->> ")
+                        .append(WriteSetCapture.literal(column))
+                        .append(")::numeric");
+                notNull.append(" AND x.").append(target).append(" IS NOT NULL");
+            } else {
+                sql.append(quote(column)).append(" = r.").append(quote(column));
+            }
+        }
+        if (notNull.length() == 0) {
+            throw new SQLException(
+                    "an add to table " + batch.table + " carries no delta (\"+column\"): " + batch.rows.get(0));
+        }
+        sql.append(" FROM jsonb_array_elements(?::jsonb) AS e, LATERAL jsonb_populate_record(null::")
+                .append(table)
+                .append(", e.value) AS r WHERE ")
+                .append(keyMatch(key))
+                .append(notNull);
     }
 
     private static String keyMatch(List<String> key) {

@@ -31,6 +31,10 @@ import org.gargamel.common.wire.WriteSet;
  * <p>A table without a primary key gets insert-only capture (TPC-C's history); an UPDATE or DELETE of it while
  * capture is on fails with SQLSTATE 0A000, because no replica could find the row. An UPDATE that changes a primary
  * key is recorded as a DELETE of the old key and an INSERT of the new row. TRUNCATE is not captured.
+ *
+ * <p>Increments (issue 18): for the columns installed as increment columns, an update also records the exact delta,
+ * {@code "+column": new - old}, after the new value when both are non-NULL; {@link Increments} decides per call what
+ * travels (docs/node.md, Increments).
  */
 public final class WriteSetCapture {
     public static final String SCHEMA = "gargamel";
@@ -80,7 +84,24 @@ public final class WriteSetCapture {
      * triggers or the new ones, never none.
      */
     public static CaptureInstallation install(Connection connection, String schema) throws SQLException {
+        return install(connection, schema, Map.of());
+    }
+
+    /**
+     * As {@link #install(Connection, String)}, and for the columns of {@code increments} (table to columns: those some
+     * procedure declares {@code add:}, issue 18) an update also records the exact delta, {@code "+column": new - old},
+     * when both values are non-NULL. Such a column must be {@code smallint}, {@code integer}, {@code bigint} or
+     * {@code numeric}; another type, or a column or table that does not exist, is an error naming it.
+     */
+    public static CaptureInstallation install(
+            Connection connection, String schema, Map<String, ? extends Set<String>> increments) throws SQLException {
         Map<String, List<String>> tables = tables(connection, schema);
+        for (String table : increments.keySet()) {
+            if (!tables.containsKey(table)) {
+                throw new SQLException(
+                        "cannot capture increments of table " + table + ": no such table in schema " + schema);
+            }
+        }
         List<String> keyed = new ArrayList<>();
         List<String> insertOnly = new ArrayList<>();
         try (Statement statement = connection.createStatement()) {
@@ -89,7 +110,9 @@ public final class WriteSetCapture {
                 String qualified = quote(schema) + "." + quote(table.getKey());
                 String function = SCHEMA + ".capture_" + tableOid(connection, qualified);
                 List<Column> columns = columns(connection, qualified);
-                statement.execute(triggerFunction(function, table.getKey(), columns, table.getValue()));
+                Set<String> added = increments.containsKey(table.getKey()) ? increments.get(table.getKey()) : Set.of();
+                checkIncrementColumns(table.getKey(), columns, added);
+                statement.execute(triggerFunction(function, table.getKey(), columns, table.getValue(), added));
                 statement.execute("DROP TRIGGER IF EXISTS " + TRIGGER + " ON " + qualified);
                 statement.execute("CREATE TRIGGER " + TRIGGER + " AFTER INSERT OR UPDATE OR DELETE ON " + qualified
                         + " FOR EACH ROW EXECUTE FUNCTION " + function + "()");
@@ -133,8 +156,47 @@ public final class WriteSetCapture {
     /** A column of a captured table, with the name of its type. */
     record Column(String name, String type) {}
 
+    /**
+     * The delta of an increment column as PL/pgSQL, exact and unable to overflow: {@code smallint} and {@code integer}
+     * subtract as {@code bigint}, {@code bigint} as {@code numeric}; null for a type that does not add exactly.
+     */
+    private static String deltaExpression(Column column) {
+        String newValue = "NEW." + quote(column.name());
+        String oldValue = "OLD." + quote(column.name());
+        return switch (column.type()) {
+            case "int2", "int4" -> newValue + "::int8 - " + oldValue + "::int8";
+            case "int8" -> newValue + "::numeric - " + oldValue + "::numeric";
+            case "numeric" -> newValue + " - " + oldValue;
+            default -> null;
+        };
+    }
+
+    private static void checkIncrementColumns(String table, List<Column> columns, Set<String> added)
+            throws SQLException {
+        for (String name : added) {
+            Column column = columns.stream()
+                    .filter(candidate -> candidate.name().equals(name))
+                    .findFirst()
+                    .orElseThrow(() -> new SQLException(
+                            "cannot capture increments of " + table + "." + name + ": no such column"));
+            if (deltaExpression(column) == null) {
+                throw new SQLException("cannot capture increments of " + table + "." + name + ": its type is "
+                        + column.type() + ", and only smallint, integer, bigint and numeric add exactly");
+            }
+        }
+    }
+
     /** The PL/pgSQL trigger function capturing {@code table}'s changes (see the class comment). */
     static String triggerFunction(String function, String table, List<Column> columns, List<String> key) {
+        return triggerFunction(function, table, columns, key, Set.of());
+    }
+
+    /**
+     * As above; for an update of a column of {@code increments} whose old and new values are both non-NULL, the entry
+     * also carries {@code "+column": delta} right after the new value (issue 18). Other columns cost what they did.
+     */
+    static String triggerFunction(
+            String function, String table, List<Column> columns, List<String> key, Set<String> increments) {
         String name = literal(table);
         StringBuilder body = new StringBuilder();
         body.append("DECLARE\n    entry text;\n    changes text;\nBEGIN\n")
@@ -191,7 +253,19 @@ public final class WriteSetCapture {
                         .append(literal(", " + jsonString(column.name()) + ": "))
                         .append(" || coalesce(to_json(")
                         .append(newValue)
-                        .append(")::text, 'null');\n        END IF;\n");
+                        .append(")::text, 'null');\n");
+                if (increments.contains(column.name())) {
+                    body.append("            IF ")
+                            .append(newValue)
+                            .append(" IS NOT NULL AND ")
+                            .append(oldValue)
+                            .append(" IS NOT NULL THEN\n                entry := entry || ")
+                            .append(literal(", " + jsonString("+" + column.name()) + ": "))
+                            .append(" || to_json(")
+                            .append(deltaExpression(column))
+                            .append(")::text;\n            END IF;\n");
+                }
+                body.append("        END IF;\n");
             }
             String newKey = String.join(
                     " || ', ' || ",
@@ -271,7 +345,7 @@ public final class WriteSetCapture {
     }
 
     /** {@code text} as an SQL string literal. */
-    static String literal(String text) {
+    public static String literal(String text) {
         return "'" + text.replace("'", "''") + "'";
     }
 

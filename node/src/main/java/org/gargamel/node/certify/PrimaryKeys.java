@@ -35,6 +35,11 @@ public final class PrimaryKeys {
         return new PrimaryKeys(keys);
     }
 
+    /** The key columns of every keyed table, by table. */
+    public Map<String, List<String>> all() {
+        return keys;
+    }
+
     /** {@code table:v1,v2} for a change of a keyed table; null for tables without a key (insert-only). */
     public String rowKey(WriteSet.RowChange change) {
         List<String> columns = keys.get(change.table());

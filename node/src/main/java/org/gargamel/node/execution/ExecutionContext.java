@@ -18,8 +18,8 @@ import org.gargamel.node.writeset.WriteSetLog;
  * What every worker of a node shares: the node's name (for messages and write-sets), its isolation, the declared
  * argument types, the write-set log with the PSI commit order, the own transactions awaiting their entry, visibility,
  * statistics, how a call ends ({@link CallCompletion}), and the rules with what to do when an executed call writes
- * outside them ({@code rulesCheck}: {@link RulesCheck#OFF} outside gargamel mode), and whether and how ad-hoc queries
- * run.
+ * outside them ({@code rulesCheck}: {@link RulesCheck#OFF} outside gargamel mode), whether and how ad-hoc queries
+ * run, and how declared increments are shipped and probed (issue 18).
  */
 public record ExecutionContext(
         String node,
@@ -35,7 +35,8 @@ public record ExecutionContext(
         AnsweredCalls answeredCalls,
         ClassifierRules rules,
         RulesCheck rulesCheck,
-        AdHocReads adHocReads) {
+        AdHocReads adHocReads,
+        IncrementPolicy increments) {
 
     /**
      * The outcome of an earlier run of {@code call} that took effect (the same client and call id, resubmitted after a

@@ -1,6 +1,7 @@
 package org.gargamel.node.execution;
 
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import org.gargamel.classifier.UnsoundWrite;
@@ -12,6 +13,7 @@ import org.gargamel.common.wire.CallOutcome;
 import org.gargamel.common.wire.Execute;
 import org.gargamel.common.wire.WriteSet;
 import org.gargamel.node.RulesCheck;
+import org.gargamel.node.capture.Increments;
 import org.gargamel.node.writeset.OwnTransaction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -56,8 +58,19 @@ final class ScheduledExecution implements UpdateExecution {
         // PSI commits in the call's pipeline, unless a write outside the rule must be able to stop the commit.
         boolean checkBeforeCommit = checker != null && context.rulesCheck() == RulesCheck.REJECT;
         boolean commitInPipeline = !context.si() && !checkBeforeCommit;
+        if (checker != null && context.increments().sample(procedure)) {
+            List<UnsoundWrite> probed = probe(call, connection);
+            if (!probed.isEmpty()) {
+                report(call, probed, connection, checkBeforeCommit);
+                if (checkBeforeCommit) {
+                    reject(call, connection, attempt, probed); // the probe rolled back: nothing ran for real
+                    return;
+                }
+            }
+        }
         for (int retry = 0; ; retry++) {
             CallRunner.Ran ran;
+            Increments.Split split;
             List<UnsoundWrite> unsound;
             try (CallRunner.Pipeline pipeline = CallRunner.update(
                     connection.jdbc(),
@@ -68,7 +81,8 @@ final class ScheduledExecution implements UpdateExecution {
                     commitInPipeline)) {
                 attempt.irrevocable(); // PSI: the pipeline commits; until it answers, its fate is unknown
                 ran = pipeline.execute();
-                unsound = checkWrites(call, ran.changes(), attempt, commitInPipeline);
+                split = split(call, ran.changes(), attempt, commitInPipeline);
+                unsound = checkWrites(call, split, attempt, commitInPipeline);
                 if (!context.si() && !commitInPipeline && (unsound.isEmpty() || !checkBeforeCommit)) {
                     ran = new CallRunner.Ran(
                             ran.rows(), ran.changes(), CallRunner.commitDrawingOrder(connection.jdbc()));
@@ -97,7 +111,7 @@ final class ScheduledExecution implements UpdateExecution {
             }
             CallOutcome committed = CallOutcome.committed(call.callId(), call.txnId(), ran.rows());
             WriteSet writeSet = new WriteSet(
-                            call.txnId(), context.node(), procedure, call.backDependencies(), -1, ran.changes())
+                            call.txnId(), context.node(), procedure, call.backDependencies(), -1, split.shipped())
                     .withOutcome(committed, call.client());
             context.statistics().executed(procedure, true, System.nanoTime() - start);
             if (context.si()) {
@@ -121,17 +135,42 @@ final class ScheduledExecution implements UpdateExecution {
     }
 
     /**
-     * The writes of {@code changes} that the call's rule does not cover (none when rulesCheck is off). A failure of the
-     * check itself (a bug) must not lose a committed call ({@code committed}: it is logged); before commit the call is
-     * settled as failed with no effect.
+     * The call's captured changes split into what the checker reads and what is shipped (issue 18: declared increments
+     * as deltas in PSI). A failure (a malformed capture: a bug) is handled as a failed check is.
+     */
+    private Increments.Split split(
+            Execute call, List<WriteSet.RowChange> changes, CallAttempt attempt, boolean committed) {
+        try {
+            return context.increments().split(call.call().procedure(), changes);
+        } catch (RuntimeException e) {
+            if (!committed) {
+                attempt.revocable(); // its transaction is open: the worker rolls it back and rejects the call
+            }
+            throw e; // committed: a write-set that cannot be built must not be shipped wrong; the node stops
+        }
+    }
+
+    /**
+     * The writes of {@code split} that the call's rule does not cover, and its declared increments that were no pure
+     * addition (none when rulesCheck is off). A failure of the check itself (a bug) must not lose a committed call
+     * ({@code committed}: it is logged); before commit the call is settled as failed with no effect.
      */
     private List<UnsoundWrite> checkWrites(
-            Execute call, List<WriteSet.RowChange> changes, CallAttempt attempt, boolean committed) {
+            Execute call, Increments.Split split, CallAttempt attempt, boolean committed) {
         if (checker == null) {
             return List.of();
         }
         try {
-            return checker.check(call.call(), changes);
+            List<UnsoundWrite> unsound = checker.check(call.call(), split.plain());
+            if (split.problems().isEmpty()) {
+                return unsound;
+            }
+            List<UnsoundWrite> all = new ArrayList<>(unsound);
+            for (Increments.Problem problem : split.problems()) {
+                all.add(checker.nonAdditive(
+                        call.call().procedure(), problem.table(), problem.row(), problem.column(), problem.reason()));
+            }
+            return all;
         } catch (RuntimeException e) {
             if (committed) {
                 LOG.error(
@@ -145,6 +184,41 @@ final class ScheduledExecution implements UpdateExecution {
             attempt.revocable(); // its transaction is open: the worker rolls it back and rejects the call
             throw e;
         }
+    }
+
+    /**
+     * The additivity probe of a sampled call ({@link IncrementProbe}): its declared increment that is no pure addition,
+     * or nothing. The probe leaves the connection idle with nothing changed; if it cannot tell, the call runs as usual.
+     */
+    private List<UnsoundWrite> probe(Execute call, WorkerConnection connection) {
+        String procedure = call.call().procedure();
+        IncrementProbe.Mismatch mismatch;
+        try {
+            mismatch = IncrementProbe.run(
+                    call,
+                    connection,
+                    context.types(),
+                    context.increments().declared(procedure),
+                    context.increments().increments());
+        } catch (SQLException | RuntimeException e) {
+            connection.endTransactionOrStop(call, e instanceof SQLException sql ? sql : null);
+            LOG.info(
+                    "{}: the increment probe of transaction {} ({}) could not tell: {}",
+                    connection.name(),
+                    call.txnId(),
+                    procedure,
+                    e.getMessage());
+            return List.of();
+        }
+        if (mismatch == null) {
+            return List.of();
+        }
+        return List.of(checker.nonAdditive(
+                procedure,
+                mismatch.cell().table(),
+                Increments.describe(mismatch.cell()),
+                mismatch.cell().column(),
+                mismatch.reason()));
     }
 
     /** The WARN line and the counter of a call that wrote outside its rule. */
