@@ -296,83 +296,59 @@ public final class ConflictIndex {
         belowCount = 0;
         sharedCount = 0;
         for (int k = 0, n = keys.size(); k < n; k++) {
+            if (keys.shared(k)) {
+                addShared(entry, keys, k); // apart, so that the loop of EXCLUSIVE keys stays as small as it was
+                continue;
+            }
             int slot = keys.slot(k);
             int length = keys.length(k);
             int known = keys.knownParts(k);
-            boolean shared = keys.shared(k);
             Node node = root(slot);
-            // Walk the known parts, collecting the wildcard writers it conflicts with at every prefix on the way; a
-            // full key stops one part short, at the node holding it as a leaf (no wildcard writer at a full key).
+            // Walk the known parts, collecting the last wildcard writer (and the SHARED ones since) at every prefix on
+            // the way; a full key stops one part short, at the node holding it as a leaf (no wildcard writer there).
             int walk = known == length && known > 0 ? known - 1 : known;
             for (int depth = 0; depth < walk; depth++) {
-                collectWildcards(node, shared);
+                collect(node.lastWildcard);
+                if (node.shares != null) {
+                    collectSharedWildcards(node);
+                }
                 node = child(node, keys.part(k, depth), slot);
             }
-            collectWildcards(node, shared);
+            collect(node.lastWildcard);
+            if (node.shares != null) {
+                collectSharedWildcards(node);
+            }
             Node above;
             if (known == length) {
-                if (shared) {
-                    addSharedExact(entry, node, keys, k, known);
-                    above = known > 0 ? node : node.parent;
+                long part;
+                if (known > 0) {
+                    part = keys.part(k, known - 1);
+                    LongLongMap leaves = node.leaves;
+                    if (leaves == null) {
+                        node.leaves = leaves = new LongLongMap();
+                    }
+                    long lastWriter = leaves.put(part, txn);
+                    if (lastWriter != LongLongMap.ABSENT) {
+                        collect(lastWriter);
+                    }
+                    if (node.shares != null) {
+                        takeOverSharedLeaf(node, part);
+                    }
+                    above = node; // the leaf's ancestors start at its parent
                 } else {
-                    long part;
-                    if (known > 0) {
-                        part = keys.part(k, known - 1);
-                        LongLongMap leaves = node.leaves;
-                        if (leaves == null) {
-                            node.leaves = leaves = new LongLongMap();
-                        }
-                        long lastWriter = leaves.put(part, txn);
-                        if (lastWriter != LongLongMap.ABSENT) {
-                            collect(lastWriter);
-                        }
-                        Shares shares = node.shares;
-                        if (shares != null && shares.leaves != null) {
-                            Sharers sharers = shares.leaves.get(part);
-                            if (sharers != null) {
-                                collectAll(sharers);
-                                shares.leaves.removeIfSame(part, sharers);
-                                if (shares.leaves.isEmpty()) {
-                                    shares.leaves = null;
-                                    node.releaseShares();
-                                }
-                            }
-                        }
-                        above = node; // the leaf's ancestors start at its parent
-                    } else {
-                        part = 0;
-                        collect(node.lastExact);
-                        node.lastExact = entry;
-                        Shares shares = node.shares;
-                        if (shares != null && shares.exact != null) {
-                            collectAll(shares.exact);
-                            shares.exact = null;
-                            node.releaseShares();
-                        }
-                        above = node.parent;
+                    part = 0;
+                    collect(node.lastExact);
+                    node.lastExact = entry;
+                    if (node.shares != null) {
+                        takeOverSharedExact(node);
                     }
-                    if (exactCount == exactPartScratch.length) {
-                        exactPartScratch = Arrays.copyOf(exactPartScratch, exactCount * 2);
-                    }
-                    exactPartScratch[exactCount] = part;
-                    exactScratch = push(exactScratch, exactCount++, node);
+                    above = node.parent;
                 }
-            } else if (shared) {
-                // Only the EXCLUSIVE writers below: kept, since the next SHARED wildcard writer here needs them too.
-                Entry[] below = node.below;
-                for (int i = 0, size = node.belowSize; i < size; i++) {
-                    Entry writer = below[i];
-                    if (writer.live) {
-                        collect(writer.txn);
-                    }
+                if (exactCount == exactPartScratch.length) {
+                    exactPartScratch = Arrays.copyOf(exactPartScratch, exactCount * 2);
                 }
-                Shares shares = node.shares();
-                Sharers sharers = shares.wildcards;
-                if (sharers == null) {
-                    shares.wildcards = sharers = new Sharers(Sharers.WILDCARD, 0);
-                }
-                joinSharers(entry, node, sharers);
-                above = node.parent;
+                exactPartScratch[exactCount] = part;
+                exactScratch = push(exactScratch, exactCount++, node);
             } else {
                 Entry[] below = node.below;
                 for (int i = 0, size = node.belowSize; i < size; i++) {
@@ -385,31 +361,14 @@ public final class ConflictIndex {
                 node.belowSize = 0;
                 node.liveBelow = 0;
                 node.epoch++;
-                Shares shares = node.shares;
-                if (shares != null) {
-                    if (shares.below != null) {
-                        collectAll(shares.below);
-                        shares.below = null;
-                    }
-                    shares.wildcards = null; // collected on the way (collectWildcards)
-                    node.releaseShares();
+                if (node.shares != null) {
+                    takeOverSharedBelow(node);
                 }
                 node.lastWildcard = entry;
                 wildcardScratch = push(wildcardScratch, wildcardCount++, node);
                 above = node.parent;
             }
             Node first = above == null || above.tracksBelow ? above : above.trackedAncestor;
-            if (shared) {
-                for (Node ancestor = first; ancestor != null; ancestor = ancestor.trackedAncestor) {
-                    Shares shares = ancestor.shares();
-                    Sharers sharers = shares.below;
-                    if (sharers == null) {
-                        shares.below = sharers = new Sharers(Sharers.BELOW, 0);
-                    }
-                    joinSharers(entry, ancestor, sharers);
-                }
-                continue;
-            }
             for (Node ancestor = first; ancestor != null; ancestor = ancestor.trackedAncestor) {
                 int size = ancestor.belowSize;
                 if (size > 0 && ancestor.below[size - 1] == entry) {
@@ -450,14 +409,100 @@ public final class ConflictIndex {
         return Arrays.copyOf(dependencies, dependencyCount);
     }
 
+    /** An EXCLUSIVE writer at or below {@code node} depends on its SHARED wildcard writers (since the last one). */
+    private void collectSharedWildcards(Node node) {
+        Sharers wildcards = node.shares.wildcards;
+        if (wildcards != null) {
+            collectAll(wildcards);
+        }
+    }
+
+    /** An EXCLUSIVE writer of full key {@code part} below {@code node} takes over from its SHARED writers. */
+    private void takeOverSharedLeaf(Node node, long part) {
+        Shares shares = node.shares;
+        LongObjectMap<Sharers> leaves = shares.leaves;
+        if (leaves == null) {
+            return;
+        }
+        Sharers sharers = leaves.get(part);
+        if (sharers != null) {
+            collectAll(sharers);
+            leaves.removeIfSame(part, sharers);
+            if (leaves.isEmpty()) {
+                shares.leaves = null;
+                node.releaseShares();
+            }
+        }
+    }
+
+    /** An EXCLUSIVE writer of {@code node}'s own key (of no part) takes over from its SHARED writers. */
+    private void takeOverSharedExact(Node node) {
+        Shares shares = node.shares;
+        if (shares.exact != null) {
+            collectAll(shares.exact);
+            shares.exact = null;
+            node.releaseShares();
+        }
+    }
+
     /**
-     * The wildcard writers at {@code node} that a writer at or below it conflicts with: the last EXCLUSIVE one, and for
-     * an EXCLUSIVE writer the SHARED ones since.
+     * An EXCLUSIVE wildcard writer at {@code node} takes over from the SHARED writers below it and the SHARED wildcard
+     * writers there (collected on the way).
      */
-    private void collectWildcards(Node node, boolean shared) {
+    private void takeOverSharedBelow(Node node) {
+        Shares shares = node.shares;
+        if (shares.below != null) {
+            collectAll(shares.below);
+            shares.below = null;
+        }
+        shares.wildcards = null;
+        node.releaseShares();
+    }
+
+    /**
+     * A SHARED key: depends on the last EXCLUSIVE wildcard writer at each prefix; a full key on its last EXCLUSIVE
+     * writer, a wildcard at P on the EXCLUSIVE writers below P (kept: the next SHARED one needs them too). Joins the
+     * sharers of its key or prefix, and the SHARED writers below each tracked ancestor.
+     */
+    private void addShared(Entry entry, WriteKeyBuffer keys, int k) {
+        int slot = keys.slot(k);
+        int length = keys.length(k);
+        int known = keys.knownParts(k);
+        Node node = root(slot);
+        int walk = known == length && known > 0 ? known - 1 : known;
+        for (int depth = 0; depth < walk; depth++) {
+            collect(node.lastWildcard);
+            node = child(node, keys.part(k, depth), slot);
+        }
         collect(node.lastWildcard);
-        if (!shared && node.shares != null && node.shares.wildcards != null) {
-            collectAll(node.shares.wildcards);
+        Node above;
+        if (known == length) {
+            addSharedExact(entry, node, keys, k, known);
+            above = known > 0 ? node : node.parent;
+        } else {
+            Entry[] below = node.below;
+            for (int i = 0, size = node.belowSize; i < size; i++) {
+                Entry writer = below[i];
+                if (writer.live) {
+                    collect(writer.txn);
+                }
+            }
+            Shares shares = node.shares();
+            Sharers sharers = shares.wildcards;
+            if (sharers == null) {
+                shares.wildcards = sharers = new Sharers(Sharers.WILDCARD, 0);
+            }
+            joinSharers(entry, node, sharers);
+            above = node.parent;
+        }
+        Node first = above == null || above.tracksBelow ? above : above.trackedAncestor;
+        for (Node ancestor = first; ancestor != null; ancestor = ancestor.trackedAncestor) {
+            Shares shares = ancestor.shares();
+            Sharers sharers = shares.below;
+            if (sharers == null) {
+                shares.below = sharers = new Sharers(Sharers.BELOW, 0);
+            }
+            joinSharers(entry, ancestor, sharers);
         }
     }
 

@@ -29,7 +29,8 @@ import picocli.CommandLine.TypeConversionException;
 @Command(
         name = "classify",
         description = "whether two calls may conflict under the classifier rules (TPC-C by default)",
-        customSynopsis = "scripts/gargamel classify [--rules FILE] [--isolation psi|si] CALL CALL",
+        customSynopsis =
+                "scripts/gargamel classify [--rules FILE | --tpcc-rules commutative|table61] [--isolation psi|si] CALL CALL",
         footer = {
             "  e.g. classify \"payment(1, 2, 1, 2, NULL, 'BARBARABLE', 10.00, '2026-01-01 10:00:00')\"",
             "                 \"delivery(1, 3, '2026-01-01 10:00:00')\""
@@ -40,6 +41,14 @@ public final class ClassifyCommand implements Callable<Integer> {
 
     @Option(names = "--rules", paramLabel = "FILE", description = "the classifier rules (default: TPC-C's)")
     private Path rules;
+
+    @Option(
+            names = "--tpcc-rules",
+            paramLabel = "RULES",
+            converter = RunOptions.TpccRulesConverter.class,
+            description =
+                    "without --rules, which of TPC-C's: commutative (default) or table61 (the thesis's, Table 6.1)")
+    private TpccRules.Variant tpccRules;
 
     @Option(
             names = "--isolation",
@@ -63,9 +72,13 @@ public final class ClassifyCommand implements Callable<Integer> {
         if (calls.size() != 2) {
             throw Usage.error(spec, "'classify' needs exactly two calls, got " + calls.size());
         }
+        if (rules != null && tpccRules != null) {
+            throw Usage.error(spec, "--tpcc-rules picks TPC-C's rules; it contradicts --rules");
+        }
         try {
             ClassifierRules loaded = rules == null
-                    ? ClassifierRules.loadResource(TpccRules.class, TpccRules.RESOURCE)
+                    ? ClassifierRules.loadResource(
+                            TpccRules.class, (tpccRules == null ? TpccRules.Variant.COMMUTATIVE : tpccRules).resource())
                     : ClassifierRules.load(rules);
             ProcedureCall first = loaded.parse(calls.get(0));
             ProcedureCall second = loaded.parse(calls.get(1));

@@ -31,6 +31,7 @@ import org.gargamel.launcher.server.ExitCodes;
 import org.gargamel.launcher.server.Usage;
 import org.gargamel.provisioning.PostgresBackend;
 import org.gargamel.provisioning.PostgresCluster;
+import org.gargamel.tpcc.TpccRules;
 import org.gargamel.tpcc.result.RunResult;
 import org.gargamel.tpcc.workload.DirectIsolation;
 import picocli.CommandLine.Command;
@@ -85,6 +86,14 @@ public final class CompareCommand implements Callable<Integer> {
     private List<String> servers = new ArrayList<>();
 
     @Option(
+            names = "--tpcc-rules",
+            paramLabel = "RULES",
+            converter = RunOptions.TpccRulesConverter.class,
+            description = "the classifier rules of the runs through Gargamel: commutative (default) or table61 (the "
+                    + "thesis's, Table 6.1)")
+    private TpccRules.Variant tpccRules;
+
+    @Option(
             names = "--out",
             paramLabel = "DIR",
             description = "where compare.json, compare.html and each run's result go (default out/compare-<time>)")
@@ -133,7 +142,7 @@ public final class CompareCommand implements Callable<Integer> {
         if (Files.exists(directory) && !Files.isDirectory(directory)) {
             throw Usage.error(spec, "--out " + directory + " exists and is not a directory");
         }
-        List<Plan> plans = plans(quick);
+        List<Plan> plans = plans(quick, tpccRules == null ? TpccRules.Variant.COMMUTATIVE : tpccRules);
         String machine = MachineDescription.describe();
         err.printf(
                 "compare: %d runs of %s each on %s%n",
@@ -174,6 +183,10 @@ public final class CompareCommand implements Callable<Integer> {
      * replicas, the baselines with 3 (each run costs about 25 s of setting up and checking besides its duration).
      */
     static List<Plan> plans(boolean quick) {
+        return plans(quick, TpccRules.Variant.COMMUTATIVE);
+    }
+
+    static List<Plan> plans(boolean quick, TpccRules.Variant rules) {
         List<Plan> plans = new ArrayList<>();
         for (int warehouses : new int[] {1, 4}) {
             int terminals = 10 * warehouses;
@@ -181,7 +194,7 @@ public final class CompareCommand implements Callable<Integer> {
             for (Mode mode : Mode.values()) {
                 for (int replicas : new int[] {1, REPLICAS}) {
                     if (!quick || mode == Mode.GARGAMEL || replicas == REPLICAS) {
-                        plans.add(new Plan(through(mode, Isolation.PSI), replicas, warehouses, terminals, null));
+                        plans.add(new Plan(through(mode, Isolation.PSI, rules), replicas, warehouses, terminals, null));
                     }
                 }
             }
@@ -194,21 +207,22 @@ public final class CompareCommand implements Callable<Integer> {
                                 RunOptions.DEFAULT_WORKERS,
                                 List.of(),
                                 RunOptions.DEFAULT_BIND,
-                                RunTarget.Client.PGWIRE),
+                                RunTarget.Client.PGWIRE,
+                                rules),
                         1,
                         warehouses,
                         terminals,
                         null));
             }
             if (!quick) {
-                plans.add(new Plan(through(Mode.GARGAMEL, Isolation.SI), REPLICAS, warehouses, terminals, null));
+                plans.add(new Plan(through(Mode.GARGAMEL, Isolation.SI, rules), REPLICAS, warehouses, terminals, null));
             }
         }
         double[] rates = quick ? new double[] {150, 600} : new double[] {100, 200, 400, 800, 1200};
         for (double rate : rates) {
             plans.add(new Plan(direct(), 1, 1, 20, rate));
-            plans.add(new Plan(through(Mode.GARGAMEL, Isolation.PSI), REPLICAS, 1, 20, rate));
-            plans.add(new Plan(through(Mode.ROUND_ROBIN, Isolation.PSI), REPLICAS, 1, 20, rate));
+            plans.add(new Plan(through(Mode.GARGAMEL, Isolation.PSI, rules), REPLICAS, 1, 20, rate));
+            plans.add(new Plan(through(Mode.ROUND_ROBIN, Isolation.PSI, rules), REPLICAS, 1, 20, rate));
         }
         plans.sort((a, b) -> Integer.compare(a.warehouses(), b.warehouses()));
         return plans;
@@ -218,8 +232,15 @@ public final class CompareCommand implements Callable<Integer> {
         return new RunTarget.Direct(DirectIsolation.READ_COMMITTED, MAX_RETRIES);
     }
 
-    private static RunTarget through(Mode mode, Isolation isolation) {
-        return new RunTarget.Gargamel(mode, isolation, RunOptions.DEFAULT_WORKERS, List.of(), RunOptions.DEFAULT_BIND);
+    private static RunTarget through(Mode mode, Isolation isolation, TpccRules.Variant rules) {
+        return new RunTarget.Gargamel(
+                mode,
+                isolation,
+                RunOptions.DEFAULT_WORKERS,
+                List.of(),
+                RunOptions.DEFAULT_BIND,
+                RunTarget.Client.LIBRARY,
+                rules);
     }
 
     private CompareRun runOne(

@@ -14,6 +14,7 @@ import org.gargamel.launcher.run.RunRequest;
 import org.gargamel.launcher.run.RunTarget;
 import org.gargamel.launcher.server.Usage;
 import org.gargamel.provisioning.PostgresBackend;
+import org.gargamel.tpcc.TpccRules;
 import org.gargamel.tpcc.workload.DirectIsolation;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Mixin;
@@ -120,6 +121,15 @@ final class RunOptions {
             paramLabel = "K",
             description = "workers (connections running chains) per node (default " + DEFAULT_WORKERS + ")")
     private Integer workers;
+
+    @Option(
+            names = "--tpcc-rules",
+            paramLabel = "RULES",
+            converter = TpccRulesConverter.class,
+            description =
+                    "the kit's classifier rules: commutative (default: increments do not conflict) or table61 (the "
+                            + "thesis's, reproducing its Table 6.1; docs/classifier.md)")
+    private TpccRules.Variant tpccRules;
 
     @Option(names = "--keying", description = "keying and think times of clause 5.2.5.7 (off for throughput runs)")
     private boolean keying;
@@ -232,6 +242,9 @@ final class RunOptions {
         if (bind != null) {
             throw Usage.error(spec, "--bind is for --scheduler");
         }
+        if (tpccRules != null) {
+            throw Usage.error(spec, "--tpcc-rules are Gargamel's classifier rules; direct mode has none");
+        }
         try {
             return new RunTarget.Direct(
                     isolation == null ? DirectIsolation.READ_COMMITTED : DirectIsolation.parse(isolation), retries);
@@ -283,13 +296,29 @@ final class RunOptions {
         } else if (bind != null) {
             throw Usage.error(spec, "--bind is for --scheduler");
         }
+        if (tpccRules != null && !schedulers.isEmpty()) {
+            throw Usage.error(spec, "--tpcc-rules contradicts --scheduler: the running cluster has its own rules");
+        }
         return new RunTarget.Gargamel(
                 choice.mode(),
                 level,
                 workerCount,
                 List.copyOf(schedulers),
                 bind == null ? DEFAULT_BIND : bind,
-                clientKind);
+                clientKind,
+                tpccRules == null ? TpccRules.Variant.COMMUTATIVE : tpccRules);
+    }
+
+    /** {@code --tpcc-rules}: by {@link TpccRules.Variant#parse}. */
+    static final class TpccRulesConverter implements ITypeConverter<TpccRules.Variant> {
+        @Override
+        public TpccRules.Variant convert(String text) {
+            try {
+                return TpccRules.Variant.parse(text);
+            } catch (IllegalArgumentException e) {
+                throw new TypeConversionException(e.getMessage());
+            }
+        }
     }
 
     /** {@code --postgres}: by {@link PostgresBackend#parse}. */

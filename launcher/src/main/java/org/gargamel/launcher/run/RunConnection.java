@@ -182,7 +182,7 @@ abstract sealed class RunConnection implements AutoCloseable
                 ClusterPlan plan = new ClusterPlan(
                         target.mode(),
                         target.isolation(),
-                        TpccRules.writeTo(logs),
+                        TpccRules.writeTo(logs, target.tpccRules()),
                         urls,
                         target.workers(),
                         logs,

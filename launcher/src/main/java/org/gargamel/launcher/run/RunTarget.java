@@ -3,6 +3,7 @@ package org.gargamel.launcher.run;
 import java.util.List;
 import org.gargamel.common.config.Isolation;
 import org.gargamel.common.config.Mode;
+import org.gargamel.tpcc.TpccRules;
 import org.gargamel.tpcc.workload.DirectIsolation;
 
 /**
@@ -71,12 +72,26 @@ public sealed interface RunTarget permits RunTarget.Direct, RunTarget.Gargamel {
     /**
      * Gargamel in {@code mode} and {@code isolation} with {@code workers} workers per node, started here; or, when
      * {@code schedulers} (HOST:PORT each) are given, a cluster that already runs, joined through any of its schedulers
-     * by a client listening on {@code bind}. The terminals call through {@code client}.
+     * by a client listening on {@code bind}. The terminals call through {@code client}; a cluster started here
+     * classifies with the kit's rules {@code tpccRules} ({@code --tpcc-rules}).
      */
-    record Gargamel(Mode mode, Isolation isolation, int workers, List<String> schedulers, String bind, Client client)
+    record Gargamel(
+            Mode mode,
+            Isolation isolation,
+            int workers,
+            List<String> schedulers,
+            String bind,
+            Client client,
+            TpccRules.Variant tpccRules)
             implements RunTarget {
         public Gargamel {
             schedulers = List.copyOf(schedulers);
+        }
+
+        /** With the kit's default rules. */
+        public Gargamel(
+                Mode mode, Isolation isolation, int workers, List<String> schedulers, String bind, Client client) {
+            this(mode, isolation, workers, schedulers, bind, client, TpccRules.Variant.COMMUTATIVE);
         }
 
         /** Through the client library. */

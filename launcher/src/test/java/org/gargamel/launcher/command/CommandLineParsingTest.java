@@ -17,6 +17,7 @@ import org.gargamel.launcher.run.RunTarget;
 import org.gargamel.launcher.server.CommandContext;
 import org.gargamel.launcher.server.CommandExecution;
 import org.gargamel.provisioning.PostgresBackend;
+import org.gargamel.tpcc.TpccRules;
 import org.gargamel.tpcc.workload.DirectIsolation;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -274,6 +275,49 @@ class CommandLineParsingTest {
                         "--jdbc-url",
                         "jdbc:postgresql://a/x"),
                 "--client pgwire starts a front end");
+    }
+
+    /**
+     * {@code --tpcc-rules table61} brings the thesis's rules (Table 6.1) back to a run, compare and classify; the
+     * commutative rules are the default; it has no meaning without middleware, for a running cluster, or beside
+     * {@code classify --rules}.
+     */
+    @Test
+    void theThesisRulesAreOneOptionAway() {
+        assertEquals(
+                TpccRules.Variant.COMMUTATIVE,
+                ((RunTarget.Gargamel) request(false).target()).tpccRules());
+        assertEquals(
+                TpccRules.Variant.TABLE61,
+                ((RunTarget.Gargamel) request(true, "--tpcc-rules", "table61").target()).tpccRules());
+        assertTrue(CompareCommand.plans(true, TpccRules.Variant.TABLE61).stream()
+                .map(CompareCommand.Plan::target)
+                .filter(RunTarget.Gargamel.class::isInstance)
+                .allMatch(target -> ((RunTarget.Gargamel) target).tpccRules() == TpccRules.Variant.TABLE61));
+        assertUsageError(CommandRunner.run("tpcc", "run", "--tpcc-rules", "thesis"), "'thesis' names no TPC-C rules");
+        assertUsageError(
+                CommandRunner.run("tpcc", "run", "--mode", "direct", "--tpcc-rules", "table61"),
+                "direct mode has none");
+        assertUsageError(
+                CommandRunner.run(
+                        "tpcc",
+                        "run",
+                        "--tpcc-rules",
+                        "table61",
+                        "--scheduler",
+                        "10.0.0.1:7800",
+                        "--jdbc-url",
+                        "jdbc:postgresql://a/x"),
+                "--tpcc-rules contradicts --scheduler");
+        String delivery = "delivery(1, 3, '2026-01-01 10:00:00')";
+        String payment = "payment(2, 2, 1, 5, 9, NULL, 10.00, '2026-01-01 10:00:00')";
+        CommandRunner commutative = CommandRunner.run("classify", delivery, payment);
+        assertEquals("NO CONFLICT", commutative.out().strip(), commutative.toString());
+        CommandRunner table61 = CommandRunner.run("classify", "--tpcc-rules", "table61", delivery, payment);
+        assertTrue(table61.out().startsWith("CONFLICT on customer(c_w_id=1"), table61.toString());
+        assertUsageError(
+                CommandRunner.run("classify", "--rules", "x.yaml", "--tpcc-rules", "table61", delivery, payment),
+                "it contradicts --rules");
     }
 
     /** compare, quick or not, runs one row through the front end: the library's 1-replica 1-warehouse row again. */

@@ -35,7 +35,11 @@ class SchedulerTest {
     private static final WorkerRef B1 = new WorkerRef("b", 1);
 
     private static Scheduler gargamel() {
-        Scheduler scheduler = new Scheduler(RULES, Mode.GARGAMEL, Isolation.PSI);
+        return gargamel(RULES);
+    }
+
+    private static Scheduler gargamel(ClassifierRules rules) {
+        Scheduler scheduler = new Scheduler(rules, Mode.GARGAMEL, Isolation.PSI);
         scheduler.addNode("b", 2);
         scheduler.addNode("a", 2);
         return scheduler;
@@ -160,14 +164,25 @@ class SchedulerTest {
         assertArrayEquals(new long[] {1}, deps(si.place(paymentById(1, 1, 1, 1, 1))));
     }
 
+    /** The thesis's rules: Delivery's wildcard customer write of c_balance meets every Payment of its warehouse. */
     @Test
     void deliveryWildcardWaitsForEveryWriterOfItsWarehouse() {
-        Scheduler s = gargamel();
+        Scheduler s = gargamel(ClassifierRules.loadResource(TpccRules.class, TpccRules.TABLE61_RESOURCE));
         s.place(paymentById(1, 1, 1, 1, 1));
         s.place(paymentById(2, 1, 1, 2, 3)); // customer (1,2,3)
         s.place(paymentById(2, 1, 2, 1, 1)); // other warehouse's customer
         Placement d = s.place(delivery(1));
         assertArrayEquals(new long[] {1, 2}, deps(d));
+    }
+
+    /** The default rules: Delivery and Payment only add to c_balance, so the Delivery waits for none of them. */
+    @Test
+    void deliveryDoesNotWaitForPaymentsWhenBothOnlyAdd() {
+        Scheduler s = gargamel();
+        s.place(paymentById(1, 1, 1, 1, 1));
+        s.place(paymentById(2, 1, 1, 2, 3));
+        assertArrayEquals(new long[0], deps(s.place(delivery(1))));
+        assertArrayEquals(new long[] {3}, deps(s.place(delivery(1))), "a Delivery of that warehouse does wait");
     }
 
     @Test
