@@ -9,6 +9,7 @@ import org.gargamel.classifier.ClassifierRules;
 import org.gargamel.classifier.RulesException;
 import org.gargamel.common.call.ProcedureCall;
 import org.gargamel.common.config.Isolation;
+import org.gargamel.launcher.run.RunTarget;
 import org.gargamel.launcher.server.CommandContext;
 import org.gargamel.launcher.server.ExitCodes;
 import org.gargamel.launcher.server.Usage;
@@ -47,7 +48,7 @@ public final class ClassifyCommand implements Callable<Integer> {
             paramLabel = "RULES",
             converter = RunOptions.TpccRulesConverter.class,
             description =
-                    "without --rules, which of TPC-C's: commutative (default) or table61 (the thesis's, Table 6.1)")
+                    "without --rules, which of TPC-C's: table61 (default: the thesis's, Table 6.1) or commutative")
     private TpccRules.Variant tpccRules;
 
     @Option(
@@ -78,7 +79,8 @@ public final class ClassifyCommand implements Callable<Integer> {
         try {
             ClassifierRules loaded = rules == null
                     ? ClassifierRules.loadResource(
-                            TpccRules.class, (tpccRules == null ? TpccRules.Variant.COMMUTATIVE : tpccRules).resource())
+                            TpccRules.class,
+                            (tpccRules == null ? RunTarget.Gargamel.DEFAULT_TPCC_RULES : tpccRules).resource())
                     : ClassifierRules.load(rules);
             ProcedureCall first = loaded.parse(calls.get(0));
             ProcedureCall second = loaded.parse(calls.get(1));

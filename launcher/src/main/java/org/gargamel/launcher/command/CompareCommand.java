@@ -89,8 +89,8 @@ public final class CompareCommand implements Callable<Integer> {
             names = "--tpcc-rules",
             paramLabel = "RULES",
             converter = RunOptions.TpccRulesConverter.class,
-            description = "the classifier rules of the runs through Gargamel: commutative (default) or table61 (the "
-                    + "thesis's, Table 6.1)")
+            description = "the classifier rules of the runs through Gargamel: table61 (default: the thesis's, Table "
+                    + "6.1) or commutative (increments do not conflict)")
     private TpccRules.Variant tpccRules;
 
     @Option(
@@ -142,7 +142,7 @@ public final class CompareCommand implements Callable<Integer> {
         if (Files.exists(directory) && !Files.isDirectory(directory)) {
             throw Usage.error(spec, "--out " + directory + " exists and is not a directory");
         }
-        List<Plan> plans = plans(quick, tpccRules == null ? TpccRules.Variant.COMMUTATIVE : tpccRules);
+        List<Plan> plans = plans(quick, tpccRules == null ? RunTarget.Gargamel.DEFAULT_TPCC_RULES : tpccRules);
         String machine = MachineDescription.describe();
         err.printf(
                 "compare: %d runs of %s each on %s%n",
@@ -183,7 +183,7 @@ public final class CompareCommand implements Callable<Integer> {
      * replicas, the baselines with 3 (each run costs about 25 s of setting up and checking besides its duration).
      */
     static List<Plan> plans(boolean quick) {
-        return plans(quick, TpccRules.Variant.COMMUTATIVE);
+        return plans(quick, RunTarget.Gargamel.DEFAULT_TPCC_RULES);
     }
 
     static List<Plan> plans(boolean quick, TpccRules.Variant rules) {

@@ -126,9 +126,8 @@ final class RunOptions {
             names = "--tpcc-rules",
             paramLabel = "RULES",
             converter = TpccRulesConverter.class,
-            description =
-                    "the kit's classifier rules: commutative (default: increments do not conflict) or table61 (the "
-                            + "thesis's, reproducing its Table 6.1; docs/classifier.md)")
+            description = "the kit's classifier rules: table61 (default: the thesis's, reproducing its Table 6.1) or "
+                    + "commutative (increments do not conflict; docs/classifier.md)")
     private TpccRules.Variant tpccRules;
 
     @Option(names = "--keying", description = "keying and think times of clause 5.2.5.7 (off for throughput runs)")
@@ -306,7 +305,7 @@ final class RunOptions {
                 List.copyOf(schedulers),
                 bind == null ? DEFAULT_BIND : bind,
                 clientKind,
-                tpccRules == null ? TpccRules.Variant.COMMUTATIVE : tpccRules);
+                tpccRules == null ? RunTarget.Gargamel.DEFAULT_TPCC_RULES : tpccRules);
     }
 
     /** {@code --tpcc-rules}: by {@link TpccRules.Variant#parse}. */

@@ -278,22 +278,27 @@ class CommandLineParsingTest {
     }
 
     /**
-     * {@code --tpcc-rules table61} brings the thesis's rules (Table 6.1) back to a run, compare and classify; the
-     * commutative rules are the default; it has no meaning without middleware, for a running cluster, or beside
-     * {@code classify --rules}.
+     * {@code --tpcc-rules commutative} gives a run, compare and classify the commutative rules (increments); the
+     * thesis's rules (Table 6.1) are the default; it has no meaning without middleware, for a running cluster, or
+     * beside {@code classify --rules}.
      */
     @Test
     void theThesisRulesAreOneOptionAway() {
         assertEquals(
-                TpccRules.Variant.COMMUTATIVE,
-                ((RunTarget.Gargamel) request(false).target()).tpccRules());
+                TpccRules.Variant.TABLE61, ((RunTarget.Gargamel) request(false).target()).tpccRules());
         assertEquals(
-                TpccRules.Variant.TABLE61,
-                ((RunTarget.Gargamel) request(true, "--tpcc-rules", "table61").target()).tpccRules());
-        assertTrue(CompareCommand.plans(true, TpccRules.Variant.TABLE61).stream()
+                TpccRules.Variant.COMMUTATIVE,
+                ((RunTarget.Gargamel)
+                                request(true, "--tpcc-rules", "commutative").target())
+                        .tpccRules());
+        assertTrue(CompareCommand.plans(true).stream()
                 .map(CompareCommand.Plan::target)
                 .filter(RunTarget.Gargamel.class::isInstance)
                 .allMatch(target -> ((RunTarget.Gargamel) target).tpccRules() == TpccRules.Variant.TABLE61));
+        assertTrue(CompareCommand.plans(true, TpccRules.Variant.COMMUTATIVE).stream()
+                .map(CompareCommand.Plan::target)
+                .filter(RunTarget.Gargamel.class::isInstance)
+                .allMatch(target -> ((RunTarget.Gargamel) target).tpccRules() == TpccRules.Variant.COMMUTATIVE));
         assertUsageError(CommandRunner.run("tpcc", "run", "--tpcc-rules", "thesis"), "'thesis' names no TPC-C rules");
         assertUsageError(
                 CommandRunner.run("tpcc", "run", "--mode", "direct", "--tpcc-rules", "table61"),
@@ -311,9 +316,9 @@ class CommandLineParsingTest {
                 "--tpcc-rules contradicts --scheduler");
         String delivery = "delivery(1, 3, '2026-01-01 10:00:00')";
         String payment = "payment(2, 2, 1, 5, 9, NULL, 10.00, '2026-01-01 10:00:00')";
-        CommandRunner commutative = CommandRunner.run("classify", delivery, payment);
+        CommandRunner commutative = CommandRunner.run("classify", "--tpcc-rules", "commutative", delivery, payment);
         assertEquals("NO CONFLICT", commutative.out().strip(), commutative.toString());
-        CommandRunner table61 = CommandRunner.run("classify", "--tpcc-rules", "table61", delivery, payment);
+        CommandRunner table61 = CommandRunner.run("classify", delivery, payment);
         assertTrue(table61.out().startsWith("CONFLICT on customer(c_w_id=1"), table61.toString());
         assertUsageError(
                 CommandRunner.run("classify", "--rules", "x.yaml", "--tpcc-rules", "table61", delivery, payment),
