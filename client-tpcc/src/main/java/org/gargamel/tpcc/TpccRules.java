@@ -10,8 +10,10 @@ import java.nio.file.StandardCopyOption;
 /**
  * The classifier rules of the TPC-C procedures (docs/classifier.md). The kit owns them like its schema: the scheduler
  * and the nodes get them as a file ({@code rules:} in their configuration), which {@link #writeTo} makes. Two sets:
- * the default, {@link Variant#COMMUTATIVE}, declares the columns TPC-C only adds to as increments ({@code add:});
- * {@link Variant#TABLE61} are the thesis's rules, which reproduce its Table 6.1 exactly.
+ * {@link Variant#COMMUTATIVE} declares the columns TPC-C only adds to as increments ({@code add:}) and is this class's
+ * default (the in-process tests'); {@link Variant#TABLE61} are the thesis's rules, which reproduce its Table 6.1
+ * exactly, and are the commands' default (the launcher's {@code RunTarget.Gargamel.DEFAULT_TPCC_RULES}: the commutative
+ * rules measured slower, README).
  */
 public final class TpccRules {
     /** The default rules' class-path resource, for {@code ClassifierRules.loadResource(TpccRules.class, RESOURCE)}. */
@@ -24,7 +26,7 @@ public final class TpccRules {
 
     /** Which of the kit's rules: the command-line option {@code --tpcc-rules commutative|table61}. */
     public enum Variant {
-        /** Increments declared {@code add:} (the default). */
+        /** Increments declared {@code add:} (this class's default). */
         COMMUTATIVE(RESOURCE),
         /** The thesis's rules, reproducing its Table 6.1. */
         TABLE61(TABLE61_RESOURCE);
@@ -53,7 +55,7 @@ public final class TpccRules {
                 }
             }
             throw new IllegalArgumentException(
-                    "'" + text + "' names no TPC-C rules (commutative, the default; or table61, the thesis's)");
+                    "'" + text + "' names no TPC-C rules (table61, the thesis's; or commutative, with increments)");
         }
 
         /** The file name {@link TpccRules#writeTo(Path, Variant)} gives it. */

@@ -80,7 +80,7 @@ public final class ClassifyCommand implements Callable<Integer> {
             ClassifierRules loaded = rules == null
                     ? ClassifierRules.loadResource(
                             TpccRules.class,
-                            (tpccRules == null ? RunTarget.Gargamel.DEFAULT_TPCC_RULES : tpccRules).resource())
+                            RunTarget.Gargamel.tpccRulesOrDefault(tpccRules).resource())
                     : ClassifierRules.load(rules);
             ProcedureCall first = loaded.parse(calls.get(0));
             ProcedureCall second = loaded.parse(calls.get(1));

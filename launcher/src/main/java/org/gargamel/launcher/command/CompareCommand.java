@@ -142,7 +142,7 @@ public final class CompareCommand implements Callable<Integer> {
         if (Files.exists(directory) && !Files.isDirectory(directory)) {
             throw Usage.error(spec, "--out " + directory + " exists and is not a directory");
         }
-        List<Plan> plans = plans(quick, tpccRules == null ? RunTarget.Gargamel.DEFAULT_TPCC_RULES : tpccRules);
+        List<Plan> plans = plans(quick, RunTarget.Gargamel.tpccRulesOrDefault(tpccRules));
         String machine = MachineDescription.describe();
         err.printf(
                 "compare: %d runs of %s each on %s%n",

@@ -305,7 +305,7 @@ final class RunOptions {
                 List.copyOf(schedulers),
                 bind == null ? DEFAULT_BIND : bind,
                 clientKind,
-                tpccRules == null ? RunTarget.Gargamel.DEFAULT_TPCC_RULES : tpccRules);
+                RunTarget.Gargamel.tpccRulesOrDefault(tpccRules));
     }
 
     /** {@code --tpcc-rules}: by {@link TpccRules.Variant#parse}. */

@@ -95,6 +95,11 @@ public sealed interface RunTarget permits RunTarget.Direct, RunTarget.Gargamel {
          */
         public static final TpccRules.Variant DEFAULT_TPCC_RULES = TpccRules.Variant.TABLE61;
 
+        /** {@code --tpcc-rules} as given, or {@link #DEFAULT_TPCC_RULES} when it was not (null). */
+        public static TpccRules.Variant tpccRulesOrDefault(TpccRules.Variant given) {
+            return given == null ? DEFAULT_TPCC_RULES : given;
+        }
+
         /** With the kit's default rules. */
         public Gargamel(
                 Mode mode, Isolation isolation, int workers, List<String> schedulers, String bind, Client client) {
