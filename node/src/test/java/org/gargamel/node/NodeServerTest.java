@@ -655,6 +655,45 @@ class NodeServerTest {
         assertConverged();
     }
 
+    /**
+     * A node taken for departed while it was alive (a false suspicion, or cut off and back) settles its own committed
+     * transaction too, from the same log entry as the survivors: every node, the origin included, must report the
+     * outcome its write-set carries. The origin used to keep only other replicas' outcomes and reported the call as
+     * unknown; its settlement could reach the scheduler first and the client heard "result unknown".
+     */
+    @Test
+    void aNodeSettlingItsOwnCommittedTransactionReportsItsOutcome() throws Exception {
+        startNodes("gargamel", "psi");
+        scheduler.execute("node-1", 0, 1, deps(), payment(1, 7, "6.00"));
+        CallOutcome outcome = scheduler.awaitOutcome(1, TIMEOUT);
+        assertEquals(CallOutcome.Status.COMMITTED, outcome.status());
+        scheduler.awaitVisibleEverywhere(NODES, deps(1), TIMEOUT);
+
+        scheduler.abandon("node-2", "node-1", 1); // the scheduler suspected node-1 before its report came
+        Await.until(
+                "a settlement from each node",
+                Duration.ofSeconds(10),
+                () -> scheduler.settlements.stream()
+                                .map(Settlement::nodeName)
+                                .distinct()
+                                .count()
+                        == 2);
+        for (Settlement settlement : scheduler.settlements) {
+            assertEquals("node-1", settlement.origin());
+            assertEquals(1, settlement.stood().size(), settlement.toString());
+            CallOutcome stood = settlement.stood().get(0);
+            assertEquals(1, stood.txnId(), settlement.toString());
+            assertEquals(CallOutcome.Status.COMMITTED, stood.status(), settlement.toString());
+            assertEquals(outcome.result(), stood.result(), "the outcome the origin gave, " + settlement);
+            assertArrayEquals(new long[0], settlement.unknown(), settlement.toString());
+            assertArrayEquals(new long[0], settlement.abandoned(), settlement.toString());
+        }
+        for (int server = 0; server < 2; server++) {
+            assertEquals("1 6.00", district(server, 1, 7), "the payment stands, server " + server);
+        }
+        assertConverged();
+    }
+
     private boolean settledBy(String node) {
         return scheduler.settlements.stream()
                 .anyMatch(settlement ->

@@ -57,7 +57,7 @@ public final class ApplyLoop {
     private static final Logger LOG = LoggerFactory.getLogger(ApplyLoop.class);
     /** Entries handled without a database transaction before their position is written anyway. */
     private static final int POSITION_LAG = 1_000;
-    /** Outcomes of other replicas' transactions kept for settlements ({@link #recentOutcomes}). */
+    /** Outcomes of the latest write-sets kept for settlements ({@link #recentOutcomes}). */
     static final int RECENT_OUTCOMES = 1 << 16;
 
     /**
@@ -105,10 +105,10 @@ public final class ApplyLoop {
     private final Set<Long> abandoned = new HashSet<>();
 
     /**
-     * The outcomes carried by the latest other replicas' write-sets, by transaction: when a node dies after its entry
-     * is committed but before it answered its client, the settlement of its transactions gives their outcomes to the
-     * scheduler from here. Bounded: the scheduler's in-flight limit keeps a departed node's unanswered transactions far
-     * fewer than this, and they are among the latest entries.
+     * The outcomes carried by the latest write-sets (this node's own included), by transaction: when a node dies
+     * after its entry is committed but before it answered its client, the settlement of its transactions gives their
+     * outcomes to the scheduler from here. Bounded: the scheduler's in-flight limit keeps a departed node's unanswered
+     * transactions far fewer than this, and they are among the latest entries.
      */
     private final Map<Long, CallOutcome> recentOutcomes = new Recent<>(RECENT_OUTCOMES);
     /** Which scheduler the log made active (EPOCH_CLAIM entries). */
@@ -374,7 +374,8 @@ public final class ApplyLoop {
     private void writeSet(Entry entry, WriteSet writeSet, boolean replayed) throws SQLException, InterruptedException {
         boolean mine = writeSet.origin().equals(node);
         OwnTransactions.Confirmation confirmation = mine ? own.takeConfirmation(writeSet.txnId()) : null;
-        if (!mine && writeSet.outcome() != null) {
+        if (writeSet.outcome() != null) {
+            // Its own too: a node taken for departed while alive settles its own transactions from the same entry.
             recentOutcomes.put(writeSet.txnId(), writeSet.outcome());
         }
         handleWriteSet(entry, writeSet, replayed, confirmation != null && confirmation.effects());
