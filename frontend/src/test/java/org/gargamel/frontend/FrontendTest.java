@@ -331,6 +331,84 @@ class FrontendTest {
     }
 
     @Test
+    void anOversizedMessageOrAnUnknownTypeAfterLoginEndsThatConnectionOnly() throws Exception {
+        FrontendConfig config = new FrontendConfig(
+                "127.0.0.1:0",
+                org.gargamel.common.config.GroupSettings.inMemory(),
+                directory.resolve("shop-rules.yaml").toString(),
+                FrontendConfig.Authentication.TRUST,
+                null,
+                null,
+                null,
+                1024,
+                null,
+                null);
+        try (FrontendServer frontend = new FrontendServer(config)) {
+            frontend.start();
+            try (Connection bystander = java.sql.DriverManager.getConnection(
+                    "jdbc:postgresql://127.0.0.1:" + frontend.port() + "/shop?user=anyone")) {
+                String unknown = answerAfterLogin(frontend.port(), out -> {
+                    out.writeByte('!');
+                    out.writeInt(4);
+                });
+                assertTrue(
+                        unknown.contains("FATAL")
+                                && unknown.contains("08P01")
+                                && unknown.contains("invalid frontend message type 33"),
+                        unknown);
+                // A Query whose length field says 2,000 bytes, over this front end's maxMessageBytes of 1,024: refused
+                // from its header, before the front end reads (or buffers) its body.
+                String oversized = answerAfterLogin(frontend.port(), out -> {
+                    out.writeByte('Q');
+                    out.writeInt(2_000);
+                    out.write("SELECT ".getBytes(StandardCharsets.UTF_8));
+                });
+                assertTrue(
+                        oversized.contains("FATAL")
+                                && oversized.contains("08P01")
+                                && oversized.contains("invalid message length 2000")
+                                && oversized.contains("at most 1024 bytes"),
+                        oversized);
+                try (Statement statement = bystander.createStatement();
+                        ResultSet rows = statement.executeQuery("SELECT * FROM statement(1)")) {
+                    assertTrue(rows.next(), "the connection opened before the bad ones still works");
+                    assertEquals(1, rows.getInt(1));
+                }
+            }
+        }
+    }
+
+    /** Logs in to a trusting front end over a raw socket, sends what {@code badInput} writes, reads until closed. */
+    private static String answerAfterLogin(int port, SocketWriter badInput) throws Exception {
+        try (java.net.Socket socket = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), port)) {
+            socket.setSoTimeout(30_000);
+            java.io.DataOutputStream out = new java.io.DataOutputStream(socket.getOutputStream());
+            java.io.DataInputStream in = new java.io.DataInputStream(socket.getInputStream());
+            byte[] parameters = "user\0anyone\0\0".getBytes(StandardCharsets.UTF_8);
+            out.writeInt(8 + parameters.length);
+            out.writeInt(196_608);
+            out.write(parameters);
+            out.flush();
+            while (true) { // the startup answers, up to the first ReadyForQuery
+                char type = (char) in.readUnsignedByte();
+                in.readFully(new byte[in.readInt() - 4]);
+                if (type == 'Z') {
+                    break;
+                }
+                assertTrue(type != 'E', "the login failed");
+            }
+            badInput.write(out);
+            out.flush();
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8); // until the front end closes it
+        }
+    }
+
+    @FunctionalInterface
+    private interface SocketWriter {
+        void write(java.io.DataOutputStream out) throws java.io.IOException;
+    }
+
+    @Test
     void trustLetsInWithoutPasswordAndAnIdleSessionIsClosed() throws Exception {
         FrontendConfig config = new FrontendConfig(
                 "127.0.0.1:0",
