@@ -40,19 +40,32 @@ public final class LocalGargamelCluster implements GargamelCluster {
     static final String SCHEDULER_READY = "gargamel scheduler ready";
     static final String NODE_READY = "gargamel node ready";
     static final String FRONTEND_READY = "gargamel frontend ready";
+    /** The front end's process name (its log, its JVM options). */
+    private static final String FRONTEND = "frontend";
+
     private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
     /** Extra options for the scheduler and node JVMs (profiling, say), split on spaces. */
     static final String CHILD_JAVA_OPTIONS_VARIABLE = "GARGAMEL_CHILD_JAVA_OPTS";
 
-    private static final List<String> CHILD_JVM_OPTIONS = childJvmOptions();
+    private static final List<String> CHILD_JVM_OPTIONS = childJvmOptions(true);
+    /**
+     * The front end keeps both JIT tiers: its per-call work (Netty, the protocol, its client's JGroups) is what the
+     * library does in the terminals' own JVM, which has C2, so pgwire and library runs compare like with like; with
+     * C1 it spent more CPU per call than the library and lost about a tenth of the tpmC on a saturated machine
+     * (docs/frontend.md).
+     */
+    private static final List<String> FRONTEND_JVM_OPTIONS = childJvmOptions(false);
 
-    private static List<String> childJvmOptions() {
+    private static List<String> childJvmOptions(boolean c1Only) {
         // C1 only: these JVMs live for one run on the same cores as PostgreSQL and each other, and C2 compiling
         // JGroups, pgjdbc and Jackson took most of their CPU for the first 30 s of a run; with C1 alone a 20 s run of
         // one replica at 4 warehouses made 11,460 tpmC against 7,923 (docs/node.md). Long-lived deployments
         // (`scripts/gargamel node`) keep the default tiers.
-        List<String> options = new ArrayList<>(
-                List.of("-Xmx768m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Djava.net.preferIPv4Stack=true"));
+        List<String> options = new ArrayList<>(List.of("-Xmx768m", "-XX:+UseSerialGC"));
+        if (c1Only) {
+            options.add("-XX:TieredStopAtLevel=1");
+        }
+        options.add("-Djava.net.preferIPv4Stack=true");
         String extra = System.getenv(CHILD_JAVA_OPTIONS_VARIABLE);
         if (extra != null && !extra.isBlank()) {
             options.addAll(List.of(extra.trim().split("\\s+")));
@@ -240,7 +253,7 @@ public final class LocalGargamelCluster implements GargamelCluster {
         }
         ConfigFiles.write(file, config);
         ChildProcess process = launch(
-                "frontend",
+                FRONTEND,
                 new Launch(
                         List.of("frontend", "--config", file.toString()),
                         directory.resolve("frontend.log"),
@@ -259,7 +272,12 @@ public final class LocalGargamelCluster implements GargamelCluster {
 
     private ChildProcess launch(String name, Launch launch) throws IOException {
         ChildProcess process = ChildProcess.startJava(
-                name, ServerClassPath.get(), MAIN_CLASS, launch.arguments(), CHILD_JVM_OPTIONS, launch.log());
+                name,
+                ServerClassPath.get(),
+                MAIN_CLASS,
+                launch.arguments(),
+                name.equals(FRONTEND) ? FRONTEND_JVM_OPTIONS : CHILD_JVM_OPTIONS,
+                launch.log());
         launches.put(name, launch);
         processes.add(process);
         return process;
