@@ -13,7 +13,8 @@ import java.util.TreeMap;
 /**
  * What a node counted: calls committed and user-aborted here, certification aborts and local retries, write-sets
  * applied; and per procedure the time to execute a call here against the time to apply its write-set from another
- * replica (the thesis's Fig 7.7). Written as JSON when the node stops. Thread-safe.
+ * replica (the thesis's Fig 7.7), in wall time and in CPU time (the node's thread and the PostgreSQL backend,
+ * {@link CpuClock}). Written as JSON when the node stops. Thread-safe.
  */
 public final class NodeStatistics {
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
@@ -29,35 +30,77 @@ public final class NodeStatistics {
     private long droppedStale;
     private long answeredFromEarlierRuns;
     private long unsoundWrites;
-    private final Map<String, long[]> procedures = new TreeMap<>(); // executed, executeNanos, applied, applyNanos
+    private final Map<String, ProcedureFigures> procedures = new TreeMap<>();
+
+    /** Sums for one procedure: its executions here and the applies of its write-sets from elsewhere. */
+    private static final class ProcedureFigures {
+        final Sums execute = new Sums();
+        final Sums apply = new Sums();
+    }
+
+    /** Calls (or write-sets), their wall time, and the CPU spent on them by the node's thread and by PostgreSQL. */
+    private static final class Sums {
+        long count;
+        long wallNanos;
+        long threadCpuNanos;
+        /** Those measured on the PostgreSQL side too ({@link CpuClock}), and that side's CPU. */
+        long backendMeasured;
+
+        long backendCpuNanos;
+
+        void add(CpuClock.Elapsed elapsed) {
+            count++;
+            wallNanos += elapsed.wallNanos();
+            threadCpuNanos += elapsed.threadNanos();
+            if (elapsed.backendMeasured()) {
+                backendMeasured++;
+                backendCpuNanos += elapsed.backendNanos();
+            }
+        }
+
+        /** The means in ms, as {@code <prefix>Ms}, {@code <prefix>CpuMs} (node), {@code <prefix>PostgresCpuMs}. */
+        void putMeans(Map<String, Object> figures, String prefix) {
+            figures.put(prefix + "Ms", mean(wallNanos, count));
+            figures.put(prefix + "NodeCpuMs", mean(threadCpuNanos, count));
+            figures.put(prefix + "PostgresCpuMs", backendMeasured == 0 ? null : mean(backendCpuNanos, backendMeasured));
+            // Node and PostgreSQL together; only where both sides were measured for every one of them.
+            figures.put(
+                    prefix + "CpuMs",
+                    count == 0 || backendMeasured != count ? null : mean(threadCpuNanos + backendCpuNanos, count));
+        }
+
+        private static double mean(long nanos, long n) {
+            return n == 0 ? 0 : round(nanos / 1e6 / n);
+        }
+    }
 
     public NodeStatistics(String node) {
         this.node = node;
     }
 
-    public synchronized void executed(String procedure, boolean committedHere, long nanos) {
+    /** An update call executed here: its wall time and the CPU spent by its worker and by its backend. */
+    public synchronized void executed(String procedure, boolean committedHere, CpuClock.Elapsed elapsed) {
         if (committedHere) {
             committed++;
         } else {
             userAborts++;
         }
-        long[] entry = procedures.computeIfAbsent(procedure, name -> new long[4]);
-        entry[0]++;
-        entry[1] += nanos;
+        figures(procedure).execute.add(elapsed);
     }
 
-    public synchronized void readOnly(String procedure, long nanos) {
+    public synchronized void readOnly(String procedure, CpuClock.Elapsed elapsed) {
         readOnly++;
-        long[] entry = procedures.computeIfAbsent(procedure, name -> new long[4]);
-        entry[0]++;
-        entry[1] += nanos;
+        figures(procedure).execute.add(elapsed);
     }
 
-    public synchronized void applied(String procedure, long nanos) {
+    /** Another replica's write-set applied here, from its dependencies being visible to its commit. */
+    public synchronized void applied(String procedure, CpuClock.Elapsed elapsed) {
         applied++;
-        long[] entry = procedures.computeIfAbsent(procedure, name -> new long[4]);
-        entry[2]++;
-        entry[3] += nanos;
+        figures(procedure).apply.add(elapsed);
+    }
+
+    private ProcedureFigures figures(String procedure) {
+        return procedures.computeIfAbsent(procedure, name -> new ProcedureFigures());
     }
 
     /** A call that failed in an unexpected way before it could have had an effect (settled, REJECTED). */
@@ -137,13 +180,13 @@ public final class NodeStatistics {
         map.put("answeredFromEarlierRuns", answeredFromEarlierRuns);
         map.put("unsoundWrites", unsoundWrites);
         Map<String, Object> perProcedure = new LinkedHashMap<>();
-        for (Map.Entry<String, long[]> entry : procedures.entrySet()) {
-            long[] v = entry.getValue();
+        for (Map.Entry<String, ProcedureFigures> entry : procedures.entrySet()) {
+            ProcedureFigures v = entry.getValue();
             Map<String, Object> figures = new LinkedHashMap<>();
-            figures.put("executed", v[0]);
-            figures.put("executeMs", v[0] == 0 ? 0 : round(v[1] / 1e6 / v[0]));
-            figures.put("appliedCount", v[2]);
-            figures.put("applyMs", v[2] == 0 ? 0 : round(v[3] / 1e6 / v[2]));
+            figures.put("executed", v.execute.count);
+            v.execute.putMeans(figures, "execute");
+            figures.put("appliedCount", v.apply.count);
+            v.apply.putMeans(figures, "apply");
             perProcedure.put(entry.getKey(), figures);
         }
         map.put("procedures", perProcedure);
@@ -175,14 +218,22 @@ public final class NodeStatistics {
         for (Map.Entry<String, Map<String, Object>> entry : perProcedure.entrySet()) {
             text.append(String.format(
                     Locale.ROOT,
-                    "  %-14s execute %s ms (%s calls), apply %s ms (%s write-sets)%n",
+                    "  %-14s execute %s ms (%s calls; CPU %s ms), apply %s ms (%s write-sets; CPU %s ms)%n",
                     entry.getKey(),
                     entry.getValue().get("executeMs"),
                     entry.getValue().get("executed"),
+                    cpu(entry.getValue(), "execute"),
                     entry.getValue().get("applyMs"),
-                    entry.getValue().get("appliedCount")));
+                    entry.getValue().get("appliedCount"),
+                    cpu(entry.getValue(), "apply")));
         }
         return text.toString();
+    }
+
+    /** "node N + PostgreSQL M", or the node's alone where PostgreSQL's was not measured. */
+    private static String cpu(Map<String, Object> figures, String prefix) {
+        Object postgres = figures.get(prefix + "PostgresCpuMs");
+        return "node " + figures.get(prefix + "NodeCpuMs") + (postgres == null ? "" : " + PostgreSQL " + postgres);
     }
 
     private static double round(double value) {

@@ -15,7 +15,8 @@ import java.util.Map;
 /**
  * What the nodes counted during a run, read from the statistics file each node writes when it stops: per node
  * the counters ({@code committed}, {@code userAborts}, {@code conflictAborts}, {@code retries}, {@code applied})
- * and per procedure the mean time to execute a call against the mean time to apply its write-set elsewhere.
+ * and per procedure the mean time to execute a call against the mean time to apply its write-set elsewhere, in wall
+ * time and in CPU time (the node's thread and the PostgreSQL backend).
  */
 public final class ClusterStatistics {
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
@@ -92,20 +93,63 @@ public final class ClusterStatistics {
                     node.path("retries").asLong(),
                     node.path("applied").asLong()));
         }
-        text.append(
-                String.format(Locale.ROOT, "%-14s %12s %12s %8s%n", "procedure", "execute ms", "apply ms", "ratio"));
+        text.append(String.format(
+                Locale.ROOT,
+                "%-14s %12s %12s %8s %16s %16s %8s%n",
+                "procedure",
+                "execute ms",
+                "apply ms",
+                "ratio",
+                "execute CPU ms",
+                "apply CPU ms",
+                "e/a CPU"));
         for (String procedure : procedures()) {
             double execute = weightedMean(procedure, "executeMs", "executed");
             double apply = weightedMean(procedure, "applyMs", "appliedCount");
+            Double executeCpu = cpuMean(procedure, "execute", "executed");
+            Double applyCpu = cpuMean(procedure, "apply", "appliedCount");
             text.append(String.format(
                     Locale.ROOT,
-                    "%-14s %12.3f %12.3f %8s%n",
+                    "%-14s %12.3f %12.3f %8s %16s %16s %8s%n",
                     procedure,
                     execute,
                     apply,
-                    apply > 0 ? String.format(Locale.ROOT, "%.1fx", execute / apply) : "-"));
+                    ratio(execute, apply),
+                    executeCpu == null ? "-" : String.format(Locale.ROOT, "%.3f", executeCpu),
+                    applyCpu == null ? "-" : String.format(Locale.ROOT, "%.3f", applyCpu),
+                    executeCpu == null || applyCpu == null ? "-" : ratio(executeCpu, applyCpu)));
         }
+        text.append(
+                "(CPU: the node's thread and the PostgreSQL backend per call or write-set; '-' where PostgreSQL's is"
+                        + " not measured from here)\n");
         return text.toString();
+    }
+
+    private static String ratio(double execute, double apply) {
+        return apply > 0 ? String.format(Locale.ROOT, "%.1fx", execute / apply) : "-";
+    }
+
+    /**
+     * The mean CPU per call (or write-set) of node and PostgreSQL together, weighted over the nodes; null when a node
+     * that counted some did not measure PostgreSQL's side ({@code <prefix>CpuMs} null).
+     */
+    private Double cpuMean(String procedure, String prefix, String countField) {
+        double weighted = 0;
+        long count = 0;
+        for (JsonNode node : nodes) {
+            JsonNode entry = node.path("procedures").path(procedure);
+            long n = entry.path(countField).asLong(0);
+            if (n == 0) {
+                continue;
+            }
+            JsonNode cpu = entry.path(prefix + "CpuMs");
+            if (!cpu.isNumber()) {
+                return null;
+            }
+            weighted += n * cpu.asDouble();
+            count += n;
+        }
+        return count == 0 ? null : weighted / count;
     }
 
     private List<String> procedures() {

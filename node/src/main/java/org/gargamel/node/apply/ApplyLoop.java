@@ -23,6 +23,7 @@ import org.gargamel.common.wire.LogMark;
 import org.gargamel.common.wire.Message;
 import org.gargamel.common.wire.Settlement;
 import org.gargamel.common.wire.WriteSet;
+import org.gargamel.node.CpuClock;
 import org.gargamel.node.NodeStatistics;
 import org.gargamel.node.certify.Certification;
 import org.gargamel.node.progress.ProgressReporter;
@@ -89,6 +90,9 @@ public final class ApplyLoop {
 
     private final String node;
     private final Connection connection;
+    /** The CPU applying costs, here and in the backend (NodeStatistics). */
+    private final CpuClock cpu;
+
     private final WriteSetApplier applier;
     private final Visibility visibility;
     private final OwnTransactions own;
@@ -174,6 +178,7 @@ public final class ApplyLoop {
         this.answeredCalls = answeredCalls;
         this.answerClaim = answerClaim;
         this.connection = connection;
+        this.cpu = CpuClock.of(connection, node + " applier");
         this.applier = new WriteSetApplier(connection);
         this.visibility = visibility;
         this.own = own;
@@ -411,7 +416,7 @@ public final class ApplyLoop {
             return;
         }
         if (certification != null) {
-            long start = System.nanoTime();
+            CpuClock.Timing start = cpu.start();
             boolean won = certification.deliver(
                     writeSet, ownLive, applier, connection, positionAfter(index), aheadRecord(index, txn));
             if (ownLive) {
@@ -419,7 +424,7 @@ public final class ApplyLoop {
             }
             if (!ownLive && won) { // a loser's origin executes it again; nothing to apply
                 if (!writeSet.changes().isEmpty()) {
-                    statistics.applied(writeSet.procedure(), System.nanoTime() - start);
+                    statistics.applied(writeSet.procedure(), start.stop());
                 }
                 visible(txn);
             }
@@ -435,10 +440,10 @@ public final class ApplyLoop {
         // Another replica's write-set, or one of this replica's earlier start that never committed here.
         awaitDependencies(writeSet, index);
         if (!writeSet.changes().isEmpty()) {
-            long start = System.nanoTime();
+            CpuClock.Timing start = cpu.start();
             applier.apply(writeSet.changes(), positionAfter(index), aheadRecord(index, txn));
             connection.commit();
-            statistics.applied(writeSet.procedure(), System.nanoTime() - start);
+            statistics.applied(writeSet.procedure(), start.stop());
             persistedIfWritten(index, true);
         } else {
             handled(index);

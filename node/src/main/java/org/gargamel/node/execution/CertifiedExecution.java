@@ -7,6 +7,7 @@ import org.gargamel.common.lifecycle.FatalException;
 import org.gargamel.common.wire.CallOutcome;
 import org.gargamel.common.wire.Execute;
 import org.gargamel.common.wire.WriteSet;
+import org.gargamel.node.CpuClock;
 import org.gargamel.node.certify.Certification;
 import org.gargamel.node.writeset.OwnTransaction;
 
@@ -27,7 +28,7 @@ final class CertifiedExecution implements UpdateExecution {
 
     @Override
     public void execute(Execute call, WorkerConnection connection, CallAttempt attempt) throws InterruptedException {
-        long start = System.nanoTime();
+        CpuClock.Timing start = connection.cpu().start();
         String procedure = call.call().procedure();
         while (true) {
             certification.awaitRoom();
@@ -57,7 +58,7 @@ final class CertifiedExecution implements UpdateExecution {
                 WriteSet empty = new WriteSet(call.txnId(), context.node(), procedure, new long[0], snapshot, List.of())
                         .withOutcome(aborted, call.client());
                 attempt.irrevocable();
-                context.statistics().executed(procedure, false, System.nanoTime() - start);
+                context.statistics().executed(procedure, false, start.stop());
                 // Answered once the log holds the entry: were it settled as abandoned, the call would run again.
                 context.replyOnEntry(call, aborted, false);
                 context.completion().visibleHere(call);
@@ -95,7 +96,7 @@ final class CertifiedExecution implements UpdateExecution {
                 transaction.finished();
             }
             if (decision == OwnTransaction.Decision.COMMIT) {
-                context.statistics().executed(procedure, true, System.nanoTime() - start);
+                context.statistics().executed(procedure, true, start.stop());
                 context.completion().finish(call, committed);
                 return;
             }

@@ -12,6 +12,7 @@ import org.gargamel.common.lifecycle.Futures;
 import org.gargamel.common.wire.CallOutcome;
 import org.gargamel.common.wire.Execute;
 import org.gargamel.common.wire.WriteSet;
+import org.gargamel.node.CpuClock;
 import org.gargamel.node.RulesCheck;
 import org.gargamel.node.capture.Increments;
 import org.gargamel.node.writeset.OwnTransaction;
@@ -53,7 +54,7 @@ final class ScheduledExecution implements UpdateExecution {
 
     @Override
     public void execute(Execute call, WorkerConnection connection, CallAttempt attempt) throws InterruptedException {
-        long start = System.nanoTime();
+        CpuClock.Timing start = connection.cpu().start();
         String procedure = call.call().procedure();
         // PSI commits in the call's pipeline, unless a write outside the rule must be able to stop the commit.
         boolean checkBeforeCommit = checker != null && context.rulesCheck() == RulesCheck.REJECT;
@@ -113,7 +114,7 @@ final class ScheduledExecution implements UpdateExecution {
             WriteSet writeSet = new WriteSet(
                             call.txnId(), context.node(), procedure, call.backDependencies(), -1, split.shipped())
                     .withOutcome(committed, call.client());
-            context.statistics().executed(procedure, true, System.nanoTime() - start);
+            context.statistics().executed(procedure, true, start.stop());
             if (context.si()) {
                 if (commitInTotalOrder(call, writeSet, connection, attempt, true)) {
                     context.completion().finish(call, committed);
@@ -259,10 +260,11 @@ final class ScheduledExecution implements UpdateExecution {
      * The procedure failed: rolled back; an empty write-set still tells every replica that it is done. Its client hears
      * USER_ABORTED once the log holds that entry: were it settled as abandoned instead, the call would run again.
      */
-    private void abort(Execute call, WorkerConnection connection, CallAttempt attempt, SQLException error, long start)
+    private void abort(
+            Execute call, WorkerConnection connection, CallAttempt attempt, SQLException error, CpuClock.Timing start)
             throws InterruptedException {
         CallOutcome aborted = CallRunner.aborted(call.callId(), call.txnId(), error);
-        context.statistics().executed(call.call().procedure(), false, System.nanoTime() - start);
+        context.statistics().executed(call.call().procedure(), false, start.stop());
         settleRolledBack(call, connection, attempt, aborted);
     }
 

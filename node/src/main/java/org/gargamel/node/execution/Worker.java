@@ -11,6 +11,7 @@ import org.gargamel.common.wire.CallOutcome;
 import org.gargamel.common.wire.Execute;
 import org.gargamel.common.wire.ResultRows;
 import org.gargamel.common.wire.WriteSet;
+import org.gargamel.node.CpuClock;
 import org.gargamel.node.certify.Certification;
 import org.gargamel.node.writeset.ActiveScheduler;
 import org.slf4j.Logger;
@@ -183,11 +184,11 @@ public final class Worker {
     }
 
     private void executeReadOnly(Execute call) {
-        long start = System.nanoTime();
+        CpuClock.Timing start = connection.cpu().start();
         CallOutcome outcome;
         try (CallRunner.Pipeline pipeline = CallRunner.readOnly(connection.jdbc(), call.call(), context.types())) {
             ResultRows result = pipeline.execute().rows();
-            context.statistics().readOnly(call.call().procedure(), System.nanoTime() - start);
+            context.statistics().readOnly(call.call().procedure(), start.stop());
             outcome = CallOutcome.committedReadOnly(call.callId(), call.txnId(), result);
         } catch (SQLException e) {
             connection.endTransactionOrStop(call, e); // a failed read-only call leaves its transaction block open
@@ -198,9 +199,9 @@ public final class Worker {
 
     /** An ad-hoc query (docs/node.md, Ad-hoc reads): read-only, answered at once like a read-only call. */
     private void executeAdHoc(Execute call) {
-        long start = System.nanoTime();
+        CpuClock.Timing start = connection.cpu().start();
         CallOutcome outcome = AdHocRunner.run(connection, call, context.adHocReads(), context.node());
-        context.statistics().readOnly(call.call().procedure(), System.nanoTime() - start);
+        context.statistics().readOnly(call.call().procedure(), start.stop());
         context.completion().finish(call, outcome);
     }
 

@@ -6,6 +6,7 @@ import java.sql.Statement;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.gargamel.common.lifecycle.FatalException;
 import org.gargamel.common.wire.Execute;
+import org.gargamel.node.CpuClock;
 import org.gargamel.node.writeset.ReplicaState;
 import org.postgresql.PGConnection;
 import org.postgresql.core.BaseConnection;
@@ -39,6 +40,9 @@ public final class WorkerConnection implements AutoCloseable {
 
     private final String name;
     private final Connection connection;
+    /** The CPU its calls cost, here and in the backend (NodeStatistics). */
+    private final CpuClock cpu;
+
     private final AtomicInteger window = new AtomicInteger(CLOSED);
     /** The last number this session drew from the replica's commit order, as far as this side knows (PSI). */
     private long lastCommitOrder = -1;
@@ -49,12 +53,17 @@ public final class WorkerConnection implements AutoCloseable {
      */
     public static WorkerConnection dedicate(String name, Connection connection) throws SQLException {
         CallRunner.prepareConnection(connection);
-        return new WorkerConnection(name, connection);
+        return new WorkerConnection(name, connection, CpuClock.of(connection, name));
     }
 
     WorkerConnection(String name, Connection connection) {
+        this(name, connection, CpuClock.threadOnly());
+    }
+
+    private WorkerConnection(String name, Connection connection, CpuClock cpu) {
         this.name = name;
         this.connection = connection;
+        this.cpu = cpu;
     }
 
     public String name() {
@@ -63,6 +72,10 @@ public final class WorkerConnection implements AutoCloseable {
 
     public Connection jdbc() {
         return connection;
+    }
+
+    public CpuClock cpu() {
+        return cpu;
     }
 
     /**
