@@ -332,18 +332,7 @@ class FrontendTest {
 
     @Test
     void anOversizedMessageOrAnUnknownTypeAfterLoginEndsThatConnectionOnly() throws Exception {
-        FrontendConfig config = new FrontendConfig(
-                "127.0.0.1:0",
-                org.gargamel.common.config.GroupSettings.inMemory(),
-                directory.resolve("shop-rules.yaml").toString(),
-                FrontendConfig.Authentication.TRUST,
-                null,
-                null,
-                null,
-                1024,
-                null,
-                null);
-        try (FrontendServer frontend = new FrontendServer(config)) {
+        try (FrontendServer frontend = new FrontendServer(trusting(1024, null))) {
             frontend.start();
             try (Connection bystander = java.sql.DriverManager.getConnection(
                     "jdbc:postgresql://127.0.0.1:" + frontend.port() + "/shop?user=anyone")) {
@@ -384,11 +373,7 @@ class FrontendTest {
             socket.setSoTimeout(30_000);
             java.io.DataOutputStream out = new java.io.DataOutputStream(socket.getOutputStream());
             java.io.DataInputStream in = new java.io.DataInputStream(socket.getInputStream());
-            byte[] parameters = "user\0anyone\0\0".getBytes(StandardCharsets.UTF_8);
-            out.writeInt(8 + parameters.length);
-            out.writeInt(196_608);
-            out.write(parameters);
-            out.flush();
+            sendStartup(out);
             while (true) { // the startup answers, up to the first ReadyForQuery
                 char type = (char) in.readUnsignedByte();
                 in.readFully(new byte[in.readInt() - 4]);
@@ -403,14 +388,9 @@ class FrontendTest {
         }
     }
 
-    @FunctionalInterface
-    private interface SocketWriter {
-        void write(java.io.DataOutputStream out) throws java.io.IOException;
-    }
-
-    @Test
-    void trustLetsInWithoutPasswordAndAnIdleSessionIsClosed() throws Exception {
-        FrontendConfig config = new FrontendConfig(
+    /** A front end of this cluster that lets anyone in; null keeps a setting's default. */
+    private static FrontendConfig trusting(Integer maxMessageBytes, Integer idleSessionTimeoutSeconds) {
+        return new FrontendConfig(
                 "127.0.0.1:0",
                 org.gargamel.common.config.GroupSettings.inMemory(),
                 directory.resolve("shop-rules.yaml").toString(),
@@ -418,10 +398,28 @@ class FrontendTest {
                 null,
                 null,
                 null,
+                maxMessageBytes,
                 null,
-                null,
-                1);
-        try (FrontendServer trusting = new FrontendServer(config)) {
+                idleSessionTimeoutSeconds);
+    }
+
+    /** A protocol 3.0 StartupMessage for user {@code anyone}. */
+    private static void sendStartup(java.io.DataOutputStream out) throws java.io.IOException {
+        byte[] parameters = "user\0anyone\0\0".getBytes(StandardCharsets.UTF_8);
+        out.writeInt(8 + parameters.length);
+        out.writeInt(196_608);
+        out.write(parameters);
+        out.flush();
+    }
+
+    @FunctionalInterface
+    private interface SocketWriter {
+        void write(java.io.DataOutputStream out) throws java.io.IOException;
+    }
+
+    @Test
+    void trustLetsInWithoutPasswordAndAnIdleSessionIsClosed() throws Exception {
+        try (FrontendServer trusting = new FrontendServer(trusting(null, 1))) {
             trusting.start();
             try (Connection connection = java.sql.DriverManager.getConnection(
                             "jdbc:postgresql://127.0.0.1:" + trusting.port() + "/shop?user=anyone");
@@ -432,12 +430,7 @@ class FrontendTest {
             try (java.net.Socket socket =
                     new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), trusting.port())) {
                 socket.setSoTimeout(30_000);
-                java.io.DataOutputStream out = new java.io.DataOutputStream(socket.getOutputStream());
-                byte[] parameters = "user\0anyone\0\0".getBytes(StandardCharsets.UTF_8);
-                out.writeInt(8 + parameters.length);
-                out.writeInt(196_608);
-                out.write(parameters);
-                out.flush();
+                sendStartup(new java.io.DataOutputStream(socket.getOutputStream()));
                 // Everything until the front end closes the idle connection: the startup answers, then FATAL 57P05.
                 String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
                 assertTrue(answer.contains("57P05") && answer.contains("idle-session timeout"), answer);

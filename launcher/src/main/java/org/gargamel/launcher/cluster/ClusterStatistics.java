@@ -104,20 +104,20 @@ public final class ClusterStatistics {
                 "apply CPU ms",
                 "e/a CPU"));
         for (String procedure : procedures()) {
-            double execute = weightedMean(procedure, "executeMs", "executed");
-            double apply = weightedMean(procedure, "applyMs", "appliedCount");
-            Double executeCpu = cpuMean(procedure, "execute", "executed");
-            Double applyCpu = cpuMean(procedure, "apply", "appliedCount");
+            Double execute = weightedMean(procedure, "executeMs", "executed");
+            Double apply = weightedMean(procedure, "applyMs", "appliedCount");
+            Double executeCpu = weightedMean(procedure, "executeCpuMs", "executed");
+            Double applyCpu = weightedMean(procedure, "applyCpuMs", "appliedCount");
             text.append(String.format(
                     Locale.ROOT,
                     "%-14s %12.3f %12.3f %8s %16s %16s %8s%n",
                     procedure,
-                    execute,
-                    apply,
+                    execute == null ? 0 : execute,
+                    apply == null ? 0 : apply,
                     ratio(execute, apply),
                     executeCpu == null ? "-" : String.format(Locale.ROOT, "%.3f", executeCpu),
                     applyCpu == null ? "-" : String.format(Locale.ROOT, "%.3f", applyCpu),
-                    executeCpu == null || applyCpu == null ? "-" : ratio(executeCpu, applyCpu)));
+                    ratio(executeCpu, applyCpu)));
         }
         text.append(
                 "(CPU: the node's thread and the PostgreSQL backend per call or write-set; '-' where PostgreSQL's is"
@@ -125,31 +125,10 @@ public final class ClusterStatistics {
         return text.toString();
     }
 
-    private static String ratio(double execute, double apply) {
-        return apply > 0 ? String.format(Locale.ROOT, "%.1fx", execute / apply) : "-";
-    }
-
-    /**
-     * The mean CPU per call (or write-set) of node and PostgreSQL together, weighted over the nodes; null when a node
-     * that counted some did not measure PostgreSQL's side ({@code <prefix>CpuMs} null).
-     */
-    private Double cpuMean(String procedure, String prefix, String countField) {
-        double weighted = 0;
-        long count = 0;
-        for (JsonNode node : nodes) {
-            JsonNode entry = node.path("procedures").path(procedure);
-            long n = entry.path(countField).asLong(0);
-            if (n == 0) {
-                continue;
-            }
-            JsonNode cpu = entry.path(prefix + "CpuMs");
-            if (!cpu.isNumber()) {
-                return null;
-            }
-            weighted += n * cpu.asDouble();
-            count += n;
-        }
-        return count == 0 ? null : weighted / count;
+    private static String ratio(Double execute, Double apply) {
+        return execute != null && apply != null && apply > 0
+                ? String.format(Locale.ROOT, "%.1fx", execute / apply)
+                : "-";
     }
 
     private List<String> procedures() {
@@ -165,16 +144,26 @@ public final class ClusterStatistics {
         return names;
     }
 
-    /** The mean of {@code meanField} over nodes, weighted by {@code countField}. */
-    private double weightedMean(String procedure, String meanField, String countField) {
+    /**
+     * The mean of {@code meanField} over the nodes, weighted by {@code countField}; null when no node counted any, or
+     * when a node that counted some has no number there (a CPU figure whose PostgreSQL side it did not measure).
+     */
+    private Double weightedMean(String procedure, String meanField, String countField) {
         double weighted = 0;
         long count = 0;
         for (JsonNode node : nodes) {
             JsonNode entry = node.path("procedures").path(procedure);
             long n = entry.path(countField).asLong(0);
-            weighted += n * entry.path(meanField).asDouble(0);
+            if (n == 0) {
+                continue;
+            }
+            JsonNode mean = entry.path(meanField);
+            if (!mean.isNumber()) {
+                return null;
+            }
+            weighted += n * mean.asDouble();
             count += n;
         }
-        return count == 0 ? 0 : weighted / count;
+        return count == 0 ? null : weighted / count;
     }
 }
