@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * show its data directory (it needs superuser or {@code pg_read_all_settings}), the backend's CPU is unknown (-1) and
  * only the thread's is counted. One clock per connection, used by the one thread that owns it.
  */
-public final class CpuClock {
+public final class CpuClock implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(CpuClock.class);
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
@@ -129,6 +129,18 @@ public final class CpuClock {
             return Long.parseLong(end < 0 ? text.trim() : text.substring(0, end));
         } catch (IOException | NumberFormatException e) {
             return -1; // the backend is gone (the connection broke): its owner finds out from JDBC
+        }
+    }
+
+    /** Lets go of the backend's schedstat file. */
+    @Override
+    public void close() {
+        if (schedstat != null) {
+            try {
+                schedstat.close();
+            } catch (IOException e) {
+                LOG.debug("closing a backend's schedstat failed", e); // nothing is read from it any more
+            }
         }
     }
 

@@ -58,7 +58,10 @@ public final class NodeStatistics {
             }
         }
 
-        /** The means in ms, as {@code <prefix>Ms}, {@code <prefix>CpuMs} (node), {@code <prefix>PostgresCpuMs}. */
+        /**
+         * The means in ms: {@code <prefix>Ms} (wall), {@code <prefix>NodeCpuMs}, {@code <prefix>PostgresCpuMs} (null
+         * where never measured) and {@code <prefix>CpuMs} (both).
+         */
         void putMeans(Map<String, Object> figures, String prefix) {
             figures.put(prefix + "Ms", mean(wallNanos, count));
             figures.put(prefix + "NodeCpuMs", mean(threadCpuNanos, count));

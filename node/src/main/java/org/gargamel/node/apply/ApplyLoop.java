@@ -227,9 +227,10 @@ public final class ApplyLoop {
         delivered.add(new Entry(message, index, logId));
     }
 
-    /** Stops the thread that sends answers. */
+    /** Stops the thread that sends answers; lets go of the CPU clock's file. */
     public void close() {
         answers.shutdownNow();
+        cpu.close();
     }
 
     /**

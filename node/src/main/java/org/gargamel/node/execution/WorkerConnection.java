@@ -209,6 +209,7 @@ public final class WorkerConnection implements AutoCloseable {
 
     @Override
     public void close() {
+        cpu.close();
         try {
             connection.close();
         } catch (SQLException ignored) {
