@@ -4,7 +4,8 @@ import java.time.Duration;
 
 /**
  * What was run, as it appears in result.json: mode, isolation, scale, load and the unmeasured warm-up; {@code client}
- * is how the terminals called through Gargamel ({@code library} or {@code pgwire}), null without middleware.
+ * is how the terminals called through Gargamel ({@code library} or {@code pgwire}), and {@code tpccRules} the kit's
+ * rules the cluster classified with ({@code table61} or {@code commutative}); both null without middleware.
  */
 public record RunDescription(
         String mode,
@@ -16,8 +17,9 @@ public record RunDescription(
         Duration warmup,
         long seed,
         String startedAt,
-        String client) {
-    /** A run without a named client. */
+        String client,
+        String tpccRules) {
+    /** A run without a named client or rules. */
     public RunDescription(
             String mode,
             String isolation,
@@ -28,6 +30,6 @@ public record RunDescription(
             Duration warmup,
             long seed,
             String startedAt) {
-        this(mode, isolation, replicas, warehouses, terminals, rate, warmup, seed, startedAt, null);
+        this(mode, isolation, replicas, warehouses, terminals, rate, warmup, seed, startedAt, null, null);
     }
 }

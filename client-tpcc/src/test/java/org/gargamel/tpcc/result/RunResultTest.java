@@ -40,6 +40,7 @@ class RunResultTest {
             "mode",
             "isolation",
             "client",
+            "tpccRules",
             "replicas",
             "warehouses",
             "terminals",
@@ -63,6 +64,7 @@ class RunResultTest {
             }
         }
         assertTrue(json.get("client").isNull(), "a direct run has no Gargamel client");
+        assertTrue(json.get("tpccRules").isNull(), "nor classifier rules");
         assertEquals(180.0, json.get("tpmC").asDouble(), 1e-9, "90 New-Orders in half a minute");
         assertEquals(5.0, json.get("warmupSeconds").asDouble(), 1e-9);
         assertEquals(1, json.get("userAborts").asLong());

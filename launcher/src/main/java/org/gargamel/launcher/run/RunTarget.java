@@ -70,6 +70,14 @@ public sealed interface RunTarget permits RunTarget.Direct, RunTarget.Gargamel {
     }
 
     /**
+     * The kit's rules the cluster classifies with ({@code --tpcc-rules}: table61 or commutative); null without
+     * middleware, or for a cluster that already ran before this run joined it (its own configuration decides).
+     */
+    default String tpccRulesName() {
+        return null;
+    }
+
+    /**
      * Gargamel in {@code mode} and {@code isolation} with {@code workers} workers per node, started here; or, when
      * {@code schedulers} (HOST:PORT each) are given, a cluster that already runs, joined through any of its schedulers
      * by a client listening on {@code bind}. The terminals call through {@code client}; a cluster started here
@@ -90,8 +98,7 @@ public sealed interface RunTarget permits RunTarget.Direct, RunTarget.Gargamel {
 
         /**
          * The kit's rules a run uses unless told: the thesis's (Table 6.1). The commutative rules (increments, issue 18)
-         * measured 30-70% less tpmC in {@code compare --quick} on 2026-11-26: PostgreSQL still locks the hot warehouse
-         * and district rows at every replica, now held by executions as well as applies (README, Increments).
+         * measured within 15% of them in tpmC on this 2-core machine, either way (README, Increments).
          */
         public static final TpccRules.Variant DEFAULT_TPCC_RULES = TpccRules.Variant.TABLE61;
 
@@ -114,6 +121,11 @@ public sealed interface RunTarget permits RunTarget.Direct, RunTarget.Gargamel {
         @Override
         public String clientName() {
             return client.cliName();
+        }
+
+        @Override
+        public String tpccRulesName() {
+            return joinsRunningCluster() ? null : tpccRules.cliName();
         }
 
         @Override

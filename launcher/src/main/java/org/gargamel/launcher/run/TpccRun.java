@@ -123,7 +123,8 @@ public final class TpccRun {
                         request.warmup(),
                         request.seed(),
                         startedAt,
-                        request.target().clientName());
+                        request.target().clientName(),
+                        request.target().tpccRulesName());
                 RunResult measured = RunResult.of(description, statistics, emulator.measuredSeconds());
                 RunResult counted = nodes.map(
                                 byNodes -> measured.withServerCounters(byNodes.conflictAborts(), byNodes.retries())

@@ -47,5 +47,16 @@ class DemoIT {
         assertTrue(result.get("convergence").get("identical").asBoolean(), output);
         assertEquals(3, result.get("convergence").get("databases").size(), output);
         assertTrue(output.contains("conflict aborts 0"), output);
+        assertEquals("table61", result.get("tpccRules").asText(), "the commands' default rules, named in result.json");
+
+        // Each node's CPU per New-Order, its own and its PostgreSQL backend's (on this machine, so measured).
+        JsonNode nodes = new ObjectMapper().readTree(out.resolve("nodes.json").toFile());
+        assertEquals(3, nodes.size(), nodes.toString());
+        for (JsonNode node : nodes) {
+            JsonNode newOrder = node.get("procedures").get("new_order");
+            assertTrue(newOrder.get("executeNodeCpuMs").asDouble() > 0, newOrder.toString());
+            assertTrue(newOrder.get("executePostgresCpuMs").asDouble() > 0, newOrder.toString());
+            assertTrue(newOrder.get("applyPostgresCpuMs").asDouble() > 0, newOrder.toString());
+        }
     }
 }
