@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Consumer;
 import org.gargamel.tpcc.workload.TransactionType;
 
 /**
@@ -149,72 +150,18 @@ public record RunResult(
     }
 
     public RunResult withChecks(Object consistency, Object convergence) {
-        return new RunResult(
-                mode,
-                isolation,
-                client,
-                tpccRules,
-                replicas,
-                warehouses,
-                terminals,
-                rate,
-                warmupSeconds,
-                durationSeconds,
-                tpmC,
-                throughputTps,
-                committed,
-                userAborts,
-                conflictAborts,
-                retries,
-                errors,
-                dropped,
-                latencyMs,
-                mix,
-                consistency,
-                convergence,
-                seed,
-                startedAt,
-                firstError,
-                acknowledgedNewOrders,
-                acknowledgedMissing,
-                duplicateOrders,
-                faults,
-                unsoundWrites);
+        return edit(draft -> {
+            draft.consistency = consistency;
+            draft.convergence = convergence;
+        });
     }
 
     /** Adds what the nodes counted: certification aborts and transparent re-executions. */
     public RunResult withServerCounters(long serverConflictAborts, long serverRetries) {
-        return new RunResult(
-                mode,
-                isolation,
-                client,
-                tpccRules,
-                replicas,
-                warehouses,
-                terminals,
-                rate,
-                warmupSeconds,
-                durationSeconds,
-                tpmC,
-                throughputTps,
-                committed,
-                userAborts,
-                conflictAborts + serverConflictAborts,
-                retries + serverRetries,
-                errors,
-                dropped,
-                latencyMs,
-                mix,
-                consistency,
-                convergence,
-                seed,
-                startedAt,
-                firstError,
-                acknowledgedNewOrders,
-                acknowledgedMissing,
-                duplicateOrders,
-                faults,
-                unsoundWrites);
+        return edit(draft -> {
+            draft.conflictAborts = conflictAborts + serverConflictAborts;
+            draft.retries = retries + serverRetries;
+        });
     }
 
     /**
@@ -222,72 +169,16 @@ public record RunResult(
      * created beyond those acknowledged (and those whose outcome the terminal never learnt).
      */
     public RunResult withLedger(long acknowledged, long missing, long duplicates) {
-        return new RunResult(
-                mode,
-                isolation,
-                client,
-                tpccRules,
-                replicas,
-                warehouses,
-                terminals,
-                rate,
-                warmupSeconds,
-                durationSeconds,
-                tpmC,
-                throughputTps,
-                committed,
-                userAborts,
-                conflictAborts,
-                retries,
-                errors,
-                dropped,
-                latencyMs,
-                mix,
-                consistency,
-                convergence,
-                seed,
-                startedAt,
-                firstError,
-                acknowledged,
-                missing,
-                duplicates,
-                faults,
-                unsoundWrites);
+        return edit(draft -> {
+            draft.acknowledgedNewOrders = acknowledged;
+            draft.acknowledgedMissing = missing;
+            draft.duplicateOrders = duplicates;
+        });
     }
 
     /** Adds the faults a chaos run injected (one entry each). */
     public RunResult withFaults(Object injected) {
-        return new RunResult(
-                mode,
-                isolation,
-                client,
-                tpccRules,
-                replicas,
-                warehouses,
-                terminals,
-                rate,
-                warmupSeconds,
-                durationSeconds,
-                tpmC,
-                throughputTps,
-                committed,
-                userAborts,
-                conflictAborts,
-                retries,
-                errors,
-                dropped,
-                latencyMs,
-                mix,
-                consistency,
-                convergence,
-                seed,
-                startedAt,
-                firstError,
-                acknowledgedNewOrders,
-                acknowledgedMissing,
-                duplicateOrders,
-                injected,
-                unsoundWrites);
+        return edit(draft -> draft.faults = injected);
     }
 
     /**
@@ -295,37 +186,114 @@ public record RunResult(
      * rules. Null in a run without nodes (direct).
      */
     public RunResult withUnsoundWrites(long written) {
-        return new RunResult(
-                mode,
-                isolation,
-                client,
-                tpccRules,
-                replicas,
-                warehouses,
-                terminals,
-                rate,
-                warmupSeconds,
-                durationSeconds,
-                tpmC,
-                throughputTps,
-                committed,
-                userAborts,
-                conflictAborts,
-                retries,
-                errors,
-                dropped,
-                latencyMs,
-                mix,
-                consistency,
-                convergence,
-                seed,
-                startedAt,
-                firstError,
-                acknowledgedNewOrders,
-                acknowledgedMissing,
-                duplicateOrders,
-                faults,
-                written);
+        return edit(draft -> draft.unsoundWrites = written);
+    }
+
+    private RunResult edit(Consumer<Draft> change) {
+        Draft draft = new Draft(this);
+        change.accept(draft);
+        return draft.build();
+    }
+
+    /** Every field of a {@link RunResult}, changeable: so that each wither names only what it adds. */
+    private static final class Draft {
+        String mode;
+        String isolation;
+        String client;
+        String tpccRules;
+        int replicas;
+        int warehouses;
+        int terminals;
+        Double rate;
+        double warmupSeconds;
+        double durationSeconds;
+        double tpmC;
+        double throughputTps;
+        Map<String, Long> committed;
+        long userAborts;
+        long conflictAborts;
+        long retries;
+        long errors;
+        long dropped;
+        Map<String, Map<String, Double>> latencyMs;
+        Map<String, Double> mix;
+        Object consistency;
+        Object convergence;
+        long seed;
+        String startedAt;
+        String firstError;
+        Long acknowledgedNewOrders;
+        Long acknowledgedMissing;
+        Long duplicateOrders;
+        Object faults;
+        Long unsoundWrites;
+
+        Draft(RunResult result) {
+            mode = result.mode;
+            isolation = result.isolation;
+            client = result.client;
+            tpccRules = result.tpccRules;
+            replicas = result.replicas;
+            warehouses = result.warehouses;
+            terminals = result.terminals;
+            rate = result.rate;
+            warmupSeconds = result.warmupSeconds;
+            durationSeconds = result.durationSeconds;
+            tpmC = result.tpmC;
+            throughputTps = result.throughputTps;
+            committed = result.committed;
+            userAborts = result.userAborts;
+            conflictAborts = result.conflictAborts;
+            retries = result.retries;
+            errors = result.errors;
+            dropped = result.dropped;
+            latencyMs = result.latencyMs;
+            mix = result.mix;
+            consistency = result.consistency;
+            convergence = result.convergence;
+            seed = result.seed;
+            startedAt = result.startedAt;
+            firstError = result.firstError;
+            acknowledgedNewOrders = result.acknowledgedNewOrders;
+            acknowledgedMissing = result.acknowledgedMissing;
+            duplicateOrders = result.duplicateOrders;
+            faults = result.faults;
+            unsoundWrites = result.unsoundWrites;
+        }
+
+        RunResult build() {
+            return new RunResult(
+                    mode,
+                    isolation,
+                    client,
+                    tpccRules,
+                    replicas,
+                    warehouses,
+                    terminals,
+                    rate,
+                    warmupSeconds,
+                    durationSeconds,
+                    tpmC,
+                    throughputTps,
+                    committed,
+                    userAborts,
+                    conflictAborts,
+                    retries,
+                    errors,
+                    dropped,
+                    latencyMs,
+                    mix,
+                    consistency,
+                    convergence,
+                    seed,
+                    startedAt,
+                    firstError,
+                    acknowledgedNewOrders,
+                    acknowledgedMissing,
+                    duplicateOrders,
+                    faults,
+                    unsoundWrites);
+        }
     }
 
     public void write(Path file) throws IOException {
