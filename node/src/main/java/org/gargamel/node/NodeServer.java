@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -67,6 +68,7 @@ import org.gargamel.node.writeset.ActiveScheduler;
 import org.gargamel.node.writeset.AnsweredCalls;
 import org.gargamel.node.writeset.CommitOrder;
 import org.gargamel.node.writeset.LogStateMachine;
+import org.gargamel.node.writeset.LogUnavailableException;
 import org.gargamel.node.writeset.OwnTransactions;
 import org.gargamel.node.writeset.ReplicaState;
 import org.gargamel.node.writeset.WriteSetLog;
@@ -99,6 +101,7 @@ public final class NodeServer implements AutoCloseable {
     private static final Duration STOP_GRACE = Duration.ofSeconds(5);
 
     private final NodeConfig config;
+    private final WriteSetLog.Patience logPatience;
     private final String name;
     private final NodeStatistics statistics;
     private final Supervisor supervisor;
@@ -135,10 +138,16 @@ public final class NodeServer implements AutoCloseable {
     private ClusterProfile profile;
 
     public NodeServer(NodeConfig config) {
+        this(config, WriteSetLog.Patience.DEFAULT);
+    }
+
+    /** With the write-set log's waits given (tests shorten them, to outlast them in seconds). */
+    NodeServer(NodeConfig config, WriteSetLog.Patience logPatience) {
         this.config = config.validate();
         this.name = config.name();
         this.statistics = new NodeStatistics(name);
         this.supervisor = new Supervisor(name);
+        this.logPatience = logPatience;
     }
 
     public String name() {
@@ -281,7 +290,8 @@ public final class NodeServer implements AutoCloseable {
                             applier::awaitHandled,
                             applier::startsFromSnapshot,
                             activeScheduler,
-                            applier::mustBeRebuilt));
+                            applier::mustBeRebuilt),
+                    logPatience);
             long incarnation = new SecureRandom().nextLong();
             ExecutionContext context = new ExecutionContext(
                     name,
@@ -435,8 +445,8 @@ public final class NodeServer implements AutoCloseable {
     private void catchUp(ApplyLoop applier) throws Exception {
         long nonce = new SecureRandom().nextLong();
         CompletableFuture<Long> applied = applier.markApplied(nonce);
-        log.append(new LogMark(name, nonce), "the catch-up mark").get();
         long started = System.nanoTime();
+        appendCatchUpMark(new LogMark(name, nonce), started);
         while (!applied.isDone()) {
             if (supervisor.failure().isDone()) {
                 throw new IllegalStateException(
@@ -456,6 +466,32 @@ public final class NodeServer implements AutoCloseable {
             }
         }
         LOG.info("{}: caught up with the write-set log at entry {}", name, applied.get());
+    }
+
+    /**
+     * Appends the catch-up mark, waiting as long as it takes for the log to have a leader and a majority: a node that
+     * is not serving answers nobody, so, unlike a serving node, it gains nothing by stopping. After a partition heals,
+     * the log's group can take longer to merge than one append may wait. A mark appended twice is harmless: the second
+     * copy completes nothing.
+     */
+    private void appendCatchUpMark(LogMark mark, long started) throws Exception {
+        while (true) {
+            try {
+                log.append(mark, "the catch-up mark").get();
+                return;
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof LogUnavailableException)
+                        || closed.get()
+                        || supervisor.failure().isDone()) {
+                    throw e;
+                }
+                LOG.warn(
+                        "{}: waiting for a majority of the write-set log to catch up ({} s): {}",
+                        name,
+                        (System.nanoTime() - started) / 1_000_000_000,
+                        e.getCause().getMessage());
+            }
+        }
     }
 
     /**

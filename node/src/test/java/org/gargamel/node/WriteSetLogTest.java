@@ -12,6 +12,8 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import org.gargamel.common.call.ProcedureCall;
 import org.gargamel.common.config.GroupSettings;
@@ -28,6 +30,7 @@ import org.gargamel.common.wire.WriteSet;
 import org.gargamel.common.wire.WriteSet.Operation;
 import org.gargamel.common.wire.WriteSet.RowChange;
 import org.gargamel.node.transfer.SchemaDigest;
+import org.gargamel.node.writeset.WriteSetLog;
 import org.jgroups.JChannel;
 import org.jgroups.protocols.raft.RaftLeaderException;
 import org.jgroups.raft.RaftHandle;
@@ -355,6 +358,59 @@ class WriteSetLogTest {
         }
         cluster.assertConverged();
         assertTrue(count(0, "SELECT applied_index FROM gargamel.replica_state") > 0, "node-1 records its position");
+    }
+
+    /**
+     * After a partition, a restarted node may find no majority of the log for longer than one append waits (the
+     * groups merge slowly). A node that is not serving yet answers nobody, so it must keep waiting for a majority
+     * rather than stop for good: here node-1 restarts alone, outlasts the log's (shortened) waits several times over,
+     * and once node-3 is back it catches up, announces itself and serves.
+     */
+    @Test
+    void aRestartedNodeWithNoMajorityWaitsForOneInsteadOfStopping() throws Exception {
+        startThirdMember();
+        String dataDir = directory.resolve("node-1").toString();
+        cluster.nodes.add(node(0, dataDir));
+        cluster.nodes.add(node(1, null));
+        BankReplicas.startAll(cluster.nodes);
+        FakeScheduler scheduler = cluster.scheduler;
+        Await.until("both nodes announced", Duration.ofSeconds(20), () -> scheduler.hellos.size() == 2);
+        for (long txn = 1; txn <= 3; txn++) {
+            scheduler.execute(
+                    "node-1", 0, txn, txn == 1 ? new long[0] : new long[] {txn - 1}, newOrder(1, 7, "o" + txn));
+        }
+        assertEquals(
+                CallOutcome.Status.COMMITTED, scheduler.awaitOutcome(3, TIMEOUT).status());
+        cluster.nodes.remove(1).close();
+        cluster.nodes.remove(0).close();
+        thirdChannel.close(); // every member of the log is gone
+        scheduler.hellos.clear();
+
+        WriteSetLog.Patience impatient =
+                new WriteSetLog.Patience(Duration.ofMillis(500), Duration.ofMillis(300), Duration.ofSeconds(1));
+        NodeServer restarted = new NodeServer(config(0, dataDir, Isolation.PSI), impatient);
+        cluster.nodes.add(restarted);
+        CompletableFuture<Void> start = CompletableFuture.runAsync(() -> {
+            try {
+                restarted.start();
+            } catch (Exception e) {
+                throw new CompletionException(e);
+            }
+        });
+        Thread.sleep(4_000); // a bounded look: several of the log's waits pass with no majority
+        assertFalse(start.isDone(), "node-1 is still catching up, not stopped: " + start);
+        assertFalse(restarted.failure().isDone(), "node-1 did not fail");
+        assertFalse(scheduler.hellos.containsKey("node-1"), "node-1 does not serve before it caught up");
+
+        startThirdMember(); // node-1 and node-3: a majority again
+        start.get(TIMEOUT, TimeUnit.MILLISECONDS);
+        Await.until("node-1 announced again", Duration.ofSeconds(20), () -> scheduler.hellos.containsKey("node-1"));
+        scheduler.execute("node-1", 0, 4, new long[] {3}, newOrder(1, 7, "after"));
+        assertEquals(
+                CallOutcome.Status.COMMITTED, scheduler.awaitOutcome(4, TIMEOUT).status());
+        assertEquals(4, orders(0), "every order once on node-1");
+        assertFalse(
+                restarted.failure().isDone(), "node-1: " + restarted.failure().getNow(null));
     }
 
     /**

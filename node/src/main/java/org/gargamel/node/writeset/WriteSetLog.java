@@ -21,27 +21,36 @@ import org.jgroups.raft.StateMachine;
  *
  * <p>An append goes to the leader (REDIRECT). While there is no leader (an election), nothing was sent and the append
  * is tried again. An append sent to a leader that then dies is neither committed nor failed: it may or may not be in
- * the log. So an append not committed within {@link #RESEND_AFTER} is sent again, until {@link #GIVE_UP}; the log may
+ * the log. So an append not committed within {@link Patience#resendAfter} is sent again, until {@link Patience#giveUp}; the log may
  * then hold an entry twice, and the apply loop ignores the second copy (every replica alike, since all read the same
- * log). An append still not committed after {@link #GIVE_UP} is a {@link FatalException} (no majority: the node
- * stops, and rejoins from its log when restarted).
+ * log). An append still not committed after {@link Patience#giveUp} is a {@link LogUnavailableException} (no
+ * majority: a serving node stops, and rejoins from its log when restarted).
  */
 public final class WriteSetLog implements LogAppender, AutoCloseable {
-    /** How long an append may wait for a leader to exist (elections take a few hundred milliseconds). */
-    static final Duration LEADER_WAIT = Duration.ofSeconds(30);
-    /** How long a sent append may take to be committed before it is sent again (its leader may have died). */
-    static final Duration RESEND_AFTER = Duration.ofSeconds(3);
-    /** How long an append may take, re-sends included, before the node gives up on the log. */
-    static final Duration GIVE_UP = Duration.ofSeconds(60);
+    /**
+     * How long an append waits. {@code leaderWait}: for a leader to exist (elections take a few hundred milliseconds);
+     * {@code resendAfter}: for a sent append to be committed before it is sent again (its leader may have died);
+     * {@code giveUp}: for an append, re-sends included, before the log counts as unavailable.
+     */
+    public record Patience(Duration leaderWait, Duration resendAfter, Duration giveUp) {
+        public static final Patience DEFAULT =
+                new Patience(Duration.ofSeconds(30), Duration.ofSeconds(3), Duration.ofSeconds(60));
+    }
 
     private final String node;
     private final JChannel channel;
     private final RaftHandle raft;
+    private final Patience patience;
 
     public WriteSetLog(String node, JChannel channel, StateMachine stateMachine) {
+        this(node, channel, stateMachine, Patience.DEFAULT);
+    }
+
+    public WriteSetLog(String node, JChannel channel, StateMachine stateMachine, Patience patience) {
         this.node = node;
         this.channel = channel;
         this.raft = new RaftHandle(channel, stateMachine);
+        this.patience = patience;
     }
 
     /** Joins the group; the log's committed entries already held here are applied (replayed) first. */
@@ -60,12 +69,13 @@ public final class WriteSetLog implements LogAppender, AutoCloseable {
 
     /**
      * Appends {@code message}; the future completes when the entry is committed (a majority holds it), or
-     * exceptionally with a {@link FatalException} naming {@code what} if that cannot be known.
+     * exceptionally with a {@link FatalException} naming {@code what} if that cannot be known (a
+     * {@link LogUnavailableException} if no leader or no majority could be reached in time).
      */
     @Override
     public CompletableFuture<Void> append(Message message, String what) {
         byte[] entry = WireCodec.encode(message);
-        long deadline = System.nanoTime() + LEADER_WAIT.toNanos();
+        long deadline = System.nanoTime() + patience.leaderWait().toNanos();
         while (true) {
             try {
                 CompletableFuture<Void> committed = new CompletableFuture<>();
@@ -91,25 +101,27 @@ public final class WriteSetLog implements LogAppender, AutoCloseable {
     /** Completes {@code committed} when {@code sent} is committed; sends the entry again if that takes too long. */
     private void await(
             CompletableFuture<byte[]> sent, byte[] entry, String what, CompletableFuture<Void> committed, long since) {
-        Futures.whenDone(sent.orTimeout(RESEND_AFTER.toMillis(), TimeUnit.MILLISECONDS), (response, failure) -> {
-            if (failure == null) {
-                committed.complete(null);
-            } else if (System.nanoTime() - since > GIVE_UP.toNanos()) {
-                committed.completeExceptionally(new FatalException(
-                        node + ": the write-set log did not commit " + what + " within " + GIVE_UP.toSeconds()
-                                + " s (is a majority of the replicas up?): " + failure,
-                        failure));
-            } else {
-                resend(entry, what, committed, since);
-            }
-        });
+        Futures.whenDone(
+                sent.orTimeout(patience.resendAfter().toMillis(), TimeUnit.MILLISECONDS), (response, failure) -> {
+                    if (failure == null) {
+                        committed.complete(null);
+                    } else if (System.nanoTime() - since > patience.giveUp().toNanos()) {
+                        committed.completeExceptionally(new LogUnavailableException(
+                                node + ": the write-set log did not commit " + what + " within "
+                                        + patience.giveUp().toSeconds()
+                                        + " s (is a majority of the replicas up?): " + failure,
+                                failure));
+                    } else {
+                        resend(entry, what, committed, since);
+                    }
+                });
     }
 
     private void resend(byte[] entry, String what, CompletableFuture<Void> committed, long since) {
         try {
             await(raft.setAsync(entry, 0, entry.length), entry, what, committed, since);
         } catch (RaftLeaderException e) {
-            if (System.nanoTime() - since > GIVE_UP.toNanos()) {
+            if (System.nanoTime() - since > patience.giveUp().toNanos()) {
                 committed.completeExceptionally(noLeader(what, e));
             } else {
                 CompletableFuture.delayedExecutor(20, TimeUnit.MILLISECONDS)
@@ -121,8 +133,8 @@ public final class WriteSetLog implements LogAppender, AutoCloseable {
         }
     }
 
-    private FatalException noLeader(String what, Exception e) {
-        return new FatalException(
+    private LogUnavailableException noLeader(String what, Exception e) {
+        return new LogUnavailableException(
                 node + ": no leader of the write-set log for " + what + " (is a majority of the replicas up?): "
                         + e.getMessage(),
                 e);
