@@ -9,6 +9,7 @@ import org.gargamel.launcher.command.ClassifyCommand;
 import org.gargamel.launcher.command.CompareCommand;
 import org.gargamel.launcher.command.DemoCommand;
 import org.gargamel.launcher.command.ServeCommand;
+import org.gargamel.launcher.command.SimulateCommand;
 import org.gargamel.launcher.command.TpccCommand;
 import org.gargamel.launcher.server.CommandContext;
 import org.gargamel.launcher.server.CommandExecution;
@@ -45,6 +46,7 @@ import picocli.CommandLine.Spec;
             FrontendCommand.class,
             BenchCommand.class,
             CompareCommand.class,
+            SimulateCommand.class,
             ClassifyCommand.class,
             HelpCommand.class
         })

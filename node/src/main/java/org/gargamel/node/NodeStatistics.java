@@ -30,6 +30,8 @@ public final class NodeStatistics {
     private long droppedStale;
     private long answeredFromEarlierRuns;
     private long unsoundWrites;
+    private long logCommits;
+    private long logCommitNanos;
     private final Map<String, ProcedureFigures> procedures = new TreeMap<>();
 
     /** Sums for one procedure: its executions here and the applies of its write-sets from elsewhere. */
@@ -100,6 +102,15 @@ public final class NodeStatistics {
     public synchronized void applied(String procedure, CpuClock.Elapsed elapsed) {
         applied++;
         figures(procedure).apply.add(elapsed);
+    }
+
+    /**
+     * A write-set of this node's committed in the write-set log {@code nanos} after it was appended: the consensus's
+     * latency, which the simulator takes from here.
+     */
+    public synchronized void logCommitted(long nanos) {
+        logCommits++;
+        logCommitNanos += nanos;
     }
 
     private ProcedureFigures figures(String procedure) {
@@ -182,6 +193,7 @@ public final class NodeStatistics {
         map.put("droppedStaleCalls", droppedStale);
         map.put("answeredFromEarlierRuns", answeredFromEarlierRuns);
         map.put("unsoundWrites", unsoundWrites);
+        map.put("logCommitMs", Sums.mean(logCommitNanos, logCommits));
         Map<String, Object> perProcedure = new LinkedHashMap<>();
         for (Map.Entry<String, ProcedureFigures> entry : procedures.entrySet()) {
             ProcedureFigures v = entry.getValue();

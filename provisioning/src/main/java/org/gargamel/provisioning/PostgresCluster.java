@@ -250,6 +250,21 @@ public final class PostgresCluster implements AutoCloseable {
         return jdbcUrls.size();
     }
 
+    /**
+     * The running postmasters' pids of embedded servers, in server order (for a run's CPU accounting); empty for
+     * external servers and containers, whose processes are not this machine's to read.
+     */
+    public List<Long> postmasterPids() {
+        if (backend != PostgresBackend.EMBEDDED) {
+            return List.of();
+        }
+        List<Long> pids = new ArrayList<>();
+        for (int i = 0; i < jdbcUrls.size(); i++) {
+            pids.add(postmasterPid(embeddedDataDirectory(i)));
+        }
+        return pids;
+    }
+
     public Connection connect(int index) throws SQLException {
         return JdbcConnections.connect(jdbcUrls.get(index));
     }

@@ -46,7 +46,8 @@ import org.gargamel.tpcc.workload.TransactionType;
     "acknowledgedMissing",
     "duplicateOrders",
     "faults",
-    "unsoundWrites"
+    "unsoundWrites",
+    "cpu"
 })
 @JsonInclude(JsonInclude.Include.ALWAYS)
 public record RunResult(
@@ -79,7 +80,8 @@ public record RunResult(
         Long acknowledgedMissing,
         Long duplicateOrders,
         Object faults,
-        Long unsoundWrites) {
+        Long unsoundWrites,
+        RunCpu cpu) {
 
     /** The key of {@code latencyMs} over every call of the run, whatever its type. */
     public static final String ALL_TYPES = "ALL";
@@ -146,6 +148,7 @@ public record RunResult(
                 null,
                 null,
                 null,
+                null,
                 null);
     }
 
@@ -189,6 +192,11 @@ public record RunResult(
         return edit(draft -> draft.unsoundWrites = written);
     }
 
+    /** Adds where the CPU went over the measurement interval (null where it could not be read). */
+    public RunResult withCpu(RunCpu measured) {
+        return edit(draft -> draft.cpu = measured);
+    }
+
     private RunResult edit(Consumer<Draft> change) {
         Draft draft = new Draft(this);
         change.accept(draft);
@@ -227,6 +235,7 @@ public record RunResult(
         Long duplicateOrders;
         Object faults;
         Long unsoundWrites;
+        RunCpu cpu;
 
         Draft(RunResult result) {
             mode = result.mode;
@@ -259,6 +268,7 @@ public record RunResult(
             duplicateOrders = result.duplicateOrders;
             faults = result.faults;
             unsoundWrites = result.unsoundWrites;
+            cpu = result.cpu;
         }
 
         RunResult build() {
@@ -292,7 +302,8 @@ public record RunResult(
                     acknowledgedMissing,
                     duplicateOrders,
                     faults,
-                    unsoundWrites);
+                    unsoundWrites,
+                    cpu);
         }
     }
 

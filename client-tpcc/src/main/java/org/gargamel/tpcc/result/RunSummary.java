@@ -50,6 +50,12 @@ public final class RunSummary {
                 result.retries(),
                 result.errors(),
                 result.dropped() > 0 ? "   dropped " + result.dropped() : ""));
+        if (result.cpu() != null) {
+            text.append(String.format(
+                    "CPU %.2f core(s) busy, ms per call:", result.cpu().hostBusyCores()));
+            result.cpu().msPerCall().forEach((role, ms) -> text.append(String.format(" %s %.3f", role, ms)));
+            text.append('\n');
+        }
         if (result.firstError() != null) {
             text.append("first error: ").append(result.firstError()).append('\n');
         }

@@ -32,11 +32,21 @@ public final class TerminalEmulator {
     private final NewOrderLedger ledger = new NewOrderLedger();
     private volatile boolean stopped;
     private volatile long measuredNanos;
+    private Runnable atMeasurementStart = () -> {};
 
     /** {@code executors} opens the executor of terminal {@code i}; it is closed when the terminal ends. */
     public TerminalEmulator(RunSettings settings, IntFunction<CallExecutor> executors) {
         this.settings = settings;
         this.executors = executors;
+    }
+
+    /**
+     * Runs {@code action} once, on a thread of its own, when the warm-up ends and the measurement interval begins (a
+     * reading of the machine's CPU, say). Before {@link #run()}.
+     */
+    public TerminalEmulator atMeasurementStart(Runnable action) {
+        this.atMeasurementStart = action;
+        return this;
     }
 
     /** Ends the run early (Ctrl-C); the calls in progress finish and are counted. */
@@ -84,6 +94,7 @@ public final class TerminalEmulator {
         List<Thread> threads = new ArrayList<>();
         long measureFrom = System.nanoTime() + settings.warmup().toNanos();
         long deadline = measureFrom + settings.duration().toNanos();
+        startMeasurementAt(measureFrom);
         for (int i = 0; i < executors.size(); i++) {
             RunStatistics statistics = new RunStatistics();
             perTerminal.add(statistics);
@@ -143,6 +154,7 @@ public final class TerminalEmulator {
         long start = System.nanoTime();
         long measureFrom = start + settings.warmup().toNanos();
         long deadline = measureFrom + settings.duration().toNanos();
+        startMeasurementAt(measureFrom);
         AtomicBoolean arrivalsDone = new AtomicBoolean();
         for (int i = 0; i < executors.size(); i++) {
             RunStatistics statistics = new RunStatistics();
@@ -245,6 +257,19 @@ public final class TerminalEmulator {
         } catch (NumberFormatException e) {
             return null;
         }
+    }
+
+    private void startMeasurementAt(long measureFrom) {
+        Thread thread = new Thread(
+                () -> {
+                    pauseUntil(measureFrom);
+                    if (!stopped) {
+                        atMeasurementStart.run();
+                    }
+                },
+                "measurement-start");
+        thread.setDaemon(true);
+        thread.start();
     }
 
     private void pauseUntil(long nanoTime) {

@@ -313,6 +313,21 @@ public final class LocalGargamelCluster implements GargamelCluster {
     }
 
     /**
+     * The pids of the running processes by role ({@code scheduler}, {@code nodes}, {@code frontend}), for the run's CPU
+     * accounting ({@code ProcessCpuMeter}).
+     */
+    public Map<String, List<Long>> processIdsByRole() {
+        Map<String, List<Long>> byRole = new LinkedHashMap<>();
+        for (ChildProcess process : processes) {
+            String role = process.name().equals(FRONTEND)
+                    ? "frontend"
+                    : plan.nodeNames().contains(process.name()) ? "nodes" : "scheduler";
+            byRole.computeIfAbsent(role, r -> new ArrayList<>()).add(process.pid());
+        }
+        return byRole;
+    }
+
+    /**
      * Kills process {@code name} (scheduler or node-N) with SIGKILL, as a crash would: no shutdown hook runs, nothing is
      * flushed. Its death is not a failure of the cluster; {@link #restart} starts it again. Returns its pid.
      */

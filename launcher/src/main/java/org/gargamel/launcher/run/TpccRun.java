@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.gargamel.launcher.chaos.Fault;
 import org.gargamel.launcher.chaos.FaultInjector;
 import org.gargamel.launcher.chaos.FaultPlan;
@@ -23,6 +24,7 @@ import org.gargamel.tpcc.check.CheckReport;
 import org.gargamel.tpcc.check.CheckRunner;
 import org.gargamel.tpcc.check.NewOrderLedger;
 import org.gargamel.tpcc.random.NURandConstants;
+import org.gargamel.tpcc.result.RunCpu;
 import org.gargamel.tpcc.result.RunDescription;
 import org.gargamel.tpcc.result.RunResult;
 import org.gargamel.tpcc.result.RunStatistics;
@@ -90,6 +92,7 @@ public final class TpccRun {
                 Optional<ClusterStatistics> nodes;
                 long nextOrderIdsBefore;
                 List<Fault> injected = null;
+                RunCpu cpu = null;
                 try {
                     err.printf(
                             "running TPC-C %s %d warehouse(s), %s, %s%n",
@@ -101,8 +104,16 @@ public final class TpccRun {
                             request.interval());
                     nextOrderIdsBefore = NewOrderLedger.nextOrderIds(urls.get(0));
                     FaultInjector injector = faults == null ? null : startFaults(connection, databases);
+                    ProcessCpuMeter meter = cpuMeter(connection, databases);
+                    AtomicReference<ProcessCpuMeter.Reading> measurementStart = new AtomicReference<>();
+                    if (meter != null) {
+                        emulator.atMeasurementStart(() -> measurementStart.set(meter.read()));
+                    }
                     try {
                         statistics = emulator.run();
+                        if (meter != null && measurementStart.get() != null) {
+                            cpu = ProcessCpuMeter.between(measurementStart.get(), meter.read(), statistics.finished());
+                        }
                     } finally {
                         if (injector != null) {
                             injector.stop(); // a node killed last is back before the checks
@@ -130,7 +141,7 @@ public final class TpccRun {
                                 byNodes -> measured.withServerCounters(byNodes.conflictAborts(), byNodes.retries())
                                         .withUnsoundWrites(byNodes.sum("unsoundWrites")))
                         .orElse(measured);
-                RunResult result = injected == null ? counted : counted.withFaults(injected);
+                RunResult result = (injected == null ? counted : counted.withFaults(injected)).withCpu(cpu);
                 out.print(RunSummary.render(result));
                 if (injected != null) {
                     out.printf("faults injected: %d%n", injected.size());
@@ -152,6 +163,22 @@ public final class TpccRun {
             throw new CommandFailedException(
                     "cannot write the results under " + request.out() + ": " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * What measures the run's CPU by role, on Linux; null in a chaos run, whose restarted processes would make the
+     * readings meaningless.
+     */
+    private ProcessCpuMeter cpuMeter(RunConnection connection, PostgresCluster databases) {
+        if (faults != null || !ProcessCpuMeter.available()) {
+            return null;
+        }
+        Map<String, List<Long>> processes = connection
+                .localCluster()
+                .map(LocalGargamelCluster::processIdsByRole)
+                .orElse(Map.of());
+        List<Long> postmasters = databases.postmasterPids();
+        return new ProcessCpuMeter(processes, postmasters.isEmpty() ? Map.of() : Map.of("postgres", postmasters));
     }
 
     /** The checks after the run, result.json (and nodes.json), and the exit code. */

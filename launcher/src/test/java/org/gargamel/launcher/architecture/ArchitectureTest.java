@@ -40,8 +40,8 @@ import org.junit.platform.commons.annotation.Testable;
 /**
  * The module boundaries, checked on the main classes of every module (this module's test class path holds them all):
  * which module may depend on which (common on none; provisioning, classifier, the TPC-C kit and the bank on common;
- * scheduler, node and the front end on common and classifier; launcher.server on those and the front end; the rest of the
- * launcher on anything), that a module uses another only through its root package and the packages it exports
+ * scheduler, node and the front end on common and classifier; the simulator on those, the scheduler and the TPC-C kit;
+ * launcher.server on common, classifier, scheduler, node and the front end; the rest of the launcher on anything), that a module uses another only through its root package and the packages it exports
  * ({@link #EXPORTS}), that server code never prints and only a {@code main} exits; and, on every module's compiled
  * tests, that every test class carries its tier's tag.
  */
@@ -58,6 +58,7 @@ class ArchitectureTest {
     private static final String FRONTEND = "org.gargamel.frontend";
     private static final String TPCC = "org.gargamel.tpcc";
     private static final String BANK = "org.gargamel.bank";
+    private static final String SIMULATOR = "org.gargamel.simulator";
     private static final String LAUNCHER = "org.gargamel.launcher";
     private static final String LAUNCHER_SERVER = "org.gargamel.launcher.server";
     /** The entry point of gargamel-server.jar. */
@@ -90,7 +91,9 @@ class ArchitectureTest {
         classifier.put(CLASSIFIER + ".index", "the conflict index the scheduler keeps its chains with");
         classifier.put(CLASSIFIER + ".validate", "the check of the rules against the live schema a node runs at start");
         EXPORTS.put(CLASSIFIER, classifier);
-        EXPORTS.put(SCHEDULER, Map.of());
+        EXPORTS.put(
+                SCHEDULER,
+                Map.of(SCHEDULER + ".core", "the scheduler's core, which the simulator drives as the server does"));
         EXPORTS.put(FRONTEND, Map.of());
         EXPORTS.put(
                 NODE,
@@ -113,6 +116,7 @@ class ArchitectureTest {
         bank.put(BANK + ".schema", "creating and loading the bank, and its rules file");
         bank.put(BANK + ".workload", "the bank's terminals and what they were told");
         EXPORTS.put(BANK, bank);
+        EXPORTS.put(SIMULATOR, Map.of());
         EXPORTS.put(LAUNCHER, Map.of());
     }
 
@@ -149,6 +153,8 @@ class ArchitectureTest {
                 .definedBy(TPCC + "..")
                 .layer("bank")
                 .definedBy(BANK + "..")
+                .layer("simulator")
+                .definedBy(SIMULATOR + "..")
                 .layer("launcher.server")
                 .definedBy(LAUNCHER_SERVER + "..")
                 .layer("launcher")
@@ -171,6 +177,8 @@ class ArchitectureTest {
                 .mayOnlyAccessLayers("common")
                 .whereLayer("bank")
                 .mayOnlyAccessLayers("common")
+                .whereLayer("simulator")
+                .mayOnlyAccessLayers("common", "classifier", "scheduler", "tpcc")
                 .whereLayer("launcher.server")
                 .mayOnlyAccessLayers("common", "classifier", "scheduler", "node", "frontend")
                 .check(main);

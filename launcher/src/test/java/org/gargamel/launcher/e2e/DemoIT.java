@@ -57,6 +57,21 @@ class DemoIT {
             assertTrue(newOrder.get("executeNodeCpuMs").asDouble() > 0, newOrder.toString());
             assertTrue(newOrder.get("executePostgresCpuMs").asDouble() > 0, newOrder.toString());
             assertTrue(newOrder.get("applyPostgresCpuMs").asDouble() > 0, newOrder.toString());
+            assertTrue(node.get("logCommitMs").asDouble() > 0, "the write-set log's commit latency: " + node);
         }
+
+        // Where the run's CPU went, process by process (the simulator's calibration).
+        JsonNode cpu = result.get("cpu");
+        assertTrue(cpu.get("hostCores").asInt() >= 1 && cpu.get("hostBusyCores").asDouble() > 0, cpu.toString());
+        assertTrue(cpu.get("calls").asLong() > 0, cpu.toString());
+        JsonNode perCall = cpu.get("msPerCall");
+        double roles = 0;
+        for (String role : new String[] {"client", "scheduler", "nodes", "postgres"}) {
+            assertTrue(perCall.get(role).asDouble() > 0, role + " measured: " + cpu);
+            roles += perCall.get(role).asDouble();
+        }
+        // Ticks are 10 ms each: the roles' sum may pass the host's by a tick's rounding per process, no more.
+        assertTrue(roles <= perCall.get("host").asDouble() * 1.1 + 0.5, "no role counted twice: " + cpu);
+        assertTrue(output.contains("CPU ") && output.contains("core(s) busy"), output);
     }
 }

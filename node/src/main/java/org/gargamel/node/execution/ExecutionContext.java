@@ -61,9 +61,12 @@ public record ExecutionContext(
 
     /** Appends a write-set whose place the log decides; the node stops if the log does not take it. */
     void append(org.gargamel.common.wire.WriteSet writeSet) {
+        long sent = System.nanoTime();
         Futures.whenDone(log.append(writeSet, "the write-set of transaction " + writeSet.txnId()), (done, failure) -> {
             if (failure != null) {
                 completion.fail(failure);
+            } else {
+                statistics.logCommitted(System.nanoTime() - sent);
             }
         });
     }

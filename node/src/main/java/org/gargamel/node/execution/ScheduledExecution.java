@@ -126,9 +126,12 @@ final class ScheduledExecution implements UpdateExecution {
             connection.drew(ran.commitOrder());
             context.replyOnEntry(call, committed, true); // its entry, when it comes back, is already reflected here
             context.completion().visibleHere(call);
+            long handedOver = System.nanoTime();
             Futures.whenDone(context.commitOrder().handOver(ran.commitOrder(), writeSet), (done, failure) -> {
                 if (failure != null) {
                     context.completion().fail(failure);
+                } else {
+                    context.statistics().logCommitted(System.nanoTime() - handedOver);
                 }
             });
             return;

@@ -1,0 +1,53 @@
+package org.gargamel.tpcc.result;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Where a run's CPU went, over its measurement interval ({@code cpu} in result.json): the machine's cores and how many
+ * of them were busy on average, and CPU
+ * milliseconds per finished call by role. {@code host} is the whole machine (every process on it); {@code client} the
+ * terminals' process; {@code scheduler}, {@code nodes} and {@code frontend} the cluster's processes (all of them
+ * summed); {@code postgres} the replicas' servers, every process of each (backends and background work such as the WAL
+ * writer and autovacuum); {@code other} what the host spent beyond these roles. A role the run could not measure (an
+ * external server, a remote cluster) is absent, and its share is then in {@code other}.
+ */
+@JsonPropertyOrder({"seconds", "hostCores", "hostBusyCores", "calls", "msPerCall"})
+@JsonInclude(JsonInclude.Include.ALWAYS)
+public record RunCpu(double seconds, int hostCores, double hostBusyCores, long calls, Map<String, Double> msPerCall) {
+    public static final String HOST = "host";
+    public static final String OTHER = "other";
+
+    /**
+     * From the CPU seconds each role spent over {@code seconds} of wall time, the host's included under {@link #HOST},
+     * and the calls finished meanwhile.
+     */
+    public static RunCpu of(double seconds, Map<String, Double> cpuSecondsByRole, long calls) {
+        double host = cpuSecondsByRole.getOrDefault(HOST, 0.0);
+        Map<String, Double> perCall = new LinkedHashMap<>();
+        double attributed = 0;
+        for (Map.Entry<String, Double> role : cpuSecondsByRole.entrySet()) {
+            perCall.put(role.getKey(), milliseconds(role.getValue(), calls));
+            if (!role.getKey().equals(HOST)) {
+                attributed += role.getValue();
+            }
+        }
+        perCall.put(OTHER, milliseconds(Math.max(0, host - attributed), calls));
+        return new RunCpu(
+                round(seconds),
+                Runtime.getRuntime().availableProcessors(),
+                round(seconds == 0 ? 0 : host / seconds),
+                calls,
+                perCall);
+    }
+
+    private static double milliseconds(double cpuSeconds, long calls) {
+        return calls == 0 ? 0 : round(1000 * cpuSeconds / calls);
+    }
+
+    private static double round(double value) {
+        return Math.round(value * 1000.0) / 1000.0;
+    }
+}

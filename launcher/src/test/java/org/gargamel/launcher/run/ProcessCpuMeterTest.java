@@ -1,0 +1,62 @@
+package org.gargamel.launcher.run;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.gargamel.tpcc.result.RunCpu;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The run's CPU by role, read from /proc: this process's own work counts for the client, and a server's counts with
+ * every process of it, one that already ended included (its parent reaped it: cutime).
+ */
+@Tag("unit")
+class ProcessCpuMeterTest {
+    @Test
+    void ownWorkCountsForTheClientAndAServersEndedChildForTheServer() throws Exception {
+        assertTrue(ProcessCpuMeter.available(), "these machines run Linux, whose /proc the meter reads");
+        // A "server": a shell whose child burns CPU and ends, then the shell waits, alive, to be read.
+        Process server = new ProcessBuilder(
+                        "sh", "-c", "sh -c 'i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done'; sleep 30")
+                .start();
+        try {
+            ProcessCpuMeter meter = new ProcessCpuMeter(Map.of(), Map.of("postgres", List.of(server.pid())));
+            ProcessCpuMeter.Reading before = meter.read();
+            long burnUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(400);
+            long spins = 0;
+            while (System.nanoTime() < burnUntil) {
+                spins++;
+            }
+            awaitChildEnded(server);
+            RunCpu cpu = ProcessCpuMeter.between(before, meter.read(), 100);
+            assertTrue(spins > 0);
+            assertEquals(100, cpu.calls());
+            // 400 ms of this thread's spinning: at least 300 ms of CPU, 3 ms per call.
+            assertTrue(cpu.msPerCall().get("client") >= 3.0, cpu.toString());
+            // The child's loop took CPU and ended before the second reading: it counts through its parent.
+            assertTrue(cpu.msPerCall().get("postgres") > 0, cpu.toString());
+            assertTrue(cpu.msPerCall().get(RunCpu.HOST) >= cpu.msPerCall().get("client"), cpu.toString());
+            assertTrue(cpu.hostBusyCores() > 0 && cpu.hostCores() >= 1, cpu.toString());
+        } finally {
+            server.destroyForcibly();
+        }
+    }
+
+    /** Until the busy child has ended and only the waiting {@code sleep} is left under the shell. */
+    private static void awaitChildEnded(Process server) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (System.nanoTime() < deadline) {
+            boolean sleeping = server.descendants()
+                    .anyMatch(p -> p.info().command().orElse("").endsWith("sleep"));
+            if (sleeping) {
+                return;
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("the server's busy child did not end within 20 s");
+    }
+}
