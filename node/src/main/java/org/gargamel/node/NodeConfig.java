@@ -245,6 +245,15 @@ public record NodeConfig(
         return mode == Mode.GARGAMEL && rulesCheck != RulesCheck.OFF;
     }
 
+    /**
+     * Whether the write-set log is on disk and forces each append to it: then the log, held by a majority, makes an
+     * acknowledged transaction durable, and the node's commits need not wait for PostgreSQL's WAL flush
+     * (docs/node.md, Durability).
+     */
+    public boolean durableLog() {
+        return dataDir != null && logFsync;
+    }
+
     /** The write-set log's consensus settings of this node. */
     public RaftSettings raftSettings() {
         return new RaftSettings(

@@ -549,6 +549,12 @@ public final class NodeServer implements AutoCloseable {
         pool.setMaximumPoolSize(config.workers() + 3);
         pool.setMinimumIdle(0);
         pool.setAutoCommit(false);
+        if (config.durableLog()) {
+            // Tashkent's point: the log unites ordering with durability, so PostgreSQL may flush its WAL in the
+            // background, many commits per flush. What must survive a crash that the log cannot bring back (a taint
+            // mark) commits with synchronous_commit on (docs/node.md, Durability).
+            pool.setConnectionInitSql("SET synchronous_commit TO off");
+        }
         pool.setConnectionTimeout(10_000);
         return pool;
     }

@@ -414,6 +414,50 @@ class WriteSetLogTest {
     }
 
     /**
+     * A node whose write-set log is on disk and forced (fsync) commits without waiting for PostgreSQL's WAL flush: the
+     * log, held by a majority, is what makes an acknowledged call durable (docs/node.md, Durability). A node whose log
+     * is not forced keeps the server's own setting (on), since its database is then the only copy on disk.
+     */
+    @Test
+    void aNodeWithADurableLogCommitsWithoutWaitingForTheWalFlushAndOneWithoutDoesNot() throws Exception {
+        // The embedded servers run with synchronous_commit off; make the databases' default PostgreSQL's own (on).
+        databaseDefault(0, "SET synchronous_commit = on");
+        databaseDefault(1, "SET synchronous_commit = on");
+        try {
+            durableAndUnforcedLogs();
+        } finally {
+            databaseDefault(0, "RESET synchronous_commit");
+            databaseDefault(1, "RESET synchronous_commit");
+        }
+    }
+
+    private static void databaseDefault(int server, String change) throws Exception {
+        try (Connection connection = cluster.servers.connect(server);
+                Statement statement = connection.createStatement()) {
+            statement.execute(
+                    "DO $$ BEGIN EXECUTE format('ALTER DATABASE %I " + change + "', current_database()); END $$");
+        }
+    }
+
+    private void durableAndUnforcedLogs() throws Exception {
+        startThirdMember();
+        cluster.nodes.add(new NodeServer(config(0, directory.resolve("durable").toString(), Isolation.PSI)
+                .withDataDir(directory.resolve("durable").toString(), true)));
+        cluster.nodes.add(node(1, directory.resolve("unforced").toString()));
+        BankReplicas.startAll(cluster.nodes);
+        FakeScheduler scheduler = cluster.scheduler;
+        Await.until("both nodes announced", Duration.ofSeconds(20), () -> scheduler.hellos.size() == 2);
+        ProcedureCall setting = ProcedureCall.adHoc(org.gargamel.common.call.AdHocQuery.run(
+                "SELECT current_setting('synchronous_commit')", List.of(), List.of()));
+        scheduler.execute("node-1", 0, 1, new long[0], true, setting);
+        scheduler.execute("node-2", 0, 2, new long[0], true, setting);
+        CallOutcome durable = scheduler.awaitOutcome(1, TIMEOUT);
+        CallOutcome unforced = scheduler.awaitOutcome(2, TIMEOUT);
+        assertTrue(durable.result().contains("off"), "node-1, log forced to disk: " + durable);
+        assertTrue(unforced.result().contains("on"), "node-2, log not forced: " + unforced);
+    }
+
+    /**
      * node-1's machine lost its disk: its PostgreSQL comes back empty (no table, no function, no gargamel schema),
      * with the same node name and configuration. Started with node-2's database among its peers, it takes node-2's
      * schema and data, at node-2's position in the log, catches up with what it missed, and serves: a new call commits

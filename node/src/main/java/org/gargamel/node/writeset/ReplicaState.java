@@ -59,6 +59,10 @@ public final class ReplicaState {
      */
     public static void markTainted(Connection connection, String reason) throws SQLException {
         connection.rollback();
+        try (Statement flushed = connection.createStatement()) {
+            // The replay cannot bring a lost mark back: it waits for its WAL flush whatever the session's setting.
+            flushed.execute("SET LOCAL synchronous_commit TO on");
+        }
         try (PreparedStatement statement =
                 connection.prepareStatement("UPDATE " + SCHEMA + ".replica_state SET tainted = ?")) {
             statement.setString(1, reason);
