@@ -162,6 +162,8 @@ final class Simulation {
         Placement placement;
         /** Round-robin: the keys it writes, and the last log index applied where it ran when it started. */
         String[][] writtenKeys;
+        /** Parallel apply: the rows it writes. */
+        String[][] rows;
 
         long snapshot;
 
@@ -242,45 +244,27 @@ final class Simulation {
         events.after(settings.hopMs(), () -> worker.enqueue(call));
     }
 
-    /** The keys a call's rules say it writes, each as its known parts (fewer than the key's length: a wildcard). */
+    /** The rows a call's rules say it writes (for parallel apply), computed once. */
+    private String[][] rowsOf(Call call) {
+        if (call.rows == null) {
+            keys.clear();
+            rules.writeKeys(call.procedureCall, Isolation.PSI, keys);
+            call.rows = RowKeys.of(keys);
+        }
+        return call.rows;
+    }
+
+    /** The keys a call's rules say it writes (SI: what certification compares). */
     private String[][] writtenKeys(ProcedureCall call) {
         keys.clear();
         rules.conflictKeys(call, Isolation.SI, keys);
-        String[][] written = new String[keys.size()][];
-        for (int k = 0; k < keys.size(); k++) {
-            int known = keys.knownParts(k);
-            String[] prefixes = new String[known + 1];
-            StringBuilder prefix = new StringBuilder().append(keys.slot(k));
-            prefixes[0] = prefix.toString();
-            for (int depth = 0; depth < known; depth++) {
-                prefix.append(':').append(keys.part(k, depth));
-                prefixes[depth + 1] = prefix.toString();
-            }
-            written[k] = known < keys.length(k) ? wildcard(prefixes) : prefixes;
-        }
-        return written;
-    }
-
-    /**
-     * A key is its prefixes, from the table alone to all its known parts; a wildcard key (some parts not known) is
-     * marked by a trailing null after them.
-     */
-    private static String[] wildcard(String[] prefixes) {
-        return Arrays.copyOf(prefixes, prefixes.length + 1);
-    }
-
-    private static boolean isWildcard(String[] key) {
-        return key[key.length - 1] == null;
-    }
-
-    private static int prefixCount(String[] key) {
-        return isWildcard(key) ? key.length - 1 : key.length;
+        return RowKeys.of(keys);
     }
 
     /** First committer wins: whether no write-set committed after {@code call}'s snapshot wrote what it writes. */
     private boolean certify(Call call, long index) {
         for (String[] key : call.writtenKeys) {
-            int prefixes = prefixCount(key);
+            int prefixes = RowKeys.prefixCount(key);
             if (lastWriteUnder.getOrDefault(key[prefixes - 1], 0L) > call.snapshot) {
                 return false; // the same key, or one under this wildcard
             }
@@ -291,11 +275,11 @@ final class Simulation {
             }
         }
         for (String[] key : call.writtenKeys) {
-            int prefixes = prefixCount(key);
+            int prefixes = RowKeys.prefixCount(key);
             for (int depth = 0; depth < prefixes; depth++) {
                 lastWriteUnder.put(key[depth], index);
             }
-            if (isWildcard(key)) {
+            if (RowKeys.isWildcard(key)) {
                 lastWildcardWrite.put(key[prefixes - 1], index);
             }
         }
@@ -330,7 +314,10 @@ final class Simulation {
         final Worker[] workers;
         final BitSet visible = new BitSet();
         final ArrayDeque<LogEntry> toApply = new ArrayDeque<>();
-        boolean applying;
+        /** The rows of the write-sets being applied (parallel apply). */
+        final RowKeys.Counts rowsInFlight = new RowKeys.Counts();
+
+        int applying;
         long appliedIndex;
 
         Replica(String name, CpuPool cpu) {
@@ -349,11 +336,15 @@ final class Simulation {
 
         /** Applies the log's entries in order, one at a time; its own entries cost nothing (they ran here). */
         void applyNext() {
-            while (!applying && !toApply.isEmpty()) {
-                LogEntry entry = toApply.poll();
+            while (!toApply.isEmpty()) {
+                if (applying >= appliers()) {
+                    return; // every applier busy (one applier: the log is applied strictly one entry at a time)
+                }
+                LogEntry entry = toApply.peek();
                 if (entry.origin == this) {
                     // Its own entry: the call ran here already. The client hears COMMITTED only now, once the apply
                     // loop meets the entry (behind the other replicas' write-sets before it in the log).
+                    toApply.poll();
                     appliedIndex = entry.index;
                     if (settings.mode() == Mode.ROUND_ROBIN) {
                         workerOf(entry.call).certified(entry.call, entry.committed);
@@ -363,18 +354,44 @@ final class Simulation {
                     continue;
                 }
                 if (!entry.committed) {
+                    toApply.poll();
                     appliedIndex = entry.index;
                     continue;
                 }
-                applying = true;
+                String[][] rows = appliers() > 1 ? rowsOf(entry.call) : null;
+                if (rows != null && (!dependenciesVisible(entry.call) || rowsInFlight.overlaps(rows))) {
+                    return; // C5: waits until no earlier write-set on one of its rows is applying; woken when one ends
+                }
+                toApply.poll();
+                applying++;
+                if (rows != null) {
+                    rowsInFlight.add(rows, 1);
+                }
                 double applyCpu = (entry.call.cost.applyCpuMs() + costs.replicaOverheadCpuMs()) * settings.applyScale();
                 cpu.run(applyCpu, () -> {
-                    applying = false;
-                    appliedIndex = entry.index;
+                    applying--;
+                    if (rows != null) {
+                        rowsInFlight.add(rows, -1);
+                    }
+                    appliedIndex = Math.max(appliedIndex, entry.index);
                     madeVisible(entry.call.txn());
                     applyNext();
                 });
             }
+        }
+
+        /** Round-robin's SI commits in log order: one applier whatever was asked. */
+        private int appliers() {
+            return settings.mode() == Mode.ROUND_ROBIN ? 1 : settings.appliers();
+        }
+
+        private boolean dependenciesVisible(Call call) {
+            for (long dependency : call.placement.backDependencies()) {
+                if (!visible.get((int) dependency)) {
+                    return false;
+                }
+            }
+            return true;
         }
 
         Worker workerOf(Call call) {

@@ -14,7 +14,9 @@ import org.gargamel.tpcc.TpccRules;
  * was measured on (so that a prediction can be compared with a measured run), or each replica on its own machine.
  * {@code hopMs} is one network message's latency. {@code applyScale} multiplies what a replica spends on another
  * replica's write-set (its apply and its overhead): 1 for the measured costs, less to ask what a cheaper apply would
- * give.
+ * give. {@code appliers}: how many write-sets a replica may apply at once (C5's row-level parallel apply: one may
+ * start once its dependencies are visible and no earlier write-set on one of its rows is still applying); 1 is today's
+ * apply loop. Round-robin keeps 1 (SI commits in log order).
  */
 public record SimulationSettings(
         Mode mode,
@@ -28,7 +30,8 @@ public record SimulationSettings(
         double durationSeconds,
         long seed,
         TpccRules.Variant rules,
-        double applyScale) {
+        double applyScale,
+        int appliers) {
 
     /**
      * {@code shared}: every process on one host that delivers {@code cores} cores at most (the client and the
@@ -81,6 +84,9 @@ public record SimulationSettings(
         if (!(durationSeconds > 0) || warmupSeconds < 0) {
             throw new IllegalArgumentException("the duration must be positive and the warm-up not negative, got "
                     + durationSeconds + " and " + warmupSeconds);
+        }
+        if (appliers < 1) {
+            throw new IllegalArgumentException("a replica needs at least 1 applier, got " + appliers);
         }
         if (!(applyScale >= 0)) {
             throw new IllegalArgumentException("the apply scale cannot be negative, got " + applyScale);

@@ -38,7 +38,9 @@ import picocli.CommandLine.Spec;
 @Command(
         name = "simulate",
         description = "predict TPC-C at 1-64 replicas from measured costs (simulate.json, simulate.html)",
-        customSynopsis = "scripts/gargamel simulate [--quick] [--calibration DIR]... [--measured DIR]... [--out DIR]")
+        customSynopsis =
+                "scripts/gargamel simulate [--quick] [--calibration DIR]... [--measured DIR]... [--apply-scale F] "
+                        + "[--appliers K] [--out DIR]")
 public final class SimulateCommand implements Callable<Integer> {
     /** The runs measured on the development machine with the built-in calibration, at 1 to 4 replicas. */
     private static final String[] BUILT_IN_MEASURED = {
@@ -103,6 +105,13 @@ public final class SimulateCommand implements Callable<Integer> {
     private double applyScale = 1.0;
 
     @Option(
+            names = "--appliers",
+            paramLabel = "K",
+            description = "what if each replica applied up to K write-sets at once, row by row (C5; round-robin keeps "
+                    + "1): the prediction's apply loops (default 1, as the nodes today)")
+    private int appliers = 1;
+
+    @Option(
             names = "--duration",
             paramLabel = "D",
             converter = DurationConverter.class,
@@ -135,6 +144,7 @@ public final class SimulateCommand implements Callable<Integer> {
         }
         Usage.range(spec, "--cores-per-replica", coresPerReplica, 1, 1024);
         Usage.range(spec, "--apply-scale", applyScale, 0, 100);
+        Usage.range(spec, "--appliers", appliers, 1, 64);
         Duration measuredTime = duration != null ? duration : Duration.ofSeconds(quick ? 4 : 20);
         if (measuredTime.isZero() || measuredTime.isNegative()) {
             throw Usage.error(spec, "--duration must be positive, got " + measuredTime);
@@ -184,7 +194,8 @@ public final class SimulateCommand implements Callable<Integer> {
                             measuredTime.toMillis() / 1000.0,
                             1,
                             TpccRules.Variant.TABLE61,
-                            applyScale);
+                            applyScale,
+                            appliers);
                     long started = System.nanoTime();
                     SimulatedRun run = Simulator.run(settings, costs.perReplicaMachines());
                     runs.add(run);
@@ -257,7 +268,8 @@ public final class SimulateCommand implements Callable<Integer> {
                     measuredTime.toMillis() / 1000.0,
                     1,
                     rules,
-                    1.0);
+                    1.0,
+                    1);
         }
     }
 
