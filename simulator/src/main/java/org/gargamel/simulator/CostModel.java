@@ -85,7 +85,18 @@ public record CostModel(
                         + directory + " (give the --out directory of a 'tpcc run' with 2 or more replicas)");
             }
         }
-        return from(JSON.readTree(nodes.toFile()), JSON.readTree(result.toFile()), directory.toString());
+        return from(readJson(nodes), readJson(result), directory.toString());
+    }
+
+    /** A run's JSON file; one that is not JSON is an error naming it and where it breaks, on one line. */
+    private static JsonNode readJson(Path file) throws IOException {
+        try {
+            return JSON.readTree(file.toFile());
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalArgumentException("calibration " + file + " is not valid JSON: "
+                    + e.getOriginalMessage() + " (line " + e.getLocation().getLineNr() + ", column "
+                    + e.getLocation().getColumnNr() + ")");
+        }
     }
 
     static CostModel from(JsonNode nodes, JsonNode result, String source) {

@@ -152,7 +152,8 @@ public final class SimulateCommand implements Callable<Integer> {
         Calibration costs;
         try {
             costs = calibration.isEmpty() ? Calibration.builtIn() : Calibration.fromRuns(calibration);
-        } catch (IllegalArgumentException e) {
+        } catch (IllegalArgumentException | IOException e) {
+            // A file that is not a run's (or not JSON): one line naming it, and nothing written.
             throw Usage.error(spec, "--calibration: " + e.getMessage());
         }
         Path directory = out != null
@@ -292,8 +293,8 @@ public final class SimulateCommand implements Callable<Integer> {
             }
             try {
                 runs.add(MeasuredRun.of(JSON.readTree(result.toFile()), result.toString()));
-            } catch (IllegalArgumentException e) {
-                throw Usage.error(spec, "--measured " + e.getMessage());
+            } catch (IllegalArgumentException | IOException e) {
+                throw Usage.error(spec, "--measured " + result + ": " + e.getMessage());
             }
         }
         return runs;

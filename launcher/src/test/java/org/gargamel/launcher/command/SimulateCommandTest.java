@@ -67,7 +67,7 @@ class SimulateCommandTest {
     }
 
     @Test
-    void aCalibrationThatIsNotARunIsAnErrorNamingItAndNothingIsWritten(@TempDir Path directory) {
+    void aCalibrationThatIsNotARunIsAnErrorNamingItAndNothingIsWritten(@TempDir Path directory) throws Exception {
         Path out = directory.resolve("sim");
         CommandRunner result = CommandRunner.run(
                 "simulate", "--calibration", directory.resolve("nowhere").toString(), "--out", out.toString());
@@ -76,6 +76,18 @@ class SimulateCommandTest {
                 result.errorLine().contains("--calibration")
                         && result.errorLine().contains("nowhere"),
                 result.toString());
+        assertFalse(Files.exists(out), "nothing written");
+
+        Path broken = Files.createDirectories(directory.resolve("broken"));
+        Files.writeString(broken.resolve("nodes.json"), "[{\"node\": ");
+        Files.writeString(broken.resolve("result.json"), "{}");
+        CommandRunner malformed =
+                CommandRunner.run("simulate", "--calibration", broken.toString(), "--out", out.toString());
+        assertEquals(2, malformed.exitCode(), malformed.toString());
+        assertTrue(
+                malformed.errorLine().contains("--calibration")
+                        && malformed.errorLine().contains("nodes.json is not valid JSON"),
+                malformed.toString());
         assertFalse(Files.exists(out), "nothing written");
 
         CommandRunner badReplicas = CommandRunner.run("simulate", "--replicas", "65", "--out", out.toString());
