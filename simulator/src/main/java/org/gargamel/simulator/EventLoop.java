@@ -15,7 +15,6 @@ final class EventLoop {
     private final PriorityQueue<Event> due = new PriorityQueue<>();
     private double now;
     private long sequence;
-    private long ran;
 
     double now() {
         return now;
@@ -31,13 +30,8 @@ final class EventLoop {
         while (!due.isEmpty() && due.peek().time <= endMs) {
             Event event = due.poll();
             now = event.time;
-            ran++;
             event.action.run();
         }
         now = Math.max(now, endMs);
-    }
-
-    long eventsRun() {
-        return ran;
     }
 }
