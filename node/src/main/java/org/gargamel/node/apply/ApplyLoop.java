@@ -292,6 +292,16 @@ public final class ApplyLoop {
                 if (e instanceof FatalException fatal) {
                     throw fatal;
                 }
+                Long committedAbandoned = committedAfterAbandon();
+                if (committedAbandoned != null) {
+                    // Its own write-set, still to come, would taint this replica (discardOwn); an entry before it
+                    // that collides with that commit (the call run again elsewhere: the same new order id) fails
+                    // first. Either way this replica holds what the others do not: rebuild it, do not just stop.
+                    throw tainted(node + " committed transaction " + committedAbandoned + " after the write-set log "
+                            + "settled it as abandoned, and entry " + (next == null ? "-" : next.index())
+                            + " then failed to apply (" + e.getMessage() + "): this replica holds what the others do "
+                            + "not and is rebuilt from a peer before it serves again");
+                }
                 throw new FatalException(
                         node + " cannot apply entry " + (next == null ? "-" : next.index()) + " of the "
                                 + "write-set log ("
@@ -562,6 +572,20 @@ public final class ApplyLoop {
         if (own.isPending(txn)) {
             own.deliver(txn, OwnTransaction.Decision.ABANDONED);
         }
+    }
+
+    /**
+     * A transaction of this node's that the log settled as abandoned (its write-set not met yet) but that committed
+     * here all the same (PSI: its worker committed after the decision), or null.
+     */
+    private Long committedAfterAbandon() {
+        for (long txn : abandoned) {
+            OwnTransactions.Confirmation confirmation = own.confirmation(txn);
+            if (committedAhead.contains(txn) || (confirmation != null && confirmation.effects())) {
+                return txn;
+            }
+        }
+        return null;
     }
 
     /** Marks this replica's database for a rebuild at the next start, and returns the failure to throw. */
