@@ -102,6 +102,17 @@ class WriteSetLogTest {
         thirdChannel.connect(Channels.WRITE_SET_CLUSTER);
     }
 
+    /** Starts node-3 (a bare log member) and the two nodes, and waits until both announced themselves. */
+    private FakeScheduler startWithThirdMember(NodeServer first, NodeServer second) throws Exception {
+        startThirdMember();
+        cluster.nodes.add(first);
+        cluster.nodes.add(second);
+        BankReplicas.startAll(cluster.nodes);
+        FakeScheduler scheduler = cluster.scheduler;
+        Await.until("both nodes announced", Duration.ofSeconds(20), () -> scheduler.hellos.size() == 2);
+        return scheduler;
+    }
+
     private NodeServer node(int index, String dataDir) {
         return node(index, dataDir, Isolation.PSI);
     }
@@ -141,12 +152,7 @@ class WriteSetLogTest {
      */
     @Test
     void aCallIsAcknowledgedOnlyOnceAMajorityOfTheReplicasHoldsItsWriteSet() throws Exception {
-        startThirdMember();
-        cluster.nodes.add(node(0, null));
-        cluster.nodes.add(node(1, null));
-        BankReplicas.startAll(cluster.nodes);
-        FakeScheduler scheduler = cluster.scheduler;
-        Await.until("both nodes announced", Duration.ofSeconds(20), () -> scheduler.hellos.size() == 2);
+        FakeScheduler scheduler = startWithThirdMember(node(0, null), node(1, null));
         scheduler.execute("node-1", 0, 1, new long[0], payment(1, 1, "1.00"));
         assertEquals(
                 CallOutcome.Status.COMMITTED, scheduler.awaitOutcome(1, TIMEOUT).status());
@@ -176,12 +182,7 @@ class WriteSetLogTest {
      */
     @Test
     void aPsiTransactionCommittedAfterTheLogAbandonedItStopsItsNodeWhichIsRebuiltFromAPeer() throws Exception {
-        startThirdMember();
-        cluster.nodes.add(node(0, null));
-        cluster.nodes.add(node(1, null));
-        BankReplicas.startAll(cluster.nodes);
-        FakeScheduler scheduler = cluster.scheduler;
-        Await.until("both nodes announced", Duration.ofSeconds(20), () -> scheduler.hellos.size() == 2);
+        FakeScheduler scheduler = startWithThirdMember(node(0, null), node(1, null));
         scheduler.execute("node-2", 0, 4, new long[0], payment(1, 3, "4.00"));
         assertEquals(
                 CallOutcome.Status.COMMITTED, scheduler.awaitOutcome(4, TIMEOUT).status());
@@ -218,12 +219,7 @@ class WriteSetLogTest {
      */
     @Test
     void anSiTransactionTheLogAbandonedIsRolledBackWithoutAnAnswerAndItsNodeGoesOn() throws Exception {
-        startThirdMember();
-        cluster.nodes.add(node(0, null, Isolation.SI));
-        cluster.nodes.add(node(1, null, Isolation.SI));
-        BankReplicas.startAll(cluster.nodes);
-        FakeScheduler scheduler = cluster.scheduler;
-        Await.until("both nodes announced", Duration.ofSeconds(20), () -> scheduler.hellos.size() == 2);
+        FakeScheduler scheduler = startWithThirdMember(node(0, null, Isolation.SI), node(1, null, Isolation.SI));
         scheduler.abandon("node-2", "node-1", 5);
         scheduler.awaitVisibleEverywhere(BankReplicas.NODES, new long[] {5}, TIMEOUT);
 
@@ -311,13 +307,8 @@ class WriteSetLogTest {
      */
     @Test
     void aRestartedNodeCatchesUpFromItsLogAndTheOthersBeforeItServes() throws Exception {
-        startThirdMember();
         String dataDir = directory.resolve("node-1").toString();
-        cluster.nodes.add(node(0, dataDir));
-        cluster.nodes.add(node(1, null));
-        BankReplicas.startAll(cluster.nodes);
-        FakeScheduler scheduler = cluster.scheduler;
-        Await.until("both nodes announced", Duration.ofSeconds(20), () -> scheduler.hellos.size() == 2);
+        FakeScheduler scheduler = startWithThirdMember(node(0, dataDir), node(1, null));
         for (long txn = 1; txn <= 6; txn++) {
             scheduler.execute(
                     BankReplicas.NODES.get((int) (txn % 2)),
@@ -368,13 +359,8 @@ class WriteSetLogTest {
      */
     @Test
     void aRestartedNodeWithNoMajorityWaitsForOneInsteadOfStopping() throws Exception {
-        startThirdMember();
         String dataDir = directory.resolve("node-1").toString();
-        cluster.nodes.add(node(0, dataDir));
-        cluster.nodes.add(node(1, null));
-        BankReplicas.startAll(cluster.nodes);
-        FakeScheduler scheduler = cluster.scheduler;
-        Await.until("both nodes announced", Duration.ofSeconds(20), () -> scheduler.hellos.size() == 2);
+        FakeScheduler scheduler = startWithThirdMember(node(0, dataDir), node(1, null));
         for (long txn = 1; txn <= 3; txn++) {
             scheduler.execute(
                     "node-1", 0, txn, txn == 1 ? new long[0] : new long[] {txn - 1}, newOrder(1, 7, "o" + txn));
@@ -440,13 +426,10 @@ class WriteSetLogTest {
     }
 
     private void durableAndUnforcedLogs() throws Exception {
-        startThirdMember();
-        cluster.nodes.add(new NodeServer(config(0, directory.resolve("durable").toString(), Isolation.PSI)
-                .withDataDir(directory.resolve("durable").toString(), true)));
-        cluster.nodes.add(node(1, directory.resolve("unforced").toString()));
-        BankReplicas.startAll(cluster.nodes);
-        FakeScheduler scheduler = cluster.scheduler;
-        Await.until("both nodes announced", Duration.ofSeconds(20), () -> scheduler.hellos.size() == 2);
+        FakeScheduler scheduler = startWithThirdMember(
+                new NodeServer(config(0, directory.resolve("durable").toString(), Isolation.PSI)
+                        .withDataDir(directory.resolve("durable").toString(), true)),
+                node(1, directory.resolve("unforced").toString()));
         ProcedureCall setting = ProcedureCall.adHoc(org.gargamel.common.call.AdHocQuery.run(
                 "SELECT current_setting('synchronous_commit')", List.of(), List.of()));
         scheduler.execute("node-1", 0, 1, new long[0], true, setting);
@@ -465,12 +448,7 @@ class WriteSetLogTest {
      */
     @Test
     void anEmptyReplicaTakesTheSchemaAndTheDataFromAPeerBeforeItServes() throws Exception {
-        startThirdMember();
-        cluster.nodes.add(node(0, null));
-        cluster.nodes.add(node(1, null));
-        BankReplicas.startAll(cluster.nodes);
-        FakeScheduler scheduler = cluster.scheduler;
-        Await.until("both nodes announced", Duration.ofSeconds(20), () -> scheduler.hellos.size() == 2);
+        FakeScheduler scheduler = startWithThirdMember(node(0, null), node(1, null));
         for (long txn = 1; txn <= 4; txn++) {
             scheduler.execute(
                     BankReplicas.NODES.get((int) (txn % 2)),

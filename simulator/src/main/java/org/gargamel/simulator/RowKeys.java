@@ -3,6 +3,8 @@ package org.gargamel.simulator;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.BinaryOperator;
+import java.util.function.LongPredicate;
 import org.gargamel.classifier.WriteKeyBuffer;
 
 /**
@@ -37,34 +39,45 @@ final class RowKeys {
         return isWildcard(key) ? key.length - 1 : key.length;
     }
 
-    /** How many keys in a set (the write-sets applying at a replica) lie under each prefix, and are wildcards there. */
-    static final class Counts {
-        private final Map<String, Integer> under = new HashMap<>();
-        private final Map<String, Integer> wildcards = new HashMap<>();
+    /**
+     * A number kept per key prefix, for the keys under it and for the wildcard keys at it: how many write-sets on
+     * those rows are applying (parallel apply: added up), or the last log index that wrote them (certification: the
+     * latest). Both ask the same question of a call's keys, whether one of them is the same as, under, or over a
+     * marked key whose number passes a test.
+     */
+    static final class Marks {
+        private final Map<String, Long> under = new HashMap<>();
+        private final Map<String, Long> wildcards = new HashMap<>();
+        private final BinaryOperator<Long> merge;
 
-        /** Adds (+1) or removes (-1) every key of {@code keys}. */
-        void add(String[][] keys, int delta) {
+        /** {@code merge}: how a new mark combines with the one a prefix holds ({@code Long::sum}, {@code Math::max}). */
+        Marks(BinaryOperator<Long> merge) {
+            this.merge = merge;
+        }
+
+        /** Marks every key of {@code keys} with {@code value}. */
+        void mark(String[][] keys, long value) {
             for (String[] key : keys) {
                 int prefixes = prefixCount(key);
                 for (int depth = 0; depth < prefixes; depth++) {
-                    under.merge(key[depth], delta, Integer::sum);
+                    under.merge(key[depth], value, merge);
                 }
                 if (isWildcard(key)) {
-                    wildcards.merge(key[prefixes - 1], delta, Integer::sum);
+                    wildcards.merge(key[prefixes - 1], value, merge);
                 }
             }
         }
 
-        /** Whether a key of {@code keys} is the same as, under, or over one counted here. */
-        boolean overlaps(String[][] keys) {
+        /** Whether a key of {@code keys} meets a marked key whose number passes {@code test}. */
+        boolean meets(String[][] keys, LongPredicate test) {
             for (String[] key : keys) {
                 int prefixes = prefixCount(key);
-                if (under.getOrDefault(key[prefixes - 1], 0) > 0) {
-                    return true;
+                if (test.test(under.getOrDefault(key[prefixes - 1], 0L))) {
+                    return true; // the same key, or one under this wildcard
                 }
                 for (int depth = 0; depth < prefixes; depth++) {
-                    if (wildcards.getOrDefault(key[depth], 0) > 0) {
-                        return true;
+                    if (test.test(wildcards.getOrDefault(key[depth], 0L))) {
+                        return true; // a wildcard over this key
                     }
                 }
             }

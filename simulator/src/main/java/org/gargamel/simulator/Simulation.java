@@ -64,10 +64,8 @@ final class Simulation {
     private final Map<String, Replica> replicasByName = new HashMap<>();
     private final WriteKeyBuffer keys = new WriteKeyBuffer();
     private long nextLogIndex;
-    /** Round-robin certification: the last log index that wrote under a key prefix, and that wrote it as a wildcard. */
-    private final Map<String, Long> lastWriteUnder = new HashMap<>();
-
-    private final Map<String, Long> lastWildcardWrite = new HashMap<>();
+    /** Round-robin certification: the last log index that wrote each key prefix. */
+    private final RowKeys.Marks lastWrites = new RowKeys.Marks(Math::max);
 
     private final double measureFrom;
     private final double measureTo;
@@ -263,26 +261,10 @@ final class Simulation {
 
     /** First committer wins: whether no write-set committed after {@code call}'s snapshot wrote what it writes. */
     private boolean certify(Call call, long index) {
-        for (String[] key : call.writtenKeys) {
-            int prefixes = RowKeys.prefixCount(key);
-            if (lastWriteUnder.getOrDefault(key[prefixes - 1], 0L) > call.snapshot) {
-                return false; // the same key, or one under this wildcard
-            }
-            for (int depth = 0; depth < prefixes; depth++) {
-                if (lastWildcardWrite.getOrDefault(key[depth], 0L) > call.snapshot) {
-                    return false; // a wildcard over this key
-                }
-            }
+        if (lastWrites.meets(call.writtenKeys, last -> last > call.snapshot)) {
+            return false;
         }
-        for (String[] key : call.writtenKeys) {
-            int prefixes = RowKeys.prefixCount(key);
-            for (int depth = 0; depth < prefixes; depth++) {
-                lastWriteUnder.put(key[depth], index);
-            }
-            if (RowKeys.isWildcard(key)) {
-                lastWildcardWrite.put(key[prefixes - 1], index);
-            }
-        }
+        lastWrites.mark(call.writtenKeys, index);
         return true;
     }
 
@@ -315,7 +297,7 @@ final class Simulation {
         final BitSet visible = new BitSet();
         final ArrayDeque<LogEntry> toApply = new ArrayDeque<>();
         /** The rows of the write-sets being applied (parallel apply). */
-        final RowKeys.Counts rowsInFlight = new RowKeys.Counts();
+        final RowKeys.Marks rowsInFlight = new RowKeys.Marks(Long::sum);
 
         int applying;
         long appliedIndex;
@@ -359,19 +341,20 @@ final class Simulation {
                     continue;
                 }
                 String[][] rows = appliers() > 1 ? rowsOf(entry.call) : null;
-                if (rows != null && (!dependenciesVisible(entry.call) || rowsInFlight.overlaps(rows))) {
+                if (rows != null
+                        && (!dependenciesVisible(entry.call) || rowsInFlight.meets(rows, applying -> applying > 0))) {
                     return; // C5: waits until no earlier write-set on one of its rows is applying; woken when one ends
                 }
                 toApply.poll();
                 applying++;
                 if (rows != null) {
-                    rowsInFlight.add(rows, 1);
+                    rowsInFlight.mark(rows, 1);
                 }
                 double applyCpu = (entry.call.cost.applyCpuMs() + costs.replicaOverheadCpuMs()) * settings.applyScale();
                 cpu.run(applyCpu, () -> {
                     applying--;
                     if (rows != null) {
-                        rowsInFlight.add(rows, -1);
+                        rowsInFlight.mark(rows, -1);
                     }
                     appliedIndex = Math.max(appliedIndex, entry.index);
                     madeVisible(entry.call.txn());
