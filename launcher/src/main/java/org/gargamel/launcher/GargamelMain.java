@@ -2,6 +2,7 @@ package org.gargamel.launcher;
 
 import java.io.PrintStream;
 import java.util.concurrent.Callable;
+import org.gargamel.launcher.command.ApplyLagCommand;
 import org.gargamel.launcher.command.BankCommand;
 import org.gargamel.launcher.command.BenchCommand;
 import org.gargamel.launcher.command.ChaosCommand;
@@ -47,6 +48,7 @@ import picocli.CommandLine.Spec;
             BenchCommand.class,
             CompareCommand.class,
             SimulateCommand.class,
+            ApplyLagCommand.class,
             ClassifyCommand.class,
             HelpCommand.class
         })

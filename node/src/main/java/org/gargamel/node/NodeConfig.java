@@ -44,6 +44,8 @@ import org.gargamel.common.group.RaftSettings;
  * clusterSecurity: {secretFile: cluster.secret}   # optional: the groups' shared secret (docs/protocol.md)
  * incrementProbe: 10                # optional; probe the first N calls of each procedure declaring add: for pure
  *                                    # additions (default 10; 0: never; docs/node.md, Increments)
+ * appliers: 4                       # optional; connections applying other replicas' write-sets in parallel, row
+ *                                    # by row (default 1; round-robin always 1; docs/node.md, Parallel apply)
  * </pre>
  */
 public record NodeConfig(
@@ -66,7 +68,8 @@ public record NodeConfig(
         boolean adhocReads,
         int adhocStatementTimeoutSeconds,
         ClusterSecuritySettings clusterSecurity,
-        int incrementProbe) {
+        int incrementProbe,
+        int appliers) {
 
     /** The default of {@code adhocStatementTimeoutSeconds}. */
     public static final int DEFAULT_ADHOC_TIMEOUT_SECONDS = 30;
@@ -77,6 +80,9 @@ public record NodeConfig(
      * 8 s {@code compare --quick} run a probed one (about 100 per procedure and node), a third of its throughput.
      */
     public static final int DEFAULT_INCREMENT_PROBE = 10;
+
+    /** The default of {@code appliers}: one connection applies the write-sets, in log order. */
+    public static final int DEFAULT_APPLIERS = 1;
 
     @JsonCreator
     public NodeConfig(
@@ -99,7 +105,8 @@ public record NodeConfig(
             @JsonProperty("adhocReads") Boolean adhocReads,
             @JsonProperty("adhocStatementTimeoutSeconds") Integer adhocStatementTimeoutSeconds,
             @JsonProperty("clusterSecurity") ClusterSecuritySettings clusterSecurity,
-            @JsonProperty("incrementProbe") Integer incrementProbe) {
+            @JsonProperty("incrementProbe") Integer incrementProbe,
+            @JsonProperty("appliers") Integer appliers) {
         this(
                 name,
                 jdbcUrl,
@@ -122,7 +129,8 @@ public record NodeConfig(
                         ? DEFAULT_ADHOC_TIMEOUT_SECONDS
                         : adhocStatementTimeoutSeconds.intValue(),
                 clusterSecurity,
-                incrementProbe == null ? DEFAULT_INCREMENT_PROBE : incrementProbe.intValue());
+                incrementProbe == null ? DEFAULT_INCREMENT_PROBE : incrementProbe.intValue(),
+                appliers == null ? DEFAULT_APPLIERS : appliers.intValue());
     }
 
     /** Without cluster security. */
@@ -165,7 +173,8 @@ public record NodeConfig(
                 adhocReads,
                 adhocStatementTimeoutSeconds,
                 null,
-                DEFAULT_INCREMENT_PROBE);
+                DEFAULT_INCREMENT_PROBE,
+                DEFAULT_APPLIERS);
     }
 
     /** Without a separate user and password (in the URL, or none), its log in memory. */
@@ -232,6 +241,16 @@ public record NodeConfig(
         return edit(draft -> draft.incrementProbe = calls);
     }
 
+    /** The same node applying with {@code connections} connections in parallel (1: in log order, one by one). */
+    public NodeConfig withAppliers(int connections) {
+        return edit(draft -> draft.appliers = connections);
+    }
+
+    /** Whether write-sets are applied by several connections at once: asked for, and not round-robin's. */
+    public boolean appliesInParallel() {
+        return appliers > 1 && mode != Mode.ROUND_ROBIN;
+    }
+
     /**
      * Whether calls ship declared increments as deltas (issue 18): gargamel mode in PSI, where the scheduler lets two
      * increments of one cell run at once. SI keeps whole rows and values; the other modes gain nothing from them.
@@ -271,7 +290,7 @@ public record NodeConfig(
                 + peers.stream().map(Secrets::maskUrl).toList() + ", rulesCheck=" + rulesCheck + ", adhocReads="
                 + adhocReads
                 + ", adhocStatementTimeoutSeconds=" + adhocStatementTimeoutSeconds + ", clusterSecurity="
-                + clusterSecurity + ", incrementProbe=" + incrementProbe + "]";
+                + clusterSecurity + ", incrementProbe=" + incrementProbe + ", appliers=" + appliers + "]";
     }
 
     public static NodeConfig read(Path file) {
@@ -376,6 +395,9 @@ public record NodeConfig(
         if (incrementProbe < 0) {
             throw new ConfigException("key 'incrementProbe' must be 0 (never probe) or more, got " + incrementProbe);
         }
+        if (appliers < 1 || appliers > 64) {
+            throw new ConfigException("key 'appliers' must be between 1 and 64, got " + appliers);
+        }
         loadRules();
         return this;
     }
@@ -418,6 +440,7 @@ public record NodeConfig(
         int adhocStatementTimeoutSeconds;
         ClusterSecuritySettings clusterSecurity;
         int incrementProbe;
+        int appliers;
 
         Draft(NodeConfig config) {
             name = config.name;
@@ -440,6 +463,7 @@ public record NodeConfig(
             adhocStatementTimeoutSeconds = config.adhocStatementTimeoutSeconds;
             clusterSecurity = config.clusterSecurity;
             incrementProbe = config.incrementProbe;
+            appliers = config.appliers;
         }
 
         NodeConfig build() {
@@ -463,7 +487,8 @@ public record NodeConfig(
                     adhocReads,
                     adhocStatementTimeoutSeconds,
                     clusterSecurity,
-                    incrementProbe);
+                    incrementProbe,
+                    appliers);
         }
     }
 }

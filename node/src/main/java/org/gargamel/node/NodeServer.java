@@ -259,6 +259,12 @@ public final class NodeServer implements AutoCloseable {
                     ? new Certification(primaryKeys, own, this::cancelExecutions)
                     : null;
             applierConnection = dataSource.getConnection();
+            List<Connection> parallelConnections = new ArrayList<>();
+            if (config.appliesInParallel()) {
+                for (int i = 0; i < config.appliers(); i++) {
+                    parallelConnections.add(dataSource.getConnection());
+                }
+            }
             applier = new ApplyLoop(
                     name,
                     applierConnection,
@@ -277,7 +283,10 @@ public final class NodeServer implements AutoCloseable {
                                             ? new EpochGranted(name, epoch)
                                             : new Superseded(name, epoch));
                         }
-                    });
+                    },
+                    parallelConnections.isEmpty()
+                            ? ApplyLoop.ParallelAppliers.none()
+                            : new ApplyLoop.ParallelAppliers(parallelConnections, primaryKeys, config.si()));
             supervisor.start(name + "-applier", applier::run); // before the log: it replays at once
             log = new WriteSetLog(
                     name,
@@ -544,9 +553,10 @@ public final class NodeServer implements AutoCloseable {
             pool.setPassword(config.password());
         }
         pool.setPoolName(name);
-        // The workers', the applier's and the database watch's, and one for the start-up's own work (the sequences are
+        // The workers', the applier's (and the parallel appliers') and the database watch's, and one for the start-up's
+        // own work (the sequences are
         // aligned once the others are taken).
-        pool.setMaximumPoolSize(config.workers() + 3);
+        pool.setMaximumPoolSize(config.workers() + 3 + (config.appliesInParallel() ? config.appliers() : 0));
         pool.setMinimumIdle(0);
         pool.setAutoCommit(false);
         if (config.durableLog()) {

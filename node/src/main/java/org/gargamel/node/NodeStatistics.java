@@ -26,6 +26,9 @@ public final class NodeStatistics {
     private long conflictAborts;
     private long retries;
     private long applied;
+    /** Applied while another write-set was applying here (parallel apply). */
+    private long appliedBesideAnother;
+
     private long failed;
     private long droppedStale;
     private long answeredFromEarlierRuns;
@@ -102,6 +105,15 @@ public final class NodeStatistics {
     public synchronized void applied(String procedure, CpuClock.Elapsed elapsed) {
         applied++;
         figures(procedure).apply.add(elapsed);
+    }
+
+    /** A write-set whose apply overlapped another's (parallel apply, docs/node.md). */
+    public synchronized void appliedBesideAnother() {
+        appliedBesideAnother++;
+    }
+
+    public synchronized long appliedBesideAnotherCount() {
+        return appliedBesideAnother;
     }
 
     /**
@@ -189,6 +201,7 @@ public final class NodeStatistics {
         map.put("conflictAborts", conflictAborts);
         map.put("retries", retries);
         map.put("applied", applied);
+        map.put("appliedBesideAnother", appliedBesideAnother);
         map.put("failed", failed);
         map.put("droppedStaleCalls", droppedStale);
         map.put("answeredFromEarlierRuns", answeredFromEarlierRuns);

@@ -72,7 +72,8 @@ class NodeConfigTest {
                 .withRulesCheck(RulesCheck.OFF)
                 .withAdhocReads(true, 30)
                 .withClusterSecurity(null)
-                .withRules("other-rules.yaml");
+                .withRules("other-rules.yaml")
+                .withAppliers(4);
         assertEquals("/elsewhere", changed.dataDir());
         assertTrue(changed.logFsync());
         assertEquals(List.of(), changed.peers());
@@ -81,12 +82,14 @@ class NodeConfigTest {
         assertEquals(30, changed.adhocStatementTimeoutSeconds());
         assertEquals(null, changed.clusterSecurity());
         assertEquals("other-rules.yaml", changed.rules());
+        assertEquals(4, changed.appliers());
         NodeConfig back = changed.withDataDir(config.dataDir(), config.logFsync())
                 .withPeers(config.peers())
                 .withRulesCheck(config.rulesCheck())
                 .withAdhocReads(config.adhocReads(), config.adhocStatementTimeoutSeconds())
                 .withClusterSecurity(config.clusterSecurity())
-                .withRules(config.rules());
+                .withRules(config.rules())
+                .withAppliers(config.appliers());
         assertEquals(config, back, "changed back, nothing else differs");
     }
 
@@ -142,6 +145,21 @@ class NodeConfigTest {
         String message = error(good + "adhocStatementTimeoutSeconds: 0\n");
         assertTrue(message.contains("key 'adhocStatementTimeoutSeconds'"), message);
         assertTrue(error(good + "adhocReads: maybe\n").contains("adhocReads"));
+    }
+
+    @Test
+    void appliersDefaultToOneAndAreBounded() throws Exception {
+        assertEquals(NodeConfig.DEFAULT_APPLIERS, read(good).appliers());
+        assertEquals(1, NodeConfig.DEFAULT_APPLIERS);
+        NodeConfig four = read(good.replace("mode: round-robin\n", "") + "appliers: 4\n");
+        assertEquals(4, four.appliers());
+        assertTrue(four.appliesInParallel());
+        assertTrue(
+                !read(good + "appliers: 4\n").appliesInParallel(),
+                "round-robin certifies write-sets one by one: never in parallel");
+        String message = error(good + "appliers: 0\n");
+        assertTrue(message.contains("key 'appliers' must be between 1 and 64, got 0"), message);
+        assertTrue(error(good + "appliers: 65\n").contains("key 'appliers'"));
     }
 
     @Test

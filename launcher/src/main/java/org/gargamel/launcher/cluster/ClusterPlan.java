@@ -21,8 +21,9 @@ public record ClusterPlan(
         Path directory,
         boolean durableLog,
         int schedulers,
-        FrontendPlan frontend) {
-    /** A cluster without a front end. */
+        FrontendPlan frontend,
+        int appliers) {
+    /** A cluster without a front end, each node applying with one connection. */
     public ClusterPlan(
             Mode mode,
             Isolation isolation,
@@ -32,12 +33,19 @@ public record ClusterPlan(
             Path directory,
             boolean durableLog,
             int schedulers) {
-        this(mode, isolation, rules, jdbcUrls, workers, directory, durableLog, schedulers, null);
+        this(mode, isolation, rules, jdbcUrls, workers, directory, durableLog, schedulers, null, 1);
     }
 
     /** This plan with a front end. */
     public ClusterPlan withFrontend(FrontendPlan plan) {
-        return new ClusterPlan(mode, isolation, rules, jdbcUrls, workers, directory, durableLog, schedulers, plan);
+        return new ClusterPlan(
+                mode, isolation, rules, jdbcUrls, workers, directory, durableLog, schedulers, plan, appliers);
+    }
+
+    /** This plan with each node applying the others' write-sets on {@code connections} connections (node.md). */
+    public ClusterPlan withAppliers(int connections) {
+        return new ClusterPlan(
+                mode, isolation, rules, jdbcUrls, workers, directory, durableLog, schedulers, frontend, connections);
     }
 
     public ClusterPlan {

@@ -166,6 +166,7 @@ public final class LocalGargamelCluster implements GargamelCluster {
             node.put("name", name);
             node.put("jdbcUrl", plan.jdbcUrls().get(i));
             node.put("workers", plan.workers());
+            node.put("appliers", plan.appliers());
             node.put("rules", plan.rules().toAbsolutePath().toString());
             node.put("mode", plan.mode().configName());
             node.put("isolation", plan.isolation().configName());

@@ -123,6 +123,13 @@ final class RunOptions {
     private Integer workers;
 
     @Option(
+            names = "--appliers",
+            paramLabel = "K",
+            description = "connections per node applying the other replicas' write-sets in parallel, row by row "
+                    + "(default 1: one by one, in log order; docs/node.md, Parallel apply)")
+    private Integer appliers;
+
+    @Option(
             names = "--tpcc-rules",
             paramLabel = "RULES",
             converter = TpccRulesConverter.class,
@@ -232,6 +239,9 @@ final class RunOptions {
         if (workers != null) {
             throw Usage.error(spec, "--workers is for the Gargamel nodes; direct mode has none");
         }
+        if (appliers != null) {
+            throw Usage.error(spec, "--appliers is for the Gargamel nodes; direct mode has none");
+        }
         if (!schedulers.isEmpty()) {
             throw Usage.error(spec, "--scheduler joins a Gargamel cluster; direct mode has none");
         }
@@ -263,6 +273,7 @@ final class RunOptions {
                             + e.getMessage());
         }
         int workerCount = Usage.range(spec, "--workers", workers == null ? DEFAULT_WORKERS : workers, 1, 256);
+        int applierCount = Usage.range(spec, "--appliers", appliers == null ? 1 : appliers, 1, 64);
         RunTarget.Client clientKind;
         try {
             clientKind = client == null ? RunTarget.Client.LIBRARY : RunTarget.Client.parse(client);
@@ -285,6 +296,10 @@ final class RunOptions {
             if (workers != null) {
                 throw Usage.error(spec, "--workers contradicts --scheduler: the running nodes have their own workers");
             }
+            if (appliers != null) {
+                throw Usage.error(
+                        spec, "--appliers contradicts --scheduler: the running nodes have their own appliers");
+            }
             for (String scheduler : schedulers) {
                 try {
                     GroupConfig.parseHostPort(scheduler);
@@ -305,7 +320,8 @@ final class RunOptions {
                 List.copyOf(schedulers),
                 bind == null ? DEFAULT_BIND : bind,
                 clientKind,
-                RunTarget.Gargamel.tpccRulesOrDefault(tpccRules));
+                RunTarget.Gargamel.tpccRulesOrDefault(tpccRules),
+                applierCount);
     }
 
     /** {@code --tpcc-rules}: by {@link TpccRules.Variant#parse}. */

@@ -180,14 +180,15 @@ abstract sealed class RunConnection implements AutoCloseable
                 throws IOException, InterruptedException {
             if (!target.joinsRunningCluster()) {
                 ClusterPlan plan = new ClusterPlan(
-                        target.mode(),
-                        target.isolation(),
-                        TpccRules.writeTo(logs, target.tpccRules()),
-                        urls,
-                        target.workers(),
-                        logs,
-                        durableLog,
-                        schedulers);
+                                target.mode(),
+                                target.isolation(),
+                                TpccRules.writeTo(logs, target.tpccRules()),
+                                urls,
+                                target.workers(),
+                                logs,
+                                durableLog,
+                                schedulers)
+                        .withAppliers(target.appliers());
                 return LocalGargamelCluster.start(frontend == null ? plan : plan.withFrontend(frontend), err);
             }
             String addresses = String.join(", ", target.schedulers());

@@ -90,7 +90,8 @@ public sealed interface RunTarget permits RunTarget.Direct, RunTarget.Gargamel {
             List<String> schedulers,
             String bind,
             Client client,
-            TpccRules.Variant tpccRules)
+            TpccRules.Variant tpccRules,
+            int appliers)
             implements RunTarget {
         public Gargamel {
             schedulers = List.copyOf(schedulers);
@@ -110,7 +111,19 @@ public sealed interface RunTarget permits RunTarget.Direct, RunTarget.Gargamel {
         /** With the kit's default rules. */
         public Gargamel(
                 Mode mode, Isolation isolation, int workers, List<String> schedulers, String bind, Client client) {
-            this(mode, isolation, workers, schedulers, bind, client, DEFAULT_TPCC_RULES);
+            this(mode, isolation, workers, schedulers, bind, client, DEFAULT_TPCC_RULES, 1);
+        }
+
+        /** With the kit's rules {@code tpccRules}, each node applying with one connection. */
+        public Gargamel(
+                Mode mode,
+                Isolation isolation,
+                int workers,
+                List<String> schedulers,
+                String bind,
+                Client client,
+                TpccRules.Variant tpccRules) {
+            this(mode, isolation, workers, schedulers, bind, client, tpccRules, 1);
         }
 
         /** Through the client library. */

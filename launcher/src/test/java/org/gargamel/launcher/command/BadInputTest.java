@@ -86,6 +86,29 @@ class BadInputTest {
     }
 
     @Test
+    void badApplierCountsAndApplyLagOptionsAreRejectedBeforeAnythingRuns(@TempDir Path directory) {
+        Path out = directory.resolve("never");
+        assertRejected(
+                CommandRunner.run("tpcc", "run", "--appliers", "0", "--out", out.toString()),
+                "option --appliers of 'tpcc run' must be between 1 and 64, got 0");
+        assertRejected(
+                CommandRunner.run("tpcc", "run", "--mode", "direct", "--appliers", "2", "--out", out.toString()),
+                "--appliers is for the Gargamel nodes");
+        assertRejected(
+                CommandRunner.run("apply-lag", "--replicas", "1", "--out", out.toString()),
+                "--replicas must be at least 2");
+        assertRejected(
+                CommandRunner.run("apply-lag", "--appliers", "65", "--out", out.toString()),
+                "option --appliers of 'apply-lag' must be between 1 and 64, got 65");
+        assertRejected(
+                CommandRunner.run("apply-lag", "--hot-percent", "101", "--out", out.toString()), "--hot-percent");
+        assertRejected(
+                CommandRunner.run("apply-lag", "--duration", "1s", "--out", out.toString()),
+                "--duration must be at least 2s");
+        assertFalse(Files.exists(out), "a rejected run must not create its output directory");
+    }
+
+    @Test
     void malformedAndUnreachableUrlsAreNamed(@TempDir Path directory) {
         Path out = directory.resolve("never");
         assertRejected(

@@ -39,6 +39,25 @@ final class InProcessGargamel implements AutoCloseable {
     /** With the rules in file {@code rules}, the nodes reacting to a write outside a call's rule with {@code check}. */
     InProcessGargamel(String mode, String isolation, List<String> jdbcUrls, int workers, String rules, RulesCheck check)
             throws Exception {
+        this(mode, isolation, jdbcUrls, workers, rules, check, NodeConfig.DEFAULT_APPLIERS);
+    }
+
+    /** With the TPC-C rules, each node applying with {@code appliers} connections (docs/node.md, Parallel apply). */
+    static InProcessGargamel withAppliers(
+            String mode, String isolation, List<String> jdbcUrls, int workers, int appliers) throws Exception {
+        return new InProcessGargamel(
+                mode, isolation, jdbcUrls, workers, TpccRules.temporaryFile(), RulesCheck.REJECT, appliers);
+    }
+
+    private InProcessGargamel(
+            String mode,
+            String isolation,
+            List<String> jdbcUrls,
+            int workers,
+            String rules,
+            RulesCheck check,
+            int appliers)
+            throws Exception {
         scheduler = new SchedulerServer(new SchedulerConfig(
                 GroupSettings.inMemory(), Mode.parse(mode), Isolation.parse(isolation), rules, 100_000));
         scheduler.start();
@@ -55,7 +74,8 @@ final class InProcessGargamel implements AutoCloseable {
                                 GroupSettings.inMemory(),
                                 members(jdbcUrls.size()),
                                 null)
-                        .withRulesCheck(check));
+                        .withRulesCheck(check)
+                        .withAppliers(appliers));
                 nodes.add(node);
             }
             startAll(nodes); // together: a node's start waits for the write-set log, which needs a majority

@@ -9,6 +9,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -26,6 +27,7 @@ import org.gargamel.common.wire.WriteSet;
 import org.gargamel.node.CpuClock;
 import org.gargamel.node.NodeStatistics;
 import org.gargamel.node.certify.Certification;
+import org.gargamel.node.certify.PrimaryKeys;
 import org.gargamel.node.progress.ProgressReporter;
 import org.gargamel.node.transfer.TaintedReplicaException;
 import org.gargamel.node.visibility.Visibility;
@@ -70,6 +72,9 @@ public final class ApplyLoop {
             this(message, index, logId, null);
         }
     }
+
+    /** Not an entry: a parallel applier finished a write-set ({@link #takeFinished}). */
+    private static final Entry WAKE = new Entry(null, -2, null, null);
 
     /**
      * One write-set as its origin sent it: a round-robin loser runs again under the same transaction id, with a later
@@ -146,6 +151,17 @@ public final class ApplyLoop {
     /** Rows of committed_ahead whose entries are handled: forgotten once the position passes them. */
     private final java.util.ArrayDeque<Ahead> forgettable = new java.util.ArrayDeque<>();
 
+    /** Parallel apply (several applier connections; PSI or SI), else null: this thread applies. */
+    private final ParallelApply parallel;
+    /** Write-sets the parallel appliers hold, by log index: the position cannot pass them. */
+    private final TreeMap<Long, ParallelApply.Task> applying = new TreeMap<>();
+    /** The latest task touching each row ({@link PrimaryKeys#applyKeys}), while it is in {@link #applying}. */
+    private final Map<String, ParallelApply.Task> lastWriterOfKey = new HashMap<>();
+    /** The primary keys parallel apply orders write-sets by; null without it. */
+    private final PrimaryKeys primaryKeys;
+    /** The task submitted last (SI commits in its order); null if none. */
+    private ParallelApply.Task lastSubmitted;
+
     private volatile CompletableFuture<Long> markApplied = new CompletableFuture<>();
     /** Set when the log handed this replica a snapshot past what it applied ({@link #mustBeRebuilt}). */
     private volatile String rebuildReason;
@@ -171,7 +187,8 @@ public final class ApplyLoop {
             NodeStatistics statistics,
             ActiveScheduler activeScheduler,
             AnsweredCalls answeredCalls,
-            java.util.function.BiConsumer<org.jgroups.Address, Long> answerClaim)
+            java.util.function.BiConsumer<org.jgroups.Address, Long> answerClaim,
+            ParallelAppliers parallelAppliers)
             throws SQLException {
         this.node = node;
         this.activeScheduler = activeScheduler;
@@ -194,6 +211,41 @@ public final class ApplyLoop {
         this.handledIndex = persistedIndex;
         this.committedAhead = ReplicaState.committedAhead(connection);
         connection.commit();
+        if (parallelAppliers.connections().isEmpty() || certification != null) {
+            // Round-robin certifies each write-set against the ones applied before it: one at a time.
+            this.parallel = null;
+            this.primaryKeys = null;
+            parallelAppliers.connections().forEach(ApplyLoop::closeQuietly);
+        } else {
+            this.primaryKeys = parallelAppliers.primaryKeys();
+            this.parallel = new ParallelApply(
+                    node,
+                    parallelAppliers.connections(),
+                    visibility,
+                    statistics,
+                    this::visible,
+                    () -> delivered.add(WAKE),
+                    parallelAppliers.commitInOrder());
+            this.parallel.start();
+        }
+    }
+
+    /**
+     * The connections that apply write-sets in parallel (none: the loop's own connection applies them one by one),
+     * the keys that order them, and whether their commits keep the log's order (SI).
+     */
+    public record ParallelAppliers(List<Connection> connections, PrimaryKeys primaryKeys, boolean commitInOrder) {
+        public static ParallelAppliers none() {
+            return new ParallelAppliers(List.of(), null, false);
+        }
+    }
+
+    private static void closeQuietly(Connection connection) {
+        try {
+            connection.close();
+        } catch (SQLException e) {
+            // not used
+        }
     }
 
     /** The log's entries start after a snapshot (LogStateMachine): chains already under way start where met. */
@@ -230,6 +282,9 @@ public final class ApplyLoop {
     /** Stops the thread that sends answers; lets go of the CPU clock's file. */
     public void close() {
         answers.shutdownNow();
+        if (parallel != null) {
+            parallel.close();
+        }
         cpu.close();
     }
 
@@ -273,6 +328,10 @@ public final class ApplyLoop {
             }
             Entry next = delivered.poll(100, TimeUnit.MILLISECONDS);
             try {
+                takeFinished();
+                if (next != null && next.message() == null && next.flushed() == null) { // WAKE
+                    continue;
+                }
                 if (next == null) {
                     if (unpersisted > 0 || !forgettable.isEmpty()) {
                         flushPosition(); // idle: record how far the log is handled
@@ -321,10 +380,12 @@ public final class ApplyLoop {
         boolean replayed = index <= persistedIndex;
         if (message instanceof LogMark mark) {
             if (!replayed && mark.origin().equals(node) && mark.nonce() == markNonce) {
+                drain(); // the mark says every entry before it is reflected here
                 markApplied.complete(index);
             }
             handled(index);
         } else if (message instanceof Abandon decision) {
+            drain(); // whether a transaction stands depends on whether its write-set is visible here
             settle(decision, replayed);
             handled(index);
         } else if (message instanceof EpochClaim claim) {
@@ -443,12 +504,17 @@ public final class ApplyLoop {
             return;
         }
         if (ownLive) {
+            drain(); // SI: every earlier entry commits before this one
             own.deliver(txn, OwnTransaction.Decision.COMMIT); // SI: its worker commits now; the next entry waits
             forgettable.add(new Ahead(txn, index));
             handled(index);
             return;
         }
         // Another replica's write-set, or one of this replica's earlier start that never committed here.
+        if (parallel != null) {
+            submit(index, writeSet);
+            return;
+        }
         awaitDependencies(writeSet, index);
         if (!writeSet.changes().isEmpty()) {
             CpuClock.Timing start = cpu.start();
@@ -626,7 +692,8 @@ public final class ApplyLoop {
      * The log's first entry: if this replica's position was taken in another log (a cluster started afresh on these
      * databases), it means nothing here: every entry of this log is new to this replica.
      */
-    private void startOfLog(String logId) throws SQLException {
+    private void startOfLog(String logId) throws SQLException, InterruptedException {
+        drain();
         String recorded = ReplicaState.logId(connection);
         if (logId.equals(recorded)) {
             connection.commit();
@@ -652,10 +719,112 @@ public final class ApplyLoop {
         unpersisted = 0;
     }
 
-    /** The position a transaction applying entry {@code index} may record: not past a write-set still waiting. */
+    /**
+     * The position a transaction applying entry {@code index} may record: not past a write-set still waiting, nor
+     * past one a parallel applier still holds.
+     */
     private long positionAfter(long index) {
         long through = waitingIndexes.isEmpty() ? Math.max(handledIndex, index) : waitingIndexes.first() - 1;
+        if (!applying.isEmpty()) {
+            through = Math.min(through, applying.firstKey() - 1);
+        }
         return Math.max(persistedIndex, through);
+    }
+
+    /**
+     * Hands another replica's write-set to the parallel appliers. Its transaction records the position if no earlier
+     * entry is still unreflected here (then no other applying transaction writes it: at most one at a time updates
+     * the position row), else it records itself in committed_ahead, which the position later passes. It waits for
+     * the latest earlier write-set on each of its rows, and in SI for the one submitted before it.
+     */
+    private void submit(long index, WriteSet writeSet) {
+        long txn = writeSet.txnId();
+        boolean changes = !writeSet.changes().isEmpty();
+        long position = positionAfter(index);
+        boolean writesPosition = changes && position >= index;
+        List<String> extra;
+        if (!changes) {
+            extra = List.of();
+        } else if (writesPosition) {
+            List<Long> passed = passed(position);
+            extra = passed.isEmpty() ? List.of() : List.of(ReplicaState.forgetCommittedAhead(passed));
+        } else {
+            extra = List.of(ReplicaState.recordCommittedAhead(txn));
+        }
+        Set<String> keys = primaryKeys.applyKeys(writeSet);
+        Set<ParallelApply.Task> earlierOnItsRows =
+                java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        for (String key : keys) {
+            ParallelApply.Task earlier = lastWriterOfKey.get(key);
+            if (earlier != null) {
+                earlierOnItsRows.add(earlier);
+            }
+        }
+        List<CompletableFuture<Void>> predecessors = new ArrayList<>();
+        earlierOnItsRows.forEach(earlier -> predecessors.add(earlier.done));
+        ParallelApply.Task previous = parallel.commitsInOrder() ? lastSubmitted : null;
+        ParallelApply.Task task = new ParallelApply.Task(
+                index,
+                writeSet,
+                writesPosition ? position : -1,
+                extra,
+                keys,
+                predecessors,
+                previous == null || previous.done.isDone() ? null : previous.done);
+        for (String key : keys) {
+            lastWriterOfKey.put(key, task);
+        }
+        applying.put(index, task);
+        lastSubmitted = task;
+        handled(index);
+        parallel.submit(task);
+    }
+
+    /**
+     * Takes in what the parallel appliers finished: a task that recorded the position moves it; one that recorded
+     * itself in committed_ahead is forgotten once the position passes it. A failed one fails the loop (the replica
+     * would diverge).
+     */
+    private void takeFinished() throws SQLException {
+        if (parallel == null) {
+            return;
+        }
+        for (ParallelApply.Task task = parallel.finished(); task != null; task = parallel.finished()) {
+            applying.remove(task.index);
+            for (String key : task.keys) {
+                lastWriterOfKey.remove(key, task);
+            }
+            if (lastSubmitted == task) {
+                lastSubmitted = null;
+            }
+            if (task.failure != null) {
+                throw new SQLException(
+                        "entry " + task.index + " (" + task.writeSet.describe() + ") failed on a parallel applier: "
+                                + task.failure.getMessage(),
+                        task.failure);
+            }
+            if (task.writesPosition()) {
+                persisted(task.position);
+            } else if (!task.writeSet.changes().isEmpty()) {
+                forgettable.add(new Ahead(task.writeSet.txnId(), task.index));
+            }
+        }
+    }
+
+    /** Waits until the parallel appliers hold nothing: every entry handed over so far is reflected here. */
+    private void drain() throws SQLException, InterruptedException {
+        if (parallel == null) {
+            return;
+        }
+        // A task is handed back (ParallelApply.finished) before its done completes: once every done has, all are.
+        for (ParallelApply.Task task : new ArrayList<>(applying.values())) {
+            try {
+                task.done.get();
+            } catch (java.util.concurrent.ExecutionException e) {
+                // reported by takeFinished
+            }
+        }
+        takeFinished();
     }
 
     /** The statements that go with applying entry {@code index}: committed_ahead bookkeeping. */
@@ -709,7 +878,8 @@ public final class ApplyLoop {
     }
 
     /** Records the position (and forgets what it passed) in a transaction of its own. */
-    private void flushPosition() throws SQLException {
+    private void flushPosition() throws SQLException, InterruptedException {
+        drain(); // the appliers' transactions may write the position row too
         long position = positionAfter(handledIndex);
         List<Long> passed = passed(position);
         if (position <= persistedIndex && passed.isEmpty()) {
