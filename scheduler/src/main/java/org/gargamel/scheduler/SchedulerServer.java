@@ -81,6 +81,17 @@ public final class SchedulerServer implements AutoCloseable {
     private final Map<Long, PendingCall> pending = new HashMap<>();
     /** Update calls of departed nodes waiting for the survivors' settlement, by transaction. */
     private final Map<Long, PendingCall> unsettled = new HashMap<>();
+    /**
+     * The calls in flight here (in {@link #pending} or {@link #unsettled}) by client and call id, with their transaction.
+     * A client sends a call again to a scheduler that left its view and came back (a partition's merge); a copy of a
+     * call still in flight here is not placed beside it: both could run before either is in the log, where the nodes'
+     * memory of answered calls would catch the second (docs/protocol.md, Scheduler failover).
+     */
+    private final Map<CallRef, Long> inFlightCalls = new HashMap<>();
+
+    private record CallRef(Address client, long callId) {}
+
+    private final AtomicLong ignoredCopies = new AtomicLong();
 
     private final Map<String, Address> nodes = new HashMap<>();
     private final AtomicLong scheduled = new AtomicLong();
@@ -358,6 +369,11 @@ public final class SchedulerServer implements AutoCloseable {
     }
 
     /** Calls scheduled so far, rejected so far, and malformed messages dropped (for the log and tests). */
+    /** Copies of calls in flight here that a client sent again, not placed twice. */
+    public long ignoredCopyCount() {
+        return ignoredCopies.get();
+    }
+
     public long scheduledCount() {
         return scheduled.get();
     }
@@ -482,6 +498,16 @@ public final class SchedulerServer implements AutoCloseable {
     // ---- events, all on the loop thread ----
 
     private void onSubmit(Address client, SubmitCall submit) {
+        if (inFlightCalls.containsKey(new CallRef(client, submit.callId()))) {
+            ignoredCopies.incrementAndGet();
+            LOG.info(
+                    "call {} of {} came again while its first copy is in flight here (transaction {}): not placed "
+                            + "twice; the first one answers it",
+                    submit.callId(),
+                    client,
+                    inFlightCalls.get(new CallRef(client, submit.callId())));
+            return;
+        }
         if (!active || scheduler.nodeCount() == 0) {
             held.add(new Held(new Submitted(client, submit), System.nanoTime())); // until a node serves
             return;
@@ -503,6 +529,7 @@ public final class SchedulerServer implements AutoCloseable {
         try {
             placement = scheduler.place(call, after);
         } catch (RejectedCallException e) {
+            inFlightCalls.remove(new CallRef(client, callId)); // placed again after a node left, and refused now
             reject(client, callId, e.getMessage());
             return;
         }
@@ -515,6 +542,7 @@ public final class SchedulerServer implements AutoCloseable {
                     + nodes.keySet() + ")");
         }
         pending.put(placement.txn(), new PendingCall(client, callId, node, call, after));
+        inFlightCalls.put(new CallRef(client, callId), placement.txn());
         scheduled.incrementAndGet();
         send(
                 target,
@@ -595,6 +623,7 @@ public final class SchedulerServer implements AutoCloseable {
             PendingCall call = pending.get(txn);
             if (call != null && call.node().equals(node)) {
                 pending.remove(txn);
+                inFlightCalls.remove(new CallRef(call.client(), call.callId()), txn);
             }
         }
     }
@@ -794,6 +823,8 @@ public final class SchedulerServer implements AutoCloseable {
         if (nodes.isEmpty() && !unsettled.isEmpty()) {
             LOG.warn("every node has left: the outcomes of {} call(s) are unknown", unsettled.size());
             for (Map.Entry<Long, PendingCall> waiting : unsettled.entrySet()) {
+                inFlightCalls.remove(new CallRef(
+                        waiting.getValue().client(), waiting.getValue().callId()));
                 reject(
                         waiting.getValue().client(),
                         waiting.getValue().callId(),
@@ -816,6 +847,7 @@ public final class SchedulerServer implements AutoCloseable {
             eventTxn = outcome.txnId();
             PendingCall call = unsettled.remove(outcome.txnId());
             if (call != null) {
+                inFlightCalls.remove(new CallRef(call.client(), call.callId()));
                 answeredFromLog.incrementAndGet();
                 send(call.client(), outcome.forCall(call.callId())); // its rows and error fields too
             }
@@ -824,6 +856,7 @@ public final class SchedulerServer implements AutoCloseable {
             eventTxn = txn;
             PendingCall call = unsettled.remove(txn);
             if (call != null) {
+                inFlightCalls.remove(new CallRef(call.client(), call.callId()));
                 reject(
                         call.client(),
                         call.callId(),

@@ -173,9 +173,11 @@ public final class LocalGargamelCluster implements GargamelCluster {
             node.put("control", Map.of("bind", "127.0.0.1:" + controlPorts[i], "initialHosts", controlHosts));
             node.put("writeSets", Map.of("bind", "127.0.0.1:" + writeSetPorts[i], "initialHosts", writeSetHosts));
             node.put("replicas", plan.nodeNames());
-            node.put(
-                    "dataDir",
-                    directory.resolve(name + "-data").toAbsolutePath().toString());
+            Path dataDir = directory.resolve(name + "-data");
+            // A local cluster always starts a new write-set log. A copy an earlier run left in this directory (the
+            // same --out) would be replayed into these databases, which never held it.
+            Directories.deleteRecursively(dataDir);
+            node.put("dataDir", dataDir.toAbsolutePath().toString());
             node.put("logFsync", plan.durableLog());
             List<String> peers = new ArrayList<>(plan.jdbcUrls());
             peers.remove(i);

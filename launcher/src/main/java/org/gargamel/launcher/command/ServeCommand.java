@@ -8,7 +8,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.util.Comparator;
 import java.util.List;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
@@ -20,6 +19,7 @@ import org.gargamel.common.config.Isolation;
 import org.gargamel.common.config.Mode;
 import org.gargamel.common.jdbc.JdbcConnections;
 import org.gargamel.launcher.cluster.ClusterPlan;
+import org.gargamel.launcher.cluster.Directories;
 import org.gargamel.launcher.cluster.FrontendPlan;
 import org.gargamel.launcher.cluster.LocalGargamelCluster;
 import org.gargamel.launcher.run.ReplicaAgreement;
@@ -216,7 +216,7 @@ public final class ServeCommand implements Callable<Integer> {
                 () -> {
                     stop(started[0]);
                     if (temporary) {
-                        deleteRecursively(directory);
+                        Directories.deleteRecursively(directory);
                     }
                     err.println("gargamel serve stopped");
                 },
@@ -260,7 +260,7 @@ public final class ServeCommand implements Callable<Integer> {
             removeHook(stopOnSignal);
             stop(started[0]);
             if (temporary) {
-                deleteRecursively(directory);
+                Directories.deleteRecursively(directory);
             }
         }
     }
@@ -323,23 +323,6 @@ public final class ServeCommand implements Callable<Integer> {
             Runtime.getRuntime().removeShutdownHook(hook);
         } catch (IllegalStateException e) {
             // Shutting down already: the hook has run or is running.
-        }
-    }
-
-    private static void deleteRecursively(Path root) {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(root)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(path -> {
-                try {
-                    Files.deleteIfExists(path);
-                } catch (IOException e) {
-                    // Best effort: a file still being written by a dying process; the rest goes.
-                }
-            });
-        } catch (IOException | UncheckedIOException e) {
-            // The directory went away under us.
         }
     }
 }

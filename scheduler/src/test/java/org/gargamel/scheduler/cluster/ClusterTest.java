@@ -30,6 +30,7 @@ import org.gargamel.common.testing.Await;
 import org.gargamel.common.wire.CallOutcome;
 import org.gargamel.common.wire.ClusterProfile;
 import org.gargamel.common.wire.MessageEndpoint;
+import org.gargamel.common.wire.SubmitCall;
 import org.gargamel.common.wire.Superseded;
 import org.gargamel.common.wire.TransactionIds;
 import org.gargamel.scheduler.SchedulerServer;
@@ -518,6 +519,40 @@ class ClusterTest {
      * SupersededException}, answering nothing (a call that reaches it then is dropped, not rejected); once it has left,
      * the standby takes over and the client's calls, the placed one and the one of the gap, complete there, once each.
      */
+    /**
+     * A client sends its pending calls again to a scheduler that left its view and came back (a partition's merge):
+     * a copy of a call still in flight there must not be placed beside the first, or both could run before either is
+     * in the log (PartitionIT created a New-Order twice so). The first run answers the call, once.
+     */
+    @Test
+    void aCopyOfACallStillInFlightIsNotPlacedTwice() throws Exception {
+        try (TestCluster cluster = TestCluster.inMemory(1, 1);
+                JChannel sender =
+                        Channels.control(GroupConfig.inMemory(), GargamelClient.CLIENT_NAME_PREFIX + "resender")) {
+            FakeNode node = cluster.nodes.get(0);
+            cluster.readyClient(OPTIONS);
+            sender.connect(Channels.CONTROL_CLUSTER);
+            node.pause(true);
+            SubmitCall call =
+                    new SubmitCall(41, ProcedureCall.of("delivery", 1, 1, java.time.LocalDateTime.now(ZoneOffset.UTC)));
+            MessageEndpoint.send(sender, cluster.scheduler.address(), call);
+            waitUntil(() -> cluster.scheduler.scheduledCount() == 1, "the call was placed");
+            MessageEndpoint.send(sender, cluster.scheduler.address(), call); // the copy, same client and call id
+            waitUntil(() -> cluster.scheduler.ignoredCopyCount() == 1, "the copy was seen");
+            MessageEndpoint.send(
+                    sender,
+                    cluster.scheduler.address(),
+                    new SubmitCall(
+                            42, ProcedureCall.of("delivery", 2, 1, java.time.LocalDateTime.now(ZoneOffset.UTC))));
+            waitUntil(() -> cluster.scheduler.scheduledCount() == 2, "another call id is placed");
+            node.pause(false);
+            waitUntil(() -> cluster.bus.executions.get() == 2, "both calls ran");
+            Thread.sleep(300);
+            assertEquals(2, cluster.bus.executions.get(), "call 41 ran once, not twice");
+            assertEquals(2, cluster.scheduler.scheduledCount());
+        }
+    }
+
     @Test
     void aSupersededSchedulerStopsWithoutAnsweringAndItsCallsCompleteAtTheActiveOne() throws Exception {
         try (TestCluster cluster = TestCluster.inMemory(1, 1);
