@@ -530,6 +530,12 @@ public final class ApplyLoop {
 
     /** Waits for a write-set's back-dependencies, saying every 10 s what it waits for (a stall must be visible). */
     private void awaitDependencies(WriteSet writeSet, long index) throws InterruptedException {
+        awaitDependencies(node, visibility, writeSet, index);
+    }
+
+    /** The same for any applier of {@code node}: this loop, or a parallel applier's thread ({@link ParallelApply}). */
+    static void awaitDependencies(String node, Visibility visibility, WriteSet writeSet, long index)
+            throws InterruptedException {
         long started = System.nanoTime();
         List<Long> missing = visibility.awaitAll(writeSet.backDependencies(), 10_000);
         while (!missing.isEmpty()) {

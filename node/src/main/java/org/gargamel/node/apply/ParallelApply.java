@@ -13,8 +13,6 @@ import org.gargamel.node.CpuClock;
 import org.gargamel.node.NodeStatistics;
 import org.gargamel.node.certify.PrimaryKeys;
 import org.gargamel.node.visibility.Visibility;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * C5's row-level parallel apply (issue 17; docs/node.md, Parallel apply): the other replicas' write-sets applied on
@@ -31,8 +29,6 @@ import org.slf4j.LoggerFactory;
  * {@link #finished} hands finished tasks back, and {@code wake} tells the loop there are some.
  */
 final class ParallelApply implements AutoCloseable {
-    private static final Logger LOG = LoggerFactory.getLogger(ParallelApply.class);
-
     /** One write-set handed to the appliers, with what its transaction records besides its changes. */
     static final class Task {
         final long index;
@@ -136,10 +132,6 @@ final class ParallelApply implements AutoCloseable {
         return commitInOrder;
     }
 
-    int appliers() {
-        return lanes.size();
-    }
-
     void submit(Task task) {
         submitted.add(task);
     }
@@ -182,18 +174,7 @@ final class ParallelApply implements AutoCloseable {
             awaitEarlier(predecessor, task);
         }
         WriteSet writeSet = task.writeSet;
-        long started = System.nanoTime();
-        List<Long> missing = visibility.awaitAll(writeSet.backDependencies(), 10_000);
-        while (!missing.isEmpty()) {
-            LOG.warn(
-                    "{}: entry {} ({}) has waited {} s for transaction(s) {} to be visible here",
-                    node,
-                    task.index,
-                    writeSet.describe(),
-                    (System.nanoTime() - started) / 1_000_000_000,
-                    missing);
-            missing = visibility.awaitAll(writeSet.backDependencies(), 10_000);
-        }
+        ApplyLoop.awaitDependencies(node, visibility, writeSet, task.index);
         if (!writeSet.changes().isEmpty()) {
             CpuClock.Timing timing = lane.cpu().start();
             if (applyingNow.incrementAndGet() > 1) {
