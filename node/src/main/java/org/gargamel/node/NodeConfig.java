@@ -46,6 +46,9 @@ import org.gargamel.common.group.RaftSettings;
  *                                    # additions (default 10; 0: never; docs/node.md, Increments)
  * appliers: 4                       # optional; connections applying other replicas' write-sets in parallel, row
  *                                    # by row (default 1; round-robin always 1; docs/node.md, Parallel apply)
+ * applyGroup: 32                    # optional; at most this many write-sets already delivered are applied in one
+ *                                    # transaction (default 32; 1: each in its own; one applier only; docs/node.md,
+ *                                    # Apply groups)
  * </pre>
  */
 public record NodeConfig(
@@ -69,7 +72,8 @@ public record NodeConfig(
         int adhocStatementTimeoutSeconds,
         ClusterSecuritySettings clusterSecurity,
         int incrementProbe,
-        int appliers) {
+        int appliers,
+        int applyGroup) {
 
     /** The default of {@code adhocStatementTimeoutSeconds}. */
     public static final int DEFAULT_ADHOC_TIMEOUT_SECONDS = 30;
@@ -83,6 +87,9 @@ public record NodeConfig(
 
     /** The default of {@code appliers}: one connection applies the write-sets, in log order. */
     public static final int DEFAULT_APPLIERS = 1;
+
+    /** The default of {@code applyGroup}. */
+    public static final int DEFAULT_APPLY_GROUP = 32;
 
     @JsonCreator
     public NodeConfig(
@@ -106,7 +113,8 @@ public record NodeConfig(
             @JsonProperty("adhocStatementTimeoutSeconds") Integer adhocStatementTimeoutSeconds,
             @JsonProperty("clusterSecurity") ClusterSecuritySettings clusterSecurity,
             @JsonProperty("incrementProbe") Integer incrementProbe,
-            @JsonProperty("appliers") Integer appliers) {
+            @JsonProperty("appliers") Integer appliers,
+            @JsonProperty("applyGroup") Integer applyGroup) {
         this(
                 name,
                 jdbcUrl,
@@ -130,7 +138,8 @@ public record NodeConfig(
                         : adhocStatementTimeoutSeconds.intValue(),
                 clusterSecurity,
                 incrementProbe == null ? DEFAULT_INCREMENT_PROBE : incrementProbe.intValue(),
-                appliers == null ? DEFAULT_APPLIERS : appliers.intValue());
+                appliers == null ? DEFAULT_APPLIERS : appliers.intValue(),
+                applyGroup == null ? DEFAULT_APPLY_GROUP : applyGroup.intValue());
     }
 
     /** Without cluster security. */
@@ -174,7 +183,8 @@ public record NodeConfig(
                 adhocStatementTimeoutSeconds,
                 null,
                 DEFAULT_INCREMENT_PROBE,
-                DEFAULT_APPLIERS);
+                DEFAULT_APPLIERS,
+                DEFAULT_APPLY_GROUP);
     }
 
     /** Without a separate user and password (in the URL, or none), its log in memory. */
@@ -246,6 +256,11 @@ public record NodeConfig(
         return edit(draft -> draft.appliers = connections);
     }
 
+    /** The same node applying at most {@code writeSets} delivered write-sets in one transaction (1: one each). */
+    public NodeConfig withApplyGroup(int writeSets) {
+        return edit(draft -> draft.applyGroup = writeSets);
+    }
+
     /** Whether write-sets are applied by several connections at once: asked for, and not round-robin's. */
     public boolean appliesInParallel() {
         return appliers > 1 && mode != Mode.ROUND_ROBIN;
@@ -290,7 +305,8 @@ public record NodeConfig(
                 + peers.stream().map(Secrets::maskUrl).toList() + ", rulesCheck=" + rulesCheck + ", adhocReads="
                 + adhocReads
                 + ", adhocStatementTimeoutSeconds=" + adhocStatementTimeoutSeconds + ", clusterSecurity="
-                + clusterSecurity + ", incrementProbe=" + incrementProbe + ", appliers=" + appliers + "]";
+                + clusterSecurity + ", incrementProbe=" + incrementProbe + ", appliers=" + appliers + ", applyGroup="
+                + applyGroup + "]";
     }
 
     public static NodeConfig read(Path file) {
@@ -398,6 +414,9 @@ public record NodeConfig(
         if (appliers < 1 || appliers > 64) {
             throw new ConfigException("key 'appliers' must be between 1 and 64, got " + appliers);
         }
+        if (applyGroup < 1 || applyGroup > 1000) {
+            throw new ConfigException("key 'applyGroup' must be between 1 and 1000, got " + applyGroup);
+        }
         loadRules();
         return this;
     }
@@ -441,6 +460,7 @@ public record NodeConfig(
         ClusterSecuritySettings clusterSecurity;
         int incrementProbe;
         int appliers;
+        int applyGroup;
 
         Draft(NodeConfig config) {
             name = config.name;
@@ -464,6 +484,7 @@ public record NodeConfig(
             clusterSecurity = config.clusterSecurity;
             incrementProbe = config.incrementProbe;
             appliers = config.appliers;
+            applyGroup = config.applyGroup;
         }
 
         NodeConfig build() {
@@ -488,7 +509,8 @@ public record NodeConfig(
                     adhocStatementTimeoutSeconds,
                     clusterSecurity,
                     incrementProbe,
-                    appliers);
+                    appliers,
+                    applyGroup);
         }
     }
 }

@@ -286,7 +286,8 @@ public final class NodeServer implements AutoCloseable {
                     },
                     parallelConnections.isEmpty()
                             ? ApplyLoop.ParallelAppliers.none()
-                            : new ApplyLoop.ParallelAppliers(parallelConnections, primaryKeys, config.si()));
+                            : new ApplyLoop.ParallelAppliers(parallelConnections, primaryKeys, config.si()),
+                    config.applyGroup());
             supervisor.start(name + "-applier", applier::run); // before the log: it replays at once
             log = new WriteSetLog(
                     name,

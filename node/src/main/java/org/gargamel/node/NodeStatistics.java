@@ -28,6 +28,12 @@ public final class NodeStatistics {
     private long applied;
     /** Applied while another write-set was applying here (parallel apply). */
     private long appliedBesideAnother;
+    /** Transactions that applied several write-sets together, and the write-sets they applied (apply groups). */
+    private long applyGroups;
+
+    private long appliedInGroups;
+    /** Groups rolled back and applied one write-set at a time (a lock wait too long, a failure). */
+    private long groupsGaveWay;
 
     private long failed;
     private long droppedStale;
@@ -110,6 +116,25 @@ public final class NodeStatistics {
     /** A write-set whose apply overlapped another's (parallel apply, docs/node.md). */
     public synchronized void appliedBesideAnother() {
         appliedBesideAnother++;
+    }
+
+    /** Several write-sets applied in one transaction (docs/node.md, Apply groups). */
+    public synchronized void appliedGroup(int writeSets) {
+        applyGroups++;
+        appliedInGroups += writeSets;
+    }
+
+    /** A group gave way: rolled back, its write-sets applied one by one. */
+    public synchronized void groupGaveWay() {
+        groupsGaveWay++;
+    }
+
+    public synchronized long applyGroupCount() {
+        return applyGroups;
+    }
+
+    public synchronized long groupsGaveWayCount() {
+        return groupsGaveWay;
     }
 
     public synchronized long appliedBesideAnotherCount() {
@@ -202,6 +227,9 @@ public final class NodeStatistics {
         map.put("retries", retries);
         map.put("applied", applied);
         map.put("appliedBesideAnother", appliedBesideAnother);
+        map.put("applyGroups", applyGroups);
+        map.put("appliedInGroups", appliedInGroups);
+        map.put("applyGroupsGaveWay", groupsGaveWay);
         map.put("failed", failed);
         map.put("droppedStaleCalls", droppedStale);
         map.put("answeredFromEarlierRuns", answeredFromEarlierRuns);

@@ -73,7 +73,8 @@ class NodeConfigTest {
                 .withAdhocReads(true, 30)
                 .withClusterSecurity(null)
                 .withRules("other-rules.yaml")
-                .withAppliers(4);
+                .withAppliers(4)
+                .withApplyGroup(8);
         assertEquals("/elsewhere", changed.dataDir());
         assertTrue(changed.logFsync());
         assertEquals(List.of(), changed.peers());
@@ -83,13 +84,15 @@ class NodeConfigTest {
         assertEquals(null, changed.clusterSecurity());
         assertEquals("other-rules.yaml", changed.rules());
         assertEquals(4, changed.appliers());
+        assertEquals(8, changed.applyGroup());
         NodeConfig back = changed.withDataDir(config.dataDir(), config.logFsync())
                 .withPeers(config.peers())
                 .withRulesCheck(config.rulesCheck())
                 .withAdhocReads(config.adhocReads(), config.adhocStatementTimeoutSeconds())
                 .withClusterSecurity(config.clusterSecurity())
                 .withRules(config.rules())
-                .withAppliers(config.appliers());
+                .withAppliers(config.appliers())
+                .withApplyGroup(config.applyGroup());
         assertEquals(config, back, "changed back, nothing else differs");
     }
 
@@ -160,6 +163,15 @@ class NodeConfigTest {
         String message = error(good + "appliers: 0\n");
         assertTrue(message.contains("key 'appliers' must be between 1 and 64, got 0"), message);
         assertTrue(error(good + "appliers: 65\n").contains("key 'appliers'"));
+    }
+
+    @Test
+    void applyGroupDefaultsTo32AndIsBounded() throws Exception {
+        assertEquals(32, read(good).applyGroup());
+        assertEquals(1, read(good + "applyGroup: 1\n").applyGroup());
+        String message = error(good + "applyGroup: 0\n");
+        assertTrue(message.contains("key 'applyGroup' must be between 1 and 1000, got 0"), message);
+        assertTrue(error(good + "applyGroup: 1001\n").contains("key 'applyGroup'"));
     }
 
     @Test

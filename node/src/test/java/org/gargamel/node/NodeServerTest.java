@@ -393,6 +393,92 @@ class NodeServerTest {
         assertEquals(0, retries(), "no serialization failure or deadlock retried");
     }
 
+    /**
+     * Apply groups (docs/node.md): write-sets that queue up while the applier waits are applied together in one
+     * transaction; a group whose statement meets a row held by a local session gives way after
+     * {@code ApplyLoop.GROUP_LOCK_TIMEOUT_MILLIS} (rolled back, its write-sets applied one by one), so that session,
+     * which here then asks for a row the group may hold, is never the one aborted. Every write-set is applied once.
+     */
+    @Test
+    void writeSetsQueuedBehindALockAreAppliedInGroupsAndAGroupGivesWayToALocalSession() throws Exception {
+        startNodes("gargamel", "psi");
+        NodeServer behind = nodes.get(1);
+        try (Connection first = cluster.servers.connect(1);
+                Connection second = cluster.servers.connect(1)) {
+            first.setAutoCommit(false);
+            second.setAutoCommit(false);
+            // Phase 1: node-2's applier waits alone for district 2/1; seven write-sets queue behind it.
+            lockDistrict(first, 2, 1);
+            scheduler.execute("node-1", 0, 1, deps(), ProcedureCall.of("quick_payment", 2, 1, new BigDecimal("1")));
+            scheduler.awaitOutcome(1, TIMEOUT);
+            awaitApplierWaitingForALock();
+            for (long txn = 2; txn <= 8; txn++) {
+                scheduler.execute(
+                        "node-1",
+                        (int) txn % 2,
+                        txn,
+                        deps(),
+                        ProcedureCall.of("quick_payment", 1, (int) txn, new BigDecimal("2")));
+            }
+            for (long txn = 2; txn <= 8; txn++) {
+                assertEquals(
+                        CallOutcome.Status.COMMITTED,
+                        scheduler.awaitOutcome(txn, TIMEOUT).status());
+            }
+            first.commit();
+            scheduler.awaitVisibleEverywhere(NODES, range(1, 8), TIMEOUT);
+            assertTrue(behind.statistics().applyGroupCount() >= 1, "the queued write-sets were applied one by one");
+            assertEquals(0, behind.statistics().groupsGaveWayCount());
+
+            // Phase 2: a group of 2/3 and 2/2 meets district 2/2 held by a local session, which then asks for 2/3.
+            lockDistrict(first, 2, 1);
+            scheduler.execute("node-1", 0, 9, deps(), ProcedureCall.of("quick_payment", 2, 1, new BigDecimal("1")));
+            scheduler.awaitOutcome(9, TIMEOUT);
+            awaitApplierWaitingForALock();
+            lockDistrict(second, 2, 2);
+            scheduler.execute("node-1", 0, 10, deps(), ProcedureCall.of("quick_payment", 2, 3, new BigDecimal("3")));
+            scheduler.execute("node-1", 1, 11, deps(), ProcedureCall.of("quick_payment", 2, 2, new BigDecimal("4")));
+            assertEquals(
+                    CallOutcome.Status.COMMITTED,
+                    scheduler.awaitOutcome(10, TIMEOUT).status());
+            assertEquals(
+                    CallOutcome.Status.COMMITTED,
+                    scheduler.awaitOutcome(11, TIMEOUT).status());
+            first.commit();
+            // The group takes 2/3 and waits for 2/2. A group that waited for ever would have checked for a deadlock
+            // after deadlock_timeout (1 s) and found none; asked for 2/3 after that, this session would close the
+            // cycle and be the one PostgreSQL aborts (40P01) when its own check comes. The group gives way first.
+            Thread.sleep(1_200);
+            try (Statement statement = second.createStatement()) {
+                assertEquals(1, statement.executeUpdate("UPDATE district SET ytd = ytd WHERE w_id = 2 AND d_id = 3"));
+            }
+            Await.until(
+                    "the group to give way",
+                    Duration.ofSeconds(10),
+                    () -> behind.statistics().groupsGaveWayCount() >= 1);
+            second.commit();
+        }
+        scheduler.awaitVisibleEverywhere(NODES, range(1, 11), TIMEOUT);
+        assertEquals("1 2.00", district(1, 2, 1));
+        assertEquals("1 4.00", district(1, 2, 2));
+        assertEquals("1 3.00", district(1, 2, 3));
+        assertConverged();
+        assertEquals(0, retries());
+    }
+
+    private static void lockDistrict(Connection session, int w, int d) throws java.sql.SQLException {
+        try (Statement statement = session.createStatement()) {
+            statement.execute("SELECT 1 FROM district WHERE w_id = " + w + " AND d_id = " + d + " FOR UPDATE");
+        }
+    }
+
+    private static void awaitApplierWaitingForALock() throws InterruptedException {
+        Await.until(
+                "node-2's applier waiting for a row lock",
+                Duration.ofSeconds(10),
+                () -> sessions(1, "wait_event_type = 'Lock'") >= 1);
+    }
+
     /** An invalid-item error in the middle of a chain: USER_ABORTED with its SQLSTATE, and the chain goes on. */
     @Test
     void procedureErrorMidChainDoesNotStallAndRemoteDependencyIsAwaited() throws Exception {

@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.util.List;
 import org.gargamel.common.config.Isolation;
 import org.gargamel.common.config.Mode;
+import org.gargamel.node.NodeConfig;
 
 /**
  * What {@link LocalGargamelCluster} starts: one node per JDBC URL (replica), each with {@code workers} workers, and
@@ -22,7 +23,8 @@ public record ClusterPlan(
         boolean durableLog,
         int schedulers,
         FrontendPlan frontend,
-        int appliers) {
+        int appliers,
+        int applyGroup) {
     /** A cluster without a front end, each node applying with one connection. */
     public ClusterPlan(
             Mode mode,
@@ -33,19 +35,66 @@ public record ClusterPlan(
             Path directory,
             boolean durableLog,
             int schedulers) {
-        this(mode, isolation, rules, jdbcUrls, workers, directory, durableLog, schedulers, null, 1);
+        this(
+                mode,
+                isolation,
+                rules,
+                jdbcUrls,
+                workers,
+                directory,
+                durableLog,
+                schedulers,
+                null,
+                1,
+                NodeConfig.DEFAULT_APPLY_GROUP);
     }
 
     /** This plan with a front end. */
     public ClusterPlan withFrontend(FrontendPlan plan) {
         return new ClusterPlan(
-                mode, isolation, rules, jdbcUrls, workers, directory, durableLog, schedulers, plan, appliers);
+                mode,
+                isolation,
+                rules,
+                jdbcUrls,
+                workers,
+                directory,
+                durableLog,
+                schedulers,
+                plan,
+                appliers,
+                applyGroup);
     }
 
     /** This plan with each node applying the others' write-sets on {@code connections} connections (node.md). */
     public ClusterPlan withAppliers(int connections) {
         return new ClusterPlan(
-                mode, isolation, rules, jdbcUrls, workers, directory, durableLog, schedulers, frontend, connections);
+                mode,
+                isolation,
+                rules,
+                jdbcUrls,
+                workers,
+                directory,
+                durableLog,
+                schedulers,
+                frontend,
+                connections,
+                applyGroup);
+    }
+
+    /** This plan with each node applying at most {@code writeSets} delivered write-sets per transaction (node.md). */
+    public ClusterPlan withApplyGroup(int writeSets) {
+        return new ClusterPlan(
+                mode,
+                isolation,
+                rules,
+                jdbcUrls,
+                workers,
+                directory,
+                durableLog,
+                schedulers,
+                frontend,
+                appliers,
+                writeSets);
     }
 
     public ClusterPlan {

@@ -167,6 +167,7 @@ public final class LocalGargamelCluster implements GargamelCluster {
             node.put("jdbcUrl", plan.jdbcUrls().get(i));
             node.put("workers", plan.workers());
             node.put("appliers", plan.appliers());
+            node.put("applyGroup", plan.applyGroup());
             node.put("rules", plan.rules().toAbsolutePath().toString());
             node.put("mode", plan.mode().configName());
             node.put("isolation", plan.isolation().configName());

@@ -7,6 +7,7 @@ import java.util.concurrent.Callable;
 import org.gargamel.launcher.run.ApplyLagRun;
 import org.gargamel.launcher.server.CommandContext;
 import org.gargamel.launcher.server.Usage;
+import org.gargamel.node.NodeConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -23,8 +24,8 @@ import picocli.CommandLine.Spec;
         description = "measure how far each replica's apply falls behind under many independent inserts plus one hot "
                 + "row (C5's workload); writes DIR/lag.json and DIR/lag.html",
         customSynopsis = {
-            "scripts/gargamel apply-lag [--replicas N] [--jdbc-url URL ...] [--appliers K] [--workers W]"
-                    + " [--terminals T]",
+            "scripts/gargamel apply-lag [--replicas N] [--jdbc-url URL ...] [--appliers K] [--apply-group G]"
+                    + " [--workers W] [--terminals T]",
             "           [--duration D] [--hot-percent P] [--rows R] [--seed S] [--out DIR]"
         })
 public final class ApplyLagCommand implements Callable<Integer> {
@@ -41,6 +42,14 @@ public final class ApplyLagCommand implements Callable<Integer> {
             description = "connections per node applying the other replicas' write-sets (default ${DEFAULT-VALUE}; "
                     + "1: one by one, in log order)")
     private int appliers;
+
+    @Option(
+            names = "--apply-group",
+            paramLabel = "G",
+            defaultValue = "" + NodeConfig.DEFAULT_APPLY_GROUP,
+            description = "with one applier, at most G delivered write-sets applied in one transaction (default "
+                    + "${DEFAULT-VALUE}; 1: each in its own)")
+    private int applyGroup;
 
     @Option(
             names = "--workers",
@@ -101,6 +110,7 @@ public final class ApplyLagCommand implements Callable<Integer> {
             throw Usage.error(spec, "--replicas must be at least 2: with one replica nothing is applied");
         }
         Usage.range(spec, "--appliers", appliers, 1, 64);
+        Usage.range(spec, "--apply-group", applyGroup, 1, 1000);
         Usage.range(spec, "--workers", workers, 1, 256);
         Usage.range(spec, "--terminals", terminals, 1, 2_000);
         Usage.range(spec, "--hot-percent", hotPercent, 0, 100);
@@ -113,6 +123,7 @@ public final class ApplyLagCommand implements Callable<Integer> {
                 replicaCount,
                 jdbcUrls,
                 appliers,
+                applyGroup,
                 workers,
                 terminals,
                 duration,

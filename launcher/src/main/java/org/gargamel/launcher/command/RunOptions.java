@@ -13,6 +13,7 @@ import org.gargamel.common.group.GroupConfig;
 import org.gargamel.launcher.run.RunRequest;
 import org.gargamel.launcher.run.RunTarget;
 import org.gargamel.launcher.server.Usage;
+import org.gargamel.node.NodeConfig;
 import org.gargamel.provisioning.PostgresBackend;
 import org.gargamel.tpcc.TpccRules;
 import org.gargamel.tpcc.workload.DirectIsolation;
@@ -130,6 +131,13 @@ final class RunOptions {
     private Integer appliers;
 
     @Option(
+            names = "--apply-group",
+            paramLabel = "N",
+            description = "at most N write-sets already delivered are applied in one transaction (default "
+                    + NodeConfig.DEFAULT_APPLY_GROUP + "; 1: each in its own; docs/node.md, Apply groups)")
+    private Integer applyGroup;
+
+    @Option(
             names = "--tpcc-rules",
             paramLabel = "RULES",
             converter = TpccRulesConverter.class,
@@ -242,6 +250,9 @@ final class RunOptions {
         if (appliers != null) {
             throw Usage.error(spec, "--appliers is for the Gargamel nodes; direct mode has none");
         }
+        if (applyGroup != null) {
+            throw Usage.error(spec, "--apply-group is for the Gargamel nodes; direct mode has none");
+        }
         if (!schedulers.isEmpty()) {
             throw Usage.error(spec, "--scheduler joins a Gargamel cluster; direct mode has none");
         }
@@ -274,6 +285,8 @@ final class RunOptions {
         }
         int workerCount = Usage.range(spec, "--workers", workers == null ? DEFAULT_WORKERS : workers, 1, 256);
         int applierCount = Usage.range(spec, "--appliers", appliers == null ? 1 : appliers, 1, 64);
+        int groupLimit = Usage.range(
+                spec, "--apply-group", applyGroup == null ? NodeConfig.DEFAULT_APPLY_GROUP : applyGroup, 1, 1000);
         RunTarget.Client clientKind;
         try {
             clientKind = client == null ? RunTarget.Client.LIBRARY : RunTarget.Client.parse(client);
@@ -300,6 +313,10 @@ final class RunOptions {
                 throw Usage.error(
                         spec, "--appliers contradicts --scheduler: the running nodes have their own appliers");
             }
+            if (applyGroup != null) {
+                throw Usage.error(
+                        spec, "--apply-group contradicts --scheduler: the running nodes have their own setting");
+            }
             for (String scheduler : schedulers) {
                 try {
                     GroupConfig.parseHostPort(scheduler);
@@ -321,7 +338,8 @@ final class RunOptions {
                 bind == null ? DEFAULT_BIND : bind,
                 clientKind,
                 RunTarget.Gargamel.tpccRulesOrDefault(tpccRules),
-                applierCount);
+                applierCount,
+                groupLimit);
     }
 
     /** {@code --tpcc-rules}: by {@link TpccRules.Variant#parse}. */

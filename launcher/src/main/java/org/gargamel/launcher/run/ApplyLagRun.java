@@ -56,6 +56,7 @@ public final class ApplyLagRun {
             int replicas,
             List<String> jdbcUrls,
             int appliers,
+            int applyGroup,
             int workers,
             int terminals,
             Duration duration,
@@ -131,17 +132,20 @@ public final class ApplyLagRun {
                             logs,
                             request.backend() == PostgresBackend.EXTERNAL,
                             1)
-                    .withAppliers(request.appliers());
+                    .withAppliers(request.appliers())
+                    .withApplyGroup(request.applyGroup());
             List<Sample> samples;
             double drainSeconds;
             ClusterStatistics nodes;
             LocalGargamelCluster cluster = LocalGargamelCluster.start(plan, err);
             try {
                 err.printf(
-                        "apply lag: %d replica(s), %d applier connection(s) per node, %d worker(s), %d terminal(s), "
+                        "apply lag: %d replica(s), %d applier connection(s) per node (groups of up to %d), %d worker(s), "
+                                + "%d terminal(s), "
                                 + "%d%% hits on the hot row, %d event(s) per insert call, %s%n",
                         urls.size(),
                         request.appliers(),
+                        request.applyGroup(),
                         request.workers(),
                         request.terminals(),
                         request.hotPercent(),

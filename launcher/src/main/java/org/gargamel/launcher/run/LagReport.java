@@ -73,13 +73,12 @@ final class LagReport {
         StringBuilder text = new StringBuilder();
         text.append(String.format(
                 Locale.ROOT,
-                "apply lag: %,d events and %,d hits committed, %.0f tx/s (%d replicas, %d applier(s) per node, %d "
-                        + "terminals)%n",
+                "apply lag: %,d events and %,d hits committed, %.0f tx/s (%d replicas, %s, %d terminals)%n",
                 events,
                 hits,
                 throughputTps(),
                 replicaNames.size(),
-                request.appliers(),
+                applying(),
                 request.terminals()));
         text.append("backlog (calls dispatched, not yet applied at every replica), by minute:");
         for (ApplyLagRun.Sample sample : answered()) {
@@ -108,6 +107,7 @@ final class LagReport {
         result.put("workload", "apply-lag");
         result.put("replicas", replicaNames.size());
         result.put("appliers", request.appliers());
+        result.put("applyGroup", request.applyGroup());
         result.put("workers", request.workers());
         result.put("terminals", request.terminals());
         result.put("hotPercent", request.hotPercent());
@@ -142,7 +142,7 @@ final class LagReport {
 
     String html() {
         return "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>gargamel apply-lag</title></head><body>"
-                + "<h1>Apply lag, " + request.appliers() + " applier connection(s) per node</h1><p>"
+                + "<h1>Apply lag, " + applying() + "</h1><p>"
                 + String.format(
                         Locale.ROOT,
                         "%d replicas, %d terminals, %d%% hits on one hot row; %.0f tx/s; backlog at the end %,d, "
@@ -171,13 +171,13 @@ final class LagReport {
                 Locale.ROOT,
                 "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-size=\"11\">"
                         + "<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>"
-                        + "<text x=\"%d\" y=\"14\">calls not yet applied at every replica; %d replicas, %d "
-                        + "applier connection(s) per node; %.0f tx/s</text>",
+                        + "<text x=\"%d\" y=\"14\">calls not yet applied at every replica; %d replicas, %s; %.0f "
+                        + "tx/s</text>",
                 width,
                 height,
                 left,
                 replicaNames.size(),
-                request.appliers(),
+                applying(),
                 throughputTps()));
         svg.append(String.format(
                 Locale.ROOT,
@@ -223,5 +223,12 @@ final class LagReport {
                 points.toString().trim(),
                 request.appliers() > 1 ? "#1f77b4" : "#d62728"));
         return svg.append("</svg>").toString();
+    }
+
+    /** How the nodes applied: their apply connections, and with one, the most write-sets it applies per transaction. */
+    private String applying() {
+        return request.appliers() > 1
+                ? request.appliers() + " applier connections per node"
+                : "1 applier connection per node, up to " + request.applyGroup() + " write-set(s) per transaction";
     }
 }

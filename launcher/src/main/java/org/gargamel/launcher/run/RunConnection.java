@@ -188,7 +188,8 @@ abstract sealed class RunConnection implements AutoCloseable
                                 logs,
                                 durableLog,
                                 schedulers)
-                        .withAppliers(target.appliers());
+                        .withAppliers(target.appliers())
+                        .withApplyGroup(target.applyGroup());
                 return LocalGargamelCluster.start(frontend == null ? plan : plan.withFrontend(frontend), err);
             }
             String addresses = String.join(", ", target.schedulers());

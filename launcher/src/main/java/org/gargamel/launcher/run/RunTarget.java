@@ -3,6 +3,7 @@ package org.gargamel.launcher.run;
 import java.util.List;
 import org.gargamel.common.config.Isolation;
 import org.gargamel.common.config.Mode;
+import org.gargamel.node.NodeConfig;
 import org.gargamel.tpcc.TpccRules;
 import org.gargamel.tpcc.workload.DirectIsolation;
 
@@ -91,7 +92,8 @@ public sealed interface RunTarget permits RunTarget.Direct, RunTarget.Gargamel {
             String bind,
             Client client,
             TpccRules.Variant tpccRules,
-            int appliers)
+            int appliers,
+            int applyGroup)
             implements RunTarget {
         public Gargamel {
             schedulers = List.copyOf(schedulers);
@@ -111,7 +113,7 @@ public sealed interface RunTarget permits RunTarget.Direct, RunTarget.Gargamel {
         /** With the kit's default rules. */
         public Gargamel(
                 Mode mode, Isolation isolation, int workers, List<String> schedulers, String bind, Client client) {
-            this(mode, isolation, workers, schedulers, bind, client, DEFAULT_TPCC_RULES, 1);
+            this(mode, isolation, workers, schedulers, bind, client, DEFAULT_TPCC_RULES);
         }
 
         /** With the kit's rules {@code tpccRules}, each node applying with one connection. */
@@ -123,7 +125,7 @@ public sealed interface RunTarget permits RunTarget.Direct, RunTarget.Gargamel {
                 String bind,
                 Client client,
                 TpccRules.Variant tpccRules) {
-            this(mode, isolation, workers, schedulers, bind, client, tpccRules, 1);
+            this(mode, isolation, workers, schedulers, bind, client, tpccRules, 1, NodeConfig.DEFAULT_APPLY_GROUP);
         }
 
         /** Through the client library. */

@@ -95,6 +95,15 @@ class BadInputTest {
                 CommandRunner.run("tpcc", "run", "--mode", "direct", "--appliers", "2", "--out", out.toString()),
                 "--appliers is for the Gargamel nodes");
         assertRejected(
+                CommandRunner.run("tpcc", "run", "--apply-group", "0", "--out", out.toString()),
+                "option --apply-group of 'tpcc run' must be between 1 and 1000, got 0");
+        assertRejected(
+                CommandRunner.run("tpcc", "run", "--mode", "direct", "--apply-group", "4", "--out", out.toString()),
+                "--apply-group is for the Gargamel nodes");
+        assertRejected(
+                CommandRunner.run("apply-lag", "--apply-group", "1001", "--out", out.toString()),
+                "option --apply-group of 'apply-lag' must be between 1 and 1000, got 1001");
+        assertRejected(
                 CommandRunner.run("apply-lag", "--replicas", "1", "--out", out.toString()),
                 "--replicas must be at least 2");
         assertRejected(

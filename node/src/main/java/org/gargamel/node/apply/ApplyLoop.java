@@ -58,6 +58,13 @@ import org.slf4j.LoggerFactory;
  */
 public final class ApplyLoop {
     private static final Logger LOG = LoggerFactory.getLogger(ApplyLoop.class);
+    /**
+     * How long a statement of a group of write-sets ({@link #flushGroup}) waits for a row lock before the group gives
+     * way: far below PostgreSQL's default deadlock_timeout (1 s), so in a deadlock with a local call the group is the
+     * one that yields, and the call is never aborted.
+     */
+    static final int GROUP_LOCK_TIMEOUT_MILLIS = 50;
+
     /** Entries handled without a database transaction before their position is written anyway. */
     private static final int POSITION_LAG = 1_000;
     /** Outcomes of the latest write-sets kept for settlements ({@link #recentOutcomes}). */
@@ -162,6 +169,18 @@ public final class ApplyLoop {
     /** The task submitted last (SI commits in its order); null if none. */
     private ParallelApply.Task lastSubmitted;
 
+    /**
+     * The most write-sets applied in one transaction ({@link #flushGroup}); 1: each in its own. Only without parallel
+     * apply and certification.
+     */
+    private final int groupLimit;
+    /** Other replicas' write-sets taken for the next group transaction, in log order, not applied yet. */
+    private final List<Entry> group = new ArrayList<>();
+    /** Their transactions. */
+    private final Set<Long> groupTxns = new HashSet<>();
+    /** The log indexes of write-sets taken for a group and not committed yet: the position cannot pass them. */
+    private final TreeSet<Long> unappliedInGroup = new TreeSet<>();
+
     private volatile CompletableFuture<Long> markApplied = new CompletableFuture<>();
     /** Set when the log handed this replica a snapshot past what it applied ({@link #mustBeRebuilt}). */
     private volatile String rebuildReason;
@@ -188,7 +207,8 @@ public final class ApplyLoop {
             ActiveScheduler activeScheduler,
             AnsweredCalls answeredCalls,
             java.util.function.BiConsumer<org.jgroups.Address, Long> answerClaim,
-            ParallelAppliers parallelAppliers)
+            ParallelAppliers parallelAppliers,
+            int groupLimit)
             throws SQLException {
         this.node = node;
         this.activeScheduler = activeScheduler;
@@ -216,6 +236,7 @@ public final class ApplyLoop {
             this.parallel = null;
             this.primaryKeys = null;
             parallelAppliers.connections().forEach(ApplyLoop::closeQuietly);
+            this.groupLimit = certification == null ? Math.max(1, groupLimit) : 1;
         } else {
             this.primaryKeys = parallelAppliers.primaryKeys();
             this.parallel = new ParallelApply(
@@ -227,6 +248,7 @@ public final class ApplyLoop {
                     () -> delivered.add(WAKE),
                     parallelAppliers.commitInOrder());
             this.parallel.start();
+            this.groupLimit = 1;
         }
     }
 
@@ -333,6 +355,7 @@ public final class ApplyLoop {
                     continue;
                 }
                 if (next == null) {
+                    flushGroup();
                     if (unpersisted > 0 || !forgettable.isEmpty()) {
                         flushPosition(); // idle: record how far the log is handled
                     }
@@ -389,6 +412,7 @@ public final class ApplyLoop {
             settle(decision, replayed);
             handled(index);
         } else if (message instanceof EpochClaim claim) {
+            flushGroup();
             if (activeScheduler.claim(claim.claimant(), index)) {
                 LOG.info("{}: the log made {} the active scheduler, epoch {}", node, claim.claimant(), index);
                 visibility.wakeAll(); // calls of the earlier epoch waiting for dependencies give up
@@ -405,6 +429,7 @@ public final class ApplyLoop {
                 return;
             }
             if (abandoned.remove(writeSet.txnId())) {
+                flushGroup();
                 if (writeSet.origin().equals(node) && !replayed) {
                     discardOwn(writeSet.txnId());
                 }
@@ -515,17 +540,160 @@ public final class ApplyLoop {
             submit(index, writeSet);
             return;
         }
+        if (groupLimit > 1) {
+            takeIntoGroup(entry, writeSet);
+            return;
+        }
         awaitDependencies(writeSet, index);
         if (!writeSet.changes().isEmpty()) {
-            CpuClock.Timing start = cpu.start();
-            applier.apply(writeSet.changes(), positionAfter(index), aheadRecord(index, txn));
-            connection.commit();
-            statistics.applied(writeSet.procedure(), start.stop());
-            persistedIfWritten(index, true);
+            applyAlone(entry, writeSet);
         } else {
             handled(index);
         }
         visible(txn);
+    }
+
+    /** Applies one write-set in a transaction of its own, with the position it may record; marks its entry handled. */
+    private void applyAlone(Entry entry, WriteSet writeSet) throws SQLException {
+        long index = entry.index();
+        long txn = writeSet.txnId();
+        CpuClock.Timing start = cpu.start();
+        long position = positionAfter(index);
+        applier.apply(writeSet.changes(), position, aheadRecord(index, txn));
+        connection.commit();
+        statistics.applied(writeSet.procedure(), start.stop());
+        if (position < index) {
+            forgettable.add(new Ahead(txn, index)); // it recorded itself in committed_ahead: forgotten once passed
+        }
+        persistedIfWritten(index, true);
+    }
+
+    /**
+     * Takes another replica's write-set into the group applied next in one transaction (issue 17: one round trip, one
+     * commit and one position write for several write-sets, their changes merged into fewer statements). A group
+     * forms only from entries already delivered: this one joins it if its back-dependencies are visible here or in the
+     * group; the group is applied once it is full or the next delivered entry is not a write-set (or none waits), and
+     * before anything that needs every earlier entry reflected (a mark, an ABANDON, an own SI commit, a position write).
+     * So a replica that keeps up applies one write-set per transaction, and one that falls behind catches up in groups.
+     */
+    private void takeIntoGroup(Entry entry, WriteSet writeSet) throws SQLException, InterruptedException {
+        long index = entry.index();
+        long txn = writeSet.txnId();
+        if (!group.isEmpty() && (writeSet.changes().isEmpty() || !dependenciesMetWithGroup(writeSet))) {
+            flushGroup();
+        }
+        if (group.isEmpty()) {
+            awaitDependencies(writeSet, index);
+        }
+        if (writeSet.changes().isEmpty()) {
+            handled(index);
+            visible(txn);
+            return;
+        }
+        group.add(entry);
+        groupTxns.add(txn);
+        unappliedInGroup.add(index);
+        handled(index);
+        Entry upcoming = delivered.peek();
+        if (group.size() >= groupLimit || upcoming == null || !(upcoming.message() instanceof WriteSet)) {
+            flushGroup();
+        }
+    }
+
+    private boolean dependenciesMetWithGroup(WriteSet writeSet) {
+        for (long dependency : writeSet.backDependencies()) {
+            if (!groupTxns.contains(dependency) && !visibility.isVisible(dependency)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Applies the group in one transaction, with the position it may record and committed_ahead rows for its members
+     * past that position (a write-set before them still waits). Its statements wait at most
+     * {@link #GROUP_LOCK_TIMEOUT_MILLIS} for a row lock: PSI lets a remote write-set share a row with a local call
+     * (column-disjoint updates, increments), and a group holding several write-sets' rows may wait for a call that
+     * waits for it, where one write-set alone keeps its origin's lock order. If the group fails for that or any other
+     * reason (a unique value passed from one row to another, which one statement may meet in the wrong order), it is
+     * rolled back and its write-sets applied one per transaction, which wait as long as they need to and report a
+     * failure of their own. The statistics share the group's time and CPU among its write-sets by their rows.
+     */
+    private void flushGroup() throws SQLException {
+        if (group.isEmpty()) {
+            return;
+        }
+        List<Entry> members = new ArrayList<>(group);
+        group.clear();
+        groupTxns.clear();
+        if (members.size() == 1) {
+            applyMember(members.get(0));
+            return;
+        }
+        List<WriteSet.RowChange> changes = new ArrayList<>();
+        for (Entry member : members) {
+            changes.addAll(((WriteSet) member.message()).changes());
+        }
+        long last = members.get(members.size() - 1).index();
+        unappliedInGroup.removeAll(members.stream().map(Entry::index).toList());
+        long position = positionAfter(last);
+        List<String> extra = new ArrayList<>();
+        for (Entry member : members) {
+            if (member.index() > position) {
+                extra.add(ReplicaState.recordCommittedAhead(((WriteSet) member.message()).txnId()));
+            }
+        }
+        List<Long> passed = passed(position);
+        if (!passed.isEmpty()) {
+            extra.add(ReplicaState.forgetCommittedAhead(passed));
+        }
+        CpuClock.Timing start = cpu.start();
+        try {
+            applier.apply(changes, position, extra, GROUP_LOCK_TIMEOUT_MILLIS);
+            connection.commit();
+        } catch (SQLException e) {
+            connection.rollback();
+            statistics.groupGaveWay();
+            LOG.debug(
+                    "{}: a group of {} write-sets gave way ({}); applying them one by one",
+                    node,
+                    members.size(),
+                    e.getMessage());
+            members.forEach(member -> unappliedInGroup.add(member.index()));
+            for (Entry member : members) {
+                applyMember(member);
+            }
+            return;
+        }
+        CpuClock.Elapsed elapsed = start.stop();
+        statistics.appliedGroup(members.size());
+        for (Entry member : members) {
+            WriteSet writeSet = (WriteSet) member.message();
+            statistics.applied(
+                    writeSet.procedure(), elapsed.share(writeSet.changes().size(), changes.size()));
+            if (member.index() > position) {
+                forgettable.add(new Ahead(writeSet.txnId(), member.index()));
+            }
+        }
+        persisted(position);
+        for (Entry member : members) {
+            visible(((WriteSet) member.message()).txnId());
+        }
+    }
+
+    /** One write-set taken for a group, applied alone after all. */
+    private void applyMember(Entry member) throws SQLException {
+        unappliedInGroup.remove(member.index());
+        WriteSet writeSet = (WriteSet) member.message();
+        try {
+            applyAlone(member, writeSet);
+        } catch (SQLException e) {
+            throw new SQLException(
+                    "entry " + member.index() + " (" + writeSet.describe() + "): " + e.getMessage(),
+                    e.getSQLState(),
+                    e);
+        }
+        visible(writeSet.txnId());
     }
 
     /** Waits for a write-set's back-dependencies, saying every 10 s what it waits for (a stall must be visible). */
@@ -734,6 +902,9 @@ public final class ApplyLoop {
         if (!applying.isEmpty()) {
             through = Math.min(through, applying.firstKey() - 1);
         }
+        if (!unappliedInGroup.isEmpty()) {
+            through = Math.min(through, unappliedInGroup.first() - 1);
+        }
         return Math.max(persistedIndex, through);
     }
 
@@ -817,8 +988,12 @@ public final class ApplyLoop {
         }
     }
 
-    /** Waits until the parallel appliers hold nothing: every entry handed over so far is reflected here. */
+    /**
+     * Applies the open group, and waits until the parallel appliers hold nothing: every entry handed over so far is
+     * reflected here.
+     */
     private void drain() throws SQLException, InterruptedException {
+        flushGroup();
         if (parallel == null) {
             return;
         }

@@ -23,8 +23,8 @@ import org.gargamel.node.writeset.ReplicaState;
  * {@code session_replication_role = replica} so that no user trigger fires (nor the capture trigger). Column-wise:
  * an update sets only the columns it carries, so two column-disjoint updates of one row, executed at two replicas,
  * commute. Changes of the same table, operation and columns go in one statement over {@code jsonb_populate_recordset}
- * (grouped across the whole write-set when no row appears twice in it, else only consecutive ones, so a row's changes
- * keep their order), and all the statements go to the server in one round trip. Every statement must touch exactly
+ * (across the whole list of changes, as long as a table's changes and each row's keep their order: {@link #batches}),
+ * and all the statements go to the server in one round trip. Every statement must touch exactly
  * the rows it names, otherwise the replicas have diverged and the apply fails with the table and the first row. An
  * {@code ADD} (issue 18) adds its deltas ({@code col = col + delta}), so increments of one cell from different replicas
  * commute.
@@ -63,6 +63,8 @@ public final class WriteSetApplier {
         final WriteSet.Operation operation;
         final List<String> columns;
         final List<String> rows = new ArrayList<>();
+        /** The primary keys of its rows (none for a table without one). */
+        final Set<String> keys = new HashSet<>();
         /** Index in the write-set of the last change added. */
         int last;
 
@@ -84,8 +86,23 @@ public final class WriteSetApplier {
      * (statements without parameters). Returns the rows the changes touched.
      */
     public int apply(List<WriteSet.RowChange> changes, long appliedIndex, List<String> extra) throws SQLException {
+        return apply(changes, appliedIndex, extra, 0);
+    }
+
+    /**
+     * The same, and if {@code lockTimeoutMillis} is positive no statement waits longer than that for a row lock
+     * ({@code SET LOCAL lock_timeout}, in the same round trip): it fails with SQLState 55P03 instead. A group of
+     * write-sets applied together (ApplyLoop) gives way so to a local call it would deadlock with, rather than wait
+     * for PostgreSQL to abort one of the two.
+     */
+    public int apply(List<WriteSet.RowChange> changes, long appliedIndex, List<String> extra, int lockTimeoutMillis)
+            throws SQLException {
         List<Batch> batches = changes.isEmpty() ? List.of() : batches(changes);
         StringBuilder sql = new StringBuilder();
+        boolean bounded = lockTimeoutMillis > 0 && !batches.isEmpty();
+        if (bounded) {
+            sql.append("SET LOCAL lock_timeout = ").append(lockTimeoutMillis);
+        }
         for (Batch batch : batches) {
             sql.append(sql.length() == 0 ? "" : "; ").append(statement(batch));
         }
@@ -113,6 +130,9 @@ public final class WriteSetApplier {
                 statement.setLong(batches.size() + 1, appliedIndex);
             }
             boolean isResultSet = statement.execute();
+            if (bounded) {
+                isResultSet = statement.getMoreResults(); // past the SET
+            }
             int touched = 0;
             for (Batch batch : batches) {
                 int count = isResultSet ? -1 : statement.getUpdateCount();
@@ -131,68 +151,43 @@ public final class WriteSetApplier {
     }
 
     /**
-     * Groups the changes into statements. If no row (table and primary key) appears twice, a change joins the group of
-     * its shape as long as no change of another shape to the same table came in between: only changes to other
-     * tables move (a New-Order's stock updates and order lines alternate), which commutes, because they touch
-     * different rows and with {@code session_replication_role = replica} no foreign-key trigger checks the order,
-     * while a table's own changes keep their order (a unique key freed by a delete and taken by an insert). Otherwise
-     * only consecutive changes of one shape, touching different rows, share a statement.
+     * Groups the changes into statements. A change joins the statement of its shape (table, operation, columns) if the
+     * latest change to its table is in that statement and its row is not: only changes to other tables move past each
+     * other (a New-Order's stock updates and order lines alternate; write-sets applied together, ApplyLoop), which
+     * commutes, because they touch different rows and with {@code session_replication_role = replica} no foreign-key
+     * trigger checks the order, while a table's own changes keep their order (a unique key freed by a delete and taken
+     * by an insert), and a row changed twice is changed by two statements in turn.
      */
     private List<Batch> batches(List<WriteSet.RowChange> changes) throws SQLException {
-        List<JsonNode> rows = new ArrayList<>(changes.size());
-        List<String> rowKeys = new ArrayList<>(changes.size());
-        Set<String> keys = new HashSet<>();
-        boolean rowsDistinct = true;
-        for (WriteSet.RowChange change : changes) {
-            JsonNode row = parse(change);
-            rows.add(row);
-            String key = rowKey(change.table(), row);
-            rowKeys.add(key);
-            if (key != null && !keys.add(change.table() + '\u0002' + key)) {
-                rowsDistinct = false;
-            }
-        }
         List<Batch> batches = new ArrayList<>();
         Map<String, Batch> byShape = new HashMap<>();
         Map<String, Integer> lastOfTable = new HashMap<>();
-        Batch current = null;
-        Set<String> keysInBatch = new HashSet<>();
         for (int i = 0; i < changes.size(); i++) {
             WriteSet.RowChange change = changes.get(i);
-            JsonNode row = rows.get(i);
+            JsonNode row = parse(change);
+            String key = rowKey(change.table(), row);
             List<String> columns = new ArrayList<>();
             for (Iterator<String> names = row.fieldNames(); names.hasNext(); ) {
                 columns.add(names.next());
             }
-            if (rowsDistinct) {
-                String shape = change.table() + '\u0001' + change.operation() + '\u0001' + columns;
-                current = byShape.get(shape);
-                Integer previous = lastOfTable.get(change.table());
-                if (current == null || previous == null || previous != current.last) {
-                    current = new Batch(change.table(), change.operation(), columns);
-                    byShape.put(shape, current);
-                    batches.add(current);
-                }
-                current.rows.add(change.row());
-                current.last = i;
-                lastOfTable.put(change.table(), i);
-                continue;
-            }
-            String key = change.operation() == WriteSet.Operation.INSERT ? null : rowKeys.get(i);
-            boolean fits = current != null
-                    && current.table.equals(change.table())
-                    && current.operation == change.operation()
-                    && current.columns.equals(columns)
-                    && (key == null || !keysInBatch.contains(key));
-            if (!fits) {
+            String shape = change.table() + '\u0001' + change.operation() + '\u0001' + columns;
+            Batch current = byShape.get(shape);
+            Integer previous = lastOfTable.get(change.table());
+            boolean joins = current != null
+                    && previous != null
+                    && previous == current.last
+                    && (key == null || !current.keys.contains(key));
+            if (!joins) {
                 current = new Batch(change.table(), change.operation(), columns);
+                byShape.put(shape, current);
                 batches.add(current);
-                keysInBatch.clear();
             }
             current.rows.add(change.row());
             if (key != null) {
-                keysInBatch.add(key);
+                current.keys.add(key);
             }
+            current.last = i;
+            lastOfTable.put(change.table(), i);
         }
         return batches;
     }
