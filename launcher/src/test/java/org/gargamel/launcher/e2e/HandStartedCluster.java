@@ -1,7 +1,10 @@
 package org.gargamel.launcher.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -281,5 +284,19 @@ final class HandStartedCluster implements AutoCloseable {
                         StandardCopyOption.REPLACE_EXISTING);
             }
         }
+    }
+
+    /** Waits for the run, checks its result (exit 0, every acknowledged order there once, replicas identical). */
+    static String finishRun(GargamelProcess run, Path out, String logs) throws Exception {
+        int exit = run.waitFor(8, TimeUnit.MINUTES);
+        String diagnosis = "\n" + run.output() + "\n" + logs;
+        assertEquals(0, exit, diagnosis);
+        JsonNode result = new ObjectMapper().readTree(out.resolve("result.json").toFile());
+        assertTrue(result.get("acknowledgedNewOrders").asLong() > 100, diagnosis);
+        assertEquals(0, result.get("acknowledgedMissing").asLong(), diagnosis);
+        assertEquals(0, result.get("duplicateOrders").asLong(), diagnosis);
+        assertTrue(result.get("consistency").get("passed").asBoolean(), diagnosis);
+        assertTrue(result.get("convergence").get("identical").asBoolean(), diagnosis);
+        return diagnosis;
     }
 }

@@ -32,14 +32,31 @@ final class TestNetwork implements AutoCloseable {
     /** Makes the bridge and {@code hosts} namespaces; fails, naming the command, if this machine cannot. */
     static TestNetwork create(int hosts) throws IOException, InterruptedException {
         String prefix = "gp" + Integer.toHexString(ThreadLocalRandom.current().nextInt(0x1000, 0xffff));
-        TestNetwork network =
-                new TestNetwork(prefix, ThreadLocalRandom.current().nextInt(2, 250), hosts);
+        TestNetwork network = new TestNetwork(prefix, freeSubnet(), hosts);
         try {
             network.build();
             return network;
         } catch (IOException | InterruptedException | RuntimeException e) {
             network.close();
             throw e;
+        }
+    }
+
+    /**
+     * A 10.231.X.0/24 that no interface of this host has: two partition tests run at once (PartitionIT and
+     * SchedulerPartitionIT), and two bridges on one subnet would route each other's traffic.
+     */
+    private static int freeSubnet() throws IOException, InterruptedException {
+        Process process = new ProcessBuilder("ip", "-o", "-4", "addr", "show")
+                .redirectErrorStream(true)
+                .start();
+        String addresses = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        process.waitFor(20, TimeUnit.SECONDS);
+        while (true) {
+            int subnet = ThreadLocalRandom.current().nextInt(2, 250);
+            if (!addresses.contains("10.231." + subnet + ".")) {
+                return subnet;
+            }
         }
     }
 
