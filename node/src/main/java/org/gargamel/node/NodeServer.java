@@ -158,6 +158,12 @@ public final class NodeServer implements AutoCloseable {
         return statistics;
     }
 
+    /** How far this node knows the write-set log committed (and handed to its applier); -1 before it started. */
+    public long writeSetLogCommitIndex() {
+        WriteSetLog current = log;
+        return current == null ? -1 : current.commitIndex();
+    }
+
     /**
      * Whether {@code failure} (of {@link #start} or {@link #failure}) means this replica holds what the others do not:
      * a new start rebuilds it from a peer (docs/node.md, Rebuild).

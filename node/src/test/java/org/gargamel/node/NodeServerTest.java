@@ -476,11 +476,15 @@ class NodeServerTest {
 
     /**
      * An outcome comes once the log committed the write-set; if node-1 leads the log, node-2 learns of the commit only
-     * with the leader's next message (every 20 ms when idle, Channels.writeSetLog) and only then hands the entry to its
-     * applier's queue. Half a second covers that on a busy machine; nothing here is timed.
+     * with the leader's next message and only then hands the entry to its applier's queue. Waits until node-2 knows
+     * every entry committed that node-1 (whose answers came) knows of.
      */
-    private static void awaitDeliveryAtFollower() throws InterruptedException {
-        Thread.sleep(500);
+    private void awaitDeliveryAtFollower() throws InterruptedException {
+        long committed = nodes.get(0).writeSetLogCommitIndex();
+        Await.until(
+                "node-2 to learn that the log committed up to entry " + committed,
+                Duration.ofSeconds(10),
+                () -> nodes.get(1).writeSetLogCommitIndex() >= committed);
     }
 
     private static void awaitApplierWaitingForALock() throws InterruptedException {

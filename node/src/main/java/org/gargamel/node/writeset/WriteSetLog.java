@@ -68,6 +68,14 @@ public final class WriteSetLog implements LogAppender, AutoCloseable {
     }
 
     /**
+     * The index of the latest entry this member knows to be committed; the entries up to it have been handed to its
+     * state machine (a follower learns of a commit with the leader's next message).
+     */
+    public long commitIndex() {
+        return raft.commitIndex();
+    }
+
+    /**
      * Appends {@code message}; the future completes when the entry is committed (a majority holds it), or
      * exceptionally with a {@link FatalException} naming {@code what} if that cannot be known (a
      * {@link LogUnavailableException} if no leader or no majority could be reached in time).
