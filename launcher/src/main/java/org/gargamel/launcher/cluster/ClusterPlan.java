@@ -65,8 +65,11 @@ public record ClusterPlan(
                 applyGroup);
     }
 
-    /** This plan with each node applying the others' write-sets on {@code connections} connections (node.md). */
-    public ClusterPlan withAppliers(int connections) {
+    /**
+     * This plan with each node applying the others' write-sets on {@code connections} connections, and, with one, at
+     * most {@code groupLimit} delivered write-sets per transaction (docs/node.md, Parallel apply and Apply groups).
+     */
+    public ClusterPlan withApply(int connections, int groupLimit) {
         return new ClusterPlan(
                 mode,
                 isolation,
@@ -78,23 +81,7 @@ public record ClusterPlan(
                 schedulers,
                 frontend,
                 connections,
-                applyGroup);
-    }
-
-    /** This plan with each node applying at most {@code writeSets} delivered write-sets per transaction (node.md). */
-    public ClusterPlan withApplyGroup(int writeSets) {
-        return new ClusterPlan(
-                mode,
-                isolation,
-                rules,
-                jdbcUrls,
-                workers,
-                directory,
-                durableLog,
-                schedulers,
-                frontend,
-                appliers,
-                writeSets);
+                groupLimit);
     }
 
     public ClusterPlan {

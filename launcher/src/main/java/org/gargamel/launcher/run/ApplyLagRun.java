@@ -132,8 +132,7 @@ public final class ApplyLagRun {
                             logs,
                             request.backend() == PostgresBackend.EXTERNAL,
                             1)
-                    .withAppliers(request.appliers())
-                    .withApplyGroup(request.applyGroup());
+                    .withApply(request.appliers(), request.applyGroup());
             List<Sample> samples;
             double drainSeconds;
             ClusterStatistics nodes;

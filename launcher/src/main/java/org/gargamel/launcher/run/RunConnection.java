@@ -188,8 +188,7 @@ abstract sealed class RunConnection implements AutoCloseable
                                 logs,
                                 durableLog,
                                 schedulers)
-                        .withAppliers(target.appliers())
-                        .withApplyGroup(target.applyGroup());
+                        .withApply(target.appliers(), target.applyGroup());
                 return LocalGargamelCluster.start(frontend == null ? plan : plan.withFrontend(frontend), err);
             }
             String addresses = String.join(", ", target.schedulers());
