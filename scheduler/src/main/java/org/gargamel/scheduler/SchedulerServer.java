@@ -123,8 +123,12 @@ public final class SchedulerServer implements AutoCloseable {
 
     private record Held(Submitted submitted, long since) {}
 
-    /** How long a call waits for a serving node before it is rejected. */
-    private static final Duration HOLD_LIMIT = Duration.ofSeconds(5);
+    /**
+     * How long a call waits for a serving node before it is rejected. A take-over must fit in it: the nodes rejoin the
+     * new scheduler only once they have finished the old one's calls, which took 9 s on a loaded 2-core machine
+     * (SchedulerPartitionIT failed with 5 s), and the client's own call timeout is 60 s by default.
+     */
+    private static final Duration HOLD_LIMIT = Duration.ofSeconds(15);
     /** The nodes that applied this scheduler's claim (they may have calls of an earlier scheduler to finish). */
     private final Map<Address, String> granters = new HashMap<>();
     /** Whether every granter still in the view has said hello: joining nodes' drain queries wait until then. */

@@ -129,9 +129,9 @@ class SchedulerServerFailureTest {
     void afterAFailureCallsAreRejectedAtOnceNamingIt() throws Exception {
         try (SchedulerServer server = started();
                 GargamelClient client = GargamelClient.connect(
-                        GroupConfig.inMemory(), new ClientOptions(10, Duration.ofSeconds(20), WAIT))) {
+                        GroupConfig.inMemory(), new ClientOptions(10, Duration.ofSeconds(40), WAIT))) {
             ProcedureCall delivery = ProcedureCall.of("delivery", 1, 1, LocalDateTime.of(2026, 1, 1, 0, 0));
-            CallOutcome running = client.submit(delivery).get(20, TimeUnit.SECONDS);
+            CallOutcome running = client.submit(delivery).get(40, TimeUnit.SECONDS); // held 15 s for a node first
             assertEquals(CallOutcome.Status.REJECTED, running.status());
             assertTrue(running.message().contains("no node has joined"), "the loop answered: " + running.message());
 

@@ -277,7 +277,7 @@ class ClusterTest {
             GargamelClient client = cluster.client(OPTIONS);
             CallOutcome outcome = client.submit(
                             ProcedureCall.of("delivery", 1, 1, java.time.LocalDateTime.now(ZoneOffset.UTC)))
-                    .get(10, TimeUnit.SECONDS);
+                    .get(40, TimeUnit.SECONDS); // held 15 s for a node first
             assertEquals(CallOutcome.Status.REJECTED, outcome.status());
             assertTrue(outcome.message().contains("no node"), outcome.message());
         }
