@@ -1,0 +1,12 @@
+package org.gargamel.scheduler.sites;
+
+/** How a site's scheduler runs its home calls against the schedule log (docs/multisite.md). */
+public enum AgreementMode {
+    /**
+     * Dispatch at once against what the site knows; the call commits only once the log confirms its place, and runs
+     * again after the calls the log put before it if it collided (thesis ch. 4, Alg 2).
+     */
+    OPTIMISTIC,
+    /** Dispatch only once the log has placed the call: no collision, but every call waits for the agreement first. */
+    PESSIMISTIC
+}

@@ -1,0 +1,269 @@
+package org.gargamel.scheduler.sites;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.PriorityQueue;
+import java.util.TreeMap;
+import org.gargamel.classifier.WriteKey;
+import org.gargamel.classifier.index.ConflictIndex;
+
+/**
+ * One site's side of multi-site scheduling (docs/multisite.md; thesis ch. 4, Alg 2): places the site's home calls
+ * against what the site knows, and reads the schedule log, which every site reads in one order, to learn where each
+ * call really goes.
+ *
+ * <p><b>The agreed order is the log's.</b> Every site feeds the log's entries, in log order, to its own
+ * {@link ConflictIndex}: a call's agreed back-dependencies are the last conflicting writers before it in the log, the
+ * same at every site. No vote picks a winner among colliding calls: the one the log holds first wins, and the other
+ * keeps its place in the log but runs again after it.
+ *
+ * <p><b>Home calls run before the log has placed them</b> ({@link AgreementMode#OPTIMISTIC}). A home call is placed at
+ * once in the site's view (the log's entries as far as the site has read them, then its own calls not yet back from
+ * the log, in the order it placed them) and dispatched with those provisional back-dependencies; its entry goes to the
+ * log at the same time. When the log hands the entry back, the call <em>collided</em> if its agreed
+ * back-dependencies name a call it was not placed after: a conflicting call of another site that the log holds
+ * between what this site had read and this call. Its node then runs it again after the agreed ones; otherwise the
+ * node may commit it. Because a node commits a call only once its place is known, and only after its agreed
+ * back-dependencies are visible there, every pair of conflicting calls commits in the log's order at every replica.
+ *
+ * <p>The view is only a guess, so it decides speed, never correctness. When another site's call comes back from the
+ * log in conflict with home calls still pending, the log holds it before them: they are placed again on top of it in
+ * the view (a <em>restack</em>), so later home calls bet on them, not on the call they will run after.
+ *
+ * <p><b>Forgetting.</b> A call leaves both indexes once every replica of every site has made it visible
+ * ({@link #forget}), but not while a home call placed before this site learned of it is still pending: that call's
+ * agreed back-dependencies must still name it to find the collision (it may have run before the call was applied).
+ *
+ * <p>Single-threaded: the site scheduler's event loop owns it.
+ */
+public final class SiteAgreement {
+    /** What placing a home call gives: the entry for the log, and its provisional back-dependencies (or none yet). */
+    // ArrayRecordComponent: the array is handed to the node as is and never written.
+    public record Placed(
+            ScheduleEntry entry,
+            @SuppressWarnings("ArrayRecordComponent") long[] dependencies) {
+        /** Whether the call may be dispatched now ({@link AgreementMode#OPTIMISTIC}) or waits for the log. */
+        public boolean dispatchNow() {
+            return dependencies != null;
+        }
+    }
+
+    /** What this site counted so far. */
+    public record Counters(
+            long placed, long agreed, long confirmed, long collided, long restacks, long duplicates, long heldBack) {}
+
+    @SuppressWarnings("ArrayRecordComponent") // never compared: kept by transaction id
+    private record Pending(ScheduleEntry entry, long stamp, long[] provisionalDependencies) {}
+
+    private record Forgettable(long txn, long learned) {}
+
+    private final String site;
+    private final AgreementMode mode;
+    private final ConflictIndex agreed;
+    /** The site's view ({@link AgreementMode#OPTIMISTIC} only): log entries as read, then pending home calls. */
+    private final ConflictIndex view;
+
+    /** Home calls appended and not yet back from the log, in the order they were placed. */
+    private final LinkedHashMap<Long, Pending> pending = new LinkedHashMap<>();
+    /** For every call in the indexes, when this site learned of it (a tick of {@link #clock}). */
+    private final Map<Long, Long> learned = new HashMap<>();
+    /** Calls to forget once no pending home call was placed before this site learned of them, oldest first. */
+    private final PriorityQueue<Forgettable> toForget =
+            new PriorityQueue<>((a, b) -> Long.compare(a.learned(), b.learned()));
+
+    /** Per site: the last sequence read from the log, and entries read ahead of a missing one. */
+    private final Map<String, Long> readUpTo = new HashMap<>();
+
+    private final Map<String, TreeMap<Long, ScheduleEntry>> heldBack = new HashMap<>();
+
+    private long clock;
+    private long nextSequence = 1;
+    private long placedCount;
+    private long agreedCount;
+    private long confirmedCount;
+    private long collidedCount;
+    private long restackCount;
+    private long duplicateCount;
+    private long heldBackCount;
+
+    public SiteAgreement(String site, AgreementMode mode) {
+        this.site = Objects.requireNonNull(site, "site");
+        this.mode = Objects.requireNonNull(mode, "mode");
+        this.agreed = new ConflictIndex();
+        this.view = mode == AgreementMode.OPTIMISTIC ? new ConflictIndex() : null;
+    }
+
+    public String site() {
+        return site;
+    }
+
+    public AgreementMode mode() {
+        return mode;
+    }
+
+    /**
+     * Places home call {@code txn} writing {@code keys}: the entry to append to the schedule log and, when optimistic,
+     * the back-dependencies to dispatch it with now.
+     */
+    public Placed placeHome(long txn, List<WriteKey> keys) {
+        if (learned.containsKey(txn) || pending.containsKey(txn)) {
+            throw new IllegalArgumentException("transaction " + txn + " is already placed at site " + site);
+        }
+        ScheduleEntry entry = new ScheduleEntry(site, nextSequence++, txn, keys);
+        long[] dependencies = view == null ? null : view.add(txn, keys);
+        pending.put(txn, new Pending(entry, ++clock, dependencies));
+        placedCount++;
+        return new Placed(entry, dependencies);
+    }
+
+    /**
+     * The schedule log committed {@code entry} (entries come in log order). Returns the calls it placed: none for a
+     * copy already read or an entry that came ahead of a missing one from its site; one, or more when it releases
+     * entries held back behind it.
+     */
+    public List<Agreed> read(ScheduleEntry entry) {
+        String from = entry.site();
+        long last = readUpTo.getOrDefault(from, 0L);
+        TreeMap<Long, ScheduleEntry> ahead = heldBack.get(from);
+        if (entry.sequence() <= last || (ahead != null && ahead.containsKey(entry.sequence()))) {
+            duplicateCount++;
+            return List.of();
+        }
+        if (entry.sequence() > last + 1) {
+            heldBack.computeIfAbsent(from, s -> new TreeMap<>()).put(entry.sequence(), entry);
+            heldBackCount++;
+            return List.of();
+        }
+        List<Agreed> placed = new ArrayList<>(1);
+        placed.add(place(entry));
+        while (ahead != null && !ahead.isEmpty() && ahead.firstKey() == readUpTo.get(from) + 1) {
+            placed.add(place(ahead.pollFirstEntry().getValue()));
+        }
+        if (ahead != null && ahead.isEmpty()) {
+            heldBack.remove(from);
+        }
+        forgetWhatIsSafe();
+        return placed;
+    }
+
+    /**
+     * Every replica of every site has made {@code txn} visible: forget it (at once, or once the home calls placed
+     * before this site learned of it are back from the log). Unknown ids are ignored.
+     */
+    public void forget(long txn) {
+        Long when = learned.get(txn);
+        if (when == null) {
+            if (pending.containsKey(txn)) {
+                throw new IllegalStateException("transaction " + txn + " is not yet back from the schedule log at "
+                        + site + ": it cannot be visible everywhere");
+            }
+            return;
+        }
+        toForget.add(new Forgettable(txn, when));
+        forgetWhatIsSafe();
+    }
+
+    /** Home calls appended and not yet back from the log. */
+    public int pending() {
+        return pending.size();
+    }
+
+    /** Calls in the agreed graph (read from the log, not yet forgotten). */
+    public int agreedSize() {
+        return agreed.size();
+    }
+
+    public Counters counters() {
+        return new Counters(
+                placedCount, agreedCount, confirmedCount, collidedCount, restackCount, duplicateCount, heldBackCount);
+    }
+
+    private Agreed place(ScheduleEntry entry) {
+        readUpTo.put(entry.site(), entry.sequence());
+        agreedCount++;
+        long[] dependencies = agreed.add(entry.txn(), entry.keys());
+        if (!entry.site().equals(site)) {
+            learned.put(entry.txn(), ++clock);
+            if (view != null) {
+                learnInView(entry);
+            }
+            return new Agreed(entry, dependencies, Agreed.Verdict.REMOTE);
+        }
+        Pending home = pending.remove(entry.txn());
+        if (home == null) {
+            // A home entry this scheduler did not place (an earlier scheduler of this site did): its node may have run
+            // it against anything, so it runs again after the agreed calls, which is always safe.
+            learned.put(entry.txn(), ++clock);
+            if (view != null) {
+                learnInView(entry);
+            }
+            collidedCount++;
+            return new Agreed(entry, dependencies, Agreed.Verdict.COLLIDED);
+        }
+        learned.put(entry.txn(), home.stamp());
+        if (mode == AgreementMode.PESSIMISTIC) {
+            return new Agreed(entry, dependencies, Agreed.Verdict.DISPATCH);
+        }
+        if (containsAll(home.provisionalDependencies(), dependencies)) {
+            confirmedCount++;
+            return new Agreed(entry, dependencies, Agreed.Verdict.CONFIRMED);
+        }
+        collidedCount++;
+        return new Agreed(entry, dependencies, Agreed.Verdict.COLLIDED);
+    }
+
+    /** Another site's call joins the view; pending home calls it now comes before are placed again on top of it. */
+    private void learnInView(ScheduleEntry entry) {
+        long[] inView = view.add(entry.txn(), entry.keys());
+        boolean beforePending = false;
+        for (long dependency : inView) {
+            if (pending.containsKey(dependency)) {
+                beforePending = true;
+                break;
+            }
+        }
+        if (!beforePending) {
+            return;
+        }
+        List<Pending> stack = new ArrayList<>(pending.values());
+        for (int i = stack.size() - 1; i >= 0; i--) {
+            view.remove(stack.get(i).entry().txn());
+        }
+        for (Pending home : stack) {
+            view.add(home.entry().txn(), home.entry().keys()); // dispatched already: its new place only guides bets
+        }
+        restackCount++;
+    }
+
+    private void forgetWhatIsSafe() {
+        long oldestPending = pending.isEmpty()
+                ? Long.MAX_VALUE
+                : pending.values().iterator().next().stamp();
+        while (!toForget.isEmpty() && toForget.peek().learned() < oldestPending) {
+            long txn = toForget.poll().txn();
+            if (learned.remove(txn) != null) {
+                agreed.remove(txn);
+                if (view != null) {
+                    view.remove(txn);
+                }
+            }
+        }
+    }
+
+    private static boolean containsAll(long[] set, long[] wanted) {
+        outer:
+        for (long w : wanted) {
+            for (long s : set) {
+                if (s == w) {
+                    continue outer;
+                }
+            }
+            return false;
+        }
+        return true;
+    }
+}
