@@ -25,6 +25,8 @@ import org.gargamel.common.config.ConfigException;
 import org.gargamel.common.config.Mode;
 import org.gargamel.common.config.Secrets;
 import org.gargamel.common.group.Channels;
+import org.gargamel.common.group.LogUnavailableException;
+import org.gargamel.common.group.RaftLog;
 import org.gargamel.common.lifecycle.FatalException;
 import org.gargamel.common.lifecycle.Futures;
 import org.gargamel.common.lifecycle.Supervisor;
@@ -68,7 +70,6 @@ import org.gargamel.node.writeset.ActiveScheduler;
 import org.gargamel.node.writeset.AnsweredCalls;
 import org.gargamel.node.writeset.CommitOrder;
 import org.gargamel.node.writeset.LogStateMachine;
-import org.gargamel.node.writeset.LogUnavailableException;
 import org.gargamel.node.writeset.OwnTransactions;
 import org.gargamel.node.writeset.ReplicaState;
 import org.gargamel.node.writeset.WriteSetLog;
@@ -101,7 +102,7 @@ public final class NodeServer implements AutoCloseable {
     private static final Duration STOP_GRACE = Duration.ofSeconds(5);
 
     private final NodeConfig config;
-    private final WriteSetLog.Patience logPatience;
+    private final RaftLog.Patience logPatience;
     private final String name;
     private final NodeStatistics statistics;
     private final Supervisor supervisor;
@@ -138,11 +139,11 @@ public final class NodeServer implements AutoCloseable {
     private ClusterProfile profile;
 
     public NodeServer(NodeConfig config) {
-        this(config, WriteSetLog.Patience.DEFAULT);
+        this(config, RaftLog.Patience.DEFAULT);
     }
 
     /** With the write-set log's waits given (tests shorten them, to outlast them in seconds). */
-    NodeServer(NodeConfig config, WriteSetLog.Patience logPatience) {
+    NodeServer(NodeConfig config, RaftLog.Patience logPatience) {
         this.config = config.validate();
         this.name = config.name();
         this.statistics = new NodeStatistics(name);

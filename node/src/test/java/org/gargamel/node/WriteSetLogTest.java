@@ -21,6 +21,7 @@ import org.gargamel.common.config.Isolation;
 import org.gargamel.common.config.Mode;
 import org.gargamel.common.group.Channels;
 import org.gargamel.common.group.GroupConfig;
+import org.gargamel.common.group.RaftLog;
 import org.gargamel.common.group.RaftSettings;
 import org.gargamel.common.testing.Await;
 import org.gargamel.common.wire.CallOutcome;
@@ -30,7 +31,6 @@ import org.gargamel.common.wire.WriteSet;
 import org.gargamel.common.wire.WriteSet.Operation;
 import org.gargamel.common.wire.WriteSet.RowChange;
 import org.gargamel.node.transfer.SchemaDigest;
-import org.gargamel.node.writeset.WriteSetLog;
 import org.jgroups.JChannel;
 import org.jgroups.protocols.raft.RaftLeaderException;
 import org.jgroups.raft.RaftHandle;
@@ -372,8 +372,8 @@ class WriteSetLogTest {
         thirdChannel.close(); // every member of the log is gone
         scheduler.hellos.clear();
 
-        WriteSetLog.Patience impatient =
-                new WriteSetLog.Patience(Duration.ofMillis(500), Duration.ofMillis(300), Duration.ofSeconds(1));
+        RaftLog.Patience impatient =
+                new RaftLog.Patience(Duration.ofMillis(500), Duration.ofMillis(300), Duration.ofSeconds(1));
         NodeServer restarted = new NodeServer(config(0, dataDir, Isolation.PSI), impatient);
         cluster.nodes.add(restarted);
         CompletableFuture<Void> start = CompletableFuture.runAsync(() -> {

@@ -1,155 +1,60 @@
 package org.gargamel.node.writeset;
 
-import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.gargamel.common.group.Channels;
-import org.gargamel.common.lifecycle.FatalException;
-import org.gargamel.common.lifecycle.Futures;
+import org.gargamel.common.group.LogUnavailableException;
+import org.gargamel.common.group.RaftLog;
 import org.gargamel.common.wire.Message;
 import org.gargamel.common.wire.WireCodec;
 import org.jgroups.JChannel;
-import org.jgroups.protocols.raft.RaftLeaderException;
-import org.jgroups.raft.RaftHandle;
 import org.jgroups.raft.StateMachine;
 
 /**
- * This node's end of the write-set log (DESIGN.md §6): a Raft group of the nodes (jgroups-raft). An entry (a
+ * This node's end of the write-set log (DESIGN.md §6): a Raft group of the nodes ({@link RaftLog}). An entry (a
  * write-set, an ABANDON decision, a catch-up mark) is committed once a majority of the replicas hold it, and every
- * replica applies the committed entries in one order through its {@link LogStateMachine}: a uniform total order,
- * so a transaction acknowledged once its entry is committed survives the death of any minority of the nodes.
- *
- * <p>An append goes to the leader (REDIRECT). While there is no leader (an election), nothing was sent and the append
- * is tried again. An append sent to a leader that then dies is neither committed nor failed: it may or may not be in
- * the log. So an append not committed within {@link Patience#resendAfter} is sent again, until {@link Patience#giveUp}; the log may
- * then hold an entry twice, and the apply loop ignores the second copy (every replica alike, since all read the same
- * log). An append still not committed after {@link Patience#giveUp} is a {@link LogUnavailableException} (no
- * majority: a serving node stops, and rejoins from its log when restarted).
+ * replica applies the committed entries in one order through its {@link LogStateMachine}, so a transaction acknowledged
+ * once its entry is committed survives the death of any minority of the nodes. An append may be sent twice (its leader
+ * died); the apply loop ignores the second copy. An append that cannot be committed in time is a
+ * {@link LogUnavailableException} (no majority: a serving node stops, and rejoins from its log when restarted).
  */
 public final class WriteSetLog implements LogAppender, AutoCloseable {
-    /**
-     * How long an append waits. {@code leaderWait}: for a leader to exist (elections take a few hundred milliseconds);
-     * {@code resendAfter}: for a sent append to be committed before it is sent again (its leader may have died);
-     * {@code giveUp}: for an append, re-sends included, before the log counts as unavailable.
-     */
-    public record Patience(Duration leaderWait, Duration resendAfter, Duration giveUp) {
-        public static final Patience DEFAULT =
-                new Patience(Duration.ofSeconds(30), Duration.ofSeconds(3), Duration.ofSeconds(60));
-    }
-
-    private final String node;
-    private final JChannel channel;
-    private final RaftHandle raft;
-    private final Patience patience;
+    private final RaftLog log;
 
     public WriteSetLog(String node, JChannel channel, StateMachine stateMachine) {
-        this(node, channel, stateMachine, Patience.DEFAULT);
+        this(node, channel, stateMachine, RaftLog.Patience.DEFAULT);
     }
 
-    public WriteSetLog(String node, JChannel channel, StateMachine stateMachine, Patience patience) {
-        this.node = node;
-        this.channel = channel;
-        this.raft = new RaftHandle(channel, stateMachine);
-        this.patience = patience;
+    public WriteSetLog(String node, JChannel channel, StateMachine stateMachine, RaftLog.Patience patience) {
+        this.log = new RaftLog(node, "write-set log", channel, stateMachine, patience);
     }
 
     /** Joins the group; the log's committed entries already held here are applied (replayed) first. */
     public void connect() throws Exception {
-        channel.connect(Channels.WRITE_SET_CLUSTER);
+        log.connect(Channels.WRITE_SET_CLUSTER);
     }
 
     /** The index of the first entry the log holds (1 unless a snapshot truncated it). */
     public long firstIndex() {
-        return raft.log().firstAppended();
+        return log.firstIndex();
     }
 
     public boolean isLeader() {
-        return raft.isLeader();
+        return log.isLeader();
     }
 
-    /**
-     * The index of the latest entry this member knows to be committed; the entries up to it have been handed to its
-     * state machine (a follower learns of a commit with the leader's next message).
-     */
+    /** The latest entry this member knows to be committed ({@link RaftLog#commitIndex}). */
     public long commitIndex() {
-        return raft.commitIndex();
+        return log.commitIndex();
     }
 
-    /**
-     * Appends {@code message}; the future completes when the entry is committed (a majority holds it), or
-     * exceptionally with a {@link FatalException} naming {@code what} if that cannot be known (a
-     * {@link LogUnavailableException} if no leader or no majority could be reached in time).
-     */
+    /** Appends {@code message}; see {@link RaftLog#append}. */
     @Override
     public CompletableFuture<Void> append(Message message, String what) {
-        byte[] entry = WireCodec.encode(message);
-        long deadline = System.nanoTime() + patience.leaderWait().toNanos();
-        while (true) {
-            try {
-                CompletableFuture<Void> committed = new CompletableFuture<>();
-                await(raft.setAsync(entry, 0, entry.length), entry, what, committed, System.nanoTime());
-                return committed;
-            } catch (RaftLeaderException e) {
-                if (System.nanoTime() > deadline) {
-                    return CompletableFuture.failedFuture(noLeader(what, e));
-                }
-                try {
-                    Thread.sleep(20); // an election is under way; nothing was sent
-                } catch (InterruptedException interrupted) {
-                    Thread.currentThread().interrupt();
-                    return CompletableFuture.failedFuture(interrupted);
-                }
-            } catch (Exception e) {
-                return CompletableFuture.failedFuture(
-                        new FatalException(node + ": cannot append " + what + " to the write-set log: " + e, e));
-            }
-        }
-    }
-
-    /** Completes {@code committed} when {@code sent} is committed; sends the entry again if that takes too long. */
-    private void await(
-            CompletableFuture<byte[]> sent, byte[] entry, String what, CompletableFuture<Void> committed, long since) {
-        Futures.whenDone(
-                sent.orTimeout(patience.resendAfter().toMillis(), TimeUnit.MILLISECONDS), (response, failure) -> {
-                    if (failure == null) {
-                        committed.complete(null);
-                    } else if (System.nanoTime() - since > patience.giveUp().toNanos()) {
-                        committed.completeExceptionally(new LogUnavailableException(
-                                node + ": the write-set log did not commit " + what + " within "
-                                        + patience.giveUp().toSeconds()
-                                        + " s (is a majority of the replicas up?): " + failure,
-                                failure));
-                    } else {
-                        resend(entry, what, committed, since);
-                    }
-                });
-    }
-
-    private void resend(byte[] entry, String what, CompletableFuture<Void> committed, long since) {
-        try {
-            await(raft.setAsync(entry, 0, entry.length), entry, what, committed, since);
-        } catch (RaftLeaderException e) {
-            if (System.nanoTime() - since > patience.giveUp().toNanos()) {
-                committed.completeExceptionally(noLeader(what, e));
-            } else {
-                CompletableFuture.delayedExecutor(20, TimeUnit.MILLISECONDS)
-                        .execute(() -> resend(entry, what, committed, since));
-            }
-        } catch (Exception e) {
-            committed.completeExceptionally(
-                    new FatalException(node + ": cannot append " + what + " to the write-set log: " + e, e));
-        }
-    }
-
-    private LogUnavailableException noLeader(String what, Exception e) {
-        return new LogUnavailableException(
-                node + ": no leader of the write-set log for " + what + " (is a majority of the replicas up?): "
-                        + e.getMessage(),
-                e);
+        return log.append(WireCodec.encode(message), what);
     }
 
     @Override
     public void close() {
-        channel.close();
+        log.close();
     }
 }

@@ -1,10 +1,10 @@
-package org.gargamel.node.writeset;
+package org.gargamel.common.group;
 
 import org.gargamel.common.lifecycle.FatalException;
 
 /**
- * The write-set log could not commit an entry in time: no leader was elected, or no majority acknowledged it (a
- * partition, or most of the replicas down). A serving node stops on it; a node still catching up waits for the
+ * A Raft log ({@link RaftLog}) could not commit an entry in time: no leader was elected, or no majority acknowledged it
+ * (a partition, or most of the members down). A serving node stops on it; a node still catching up waits for the
  * majority to come back instead, since it answers nobody meanwhile (docs/node.md, Catch-up).
  */
 public final class LogUnavailableException extends FatalException {
