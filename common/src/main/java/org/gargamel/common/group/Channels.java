@@ -3,10 +3,12 @@ package org.gargamel.common.group;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import org.jgroups.JChannel;
+import org.jgroups.protocols.DELAY;
 import org.jgroups.protocols.FD_ALL3;
 import org.jgroups.protocols.FD_SOCK2;
 import org.jgroups.protocols.FRAG4;
@@ -41,6 +43,7 @@ import org.jgroups.stack.Protocol;
 public final class Channels {
     public static final String CONTROL_CLUSTER = "gargamel-control";
     public static final String WRITE_SET_CLUSTER = "gargamel-writesets";
+    public static final String SCHEDULE_CLUSTER = "gargamel-schedule";
     static final long JOIN_TIMEOUT_MILLIS = 1000;
     /** Environment variable choosing the JGroups bundler of every channel this JVM creates (overrides the defaults). */
     public static final String BUNDLER_VARIABLE = "GARGAMEL_JGROUPS_BUNDLER";
@@ -74,6 +77,31 @@ public final class Channels {
      * {@code org.jgroups.raft.RaftHandle} with the state machine before connecting.
      */
     public static JChannel writeSetLog(GroupConfig config, String name, RaftSettings raft) throws Exception {
+        return raftLog(config, name, raft, List.of());
+    }
+
+    /**
+     * An unconnected channel for the schedule log among the sites' schedulers (docs/multisite.md): a Raft group like
+     * the write-set log's. {@code oneWayDelay} above zero holds every message this member sends in it for that long
+     * (JGroups' DELAY, above the failure detection, so heartbeats are not delayed): a wide-area link between sites on
+     * one machine.
+     */
+    public static JChannel scheduleLog(GroupConfig config, String name, RaftSettings raft, Duration oneWayDelay)
+            throws Exception {
+        if (oneWayDelay.isNegative()) {
+            throw new IllegalArgumentException("a delay cannot be negative: " + oneWayDelay);
+        }
+        if (oneWayDelay.isZero()) {
+            return raftLog(config, name, raft, List.of());
+        }
+        DELAY delay = new DELAY();
+        delay.setOutDelay(Math.toIntExact(oneWayDelay.toMillis()));
+        delay.setValue("constant_delay", true); // the same delay for every message, so they stay in order
+        return raftLog(config, name, raft, List.of(delay));
+    }
+
+    private static JChannel raftLog(GroupConfig config, String name, RaftSettings raft, List<Protocol> ordering)
+            throws Exception {
         RAFT consensus =
                 new RAFT().members(raft.members()).raftId(raft.raftId()).logPrefix(name);
         if (raft.logDirectory() == null) {
@@ -99,7 +127,7 @@ public final class Channels {
         return create(
                 config,
                 name,
-                List.of(),
+                ordering,
                 List.of(new ELECTION(), consensus, new REDIRECT()),
                 bundlerType(DIRECT_BUNDLER));
     }

@@ -12,6 +12,10 @@ import org.jgroups.util.Util;
  * node's workers) once every back-dependency is visible at the node, then send the outcome to
  * {@code client} quoting {@code callId}. Read-only calls have no write-set; their only back-dependency is their
  * session's last write, if any. In round-robin mode back-dependencies hold only that too, and the node certifies.
+ *
+ * <p>{@code provisional} (multi-site, docs/multisite.md): the schedule log has not placed the call yet, so its
+ * back-dependencies are only its site's guess. The node runs it but commits only on its {@link Agreement}: as run if
+ * confirmed, else after the agreed back-dependencies (cancelled if not started, killed if it ran).
  */
 // ArrayRecordComponent is wrong here: equals, hashCode and toString below compare the ids, and the long[] that the
 // codec reads and writes (no boxed list per message) is never written once the message is built.
@@ -22,8 +26,34 @@ public record Execute(
         @SuppressWarnings("ArrayRecordComponent") long[] backDependencies,
         Address client,
         long callId,
-        ProcedureCall call)
+        ProcedureCall call,
+        boolean provisional)
         implements Message {
+    private static final int READ_ONLY = 1;
+    private static final int PROVISIONAL = 2;
+
+    public Execute {
+        if (provisional && readOnly) {
+            throw new IllegalArgumentException("a read-only call is never provisional: it enters no schedule");
+        }
+    }
+
+    /** A call placed for good (single site, or placed by the schedule log). */
+    public Execute(
+            long txnId,
+            int worker,
+            boolean readOnly,
+            long[] backDependencies,
+            Address client,
+            long callId,
+            ProcedureCall call) {
+        this(txnId, worker, readOnly, backDependencies, client, callId, call, false);
+    }
+
+    /** The same call, placed for good after {@code agreed}. */
+    public Execute placedAfter(long[] agreed) {
+        return new Execute(txnId, worker, readOnly, agreed, client, callId, call, false);
+    }
 
     @Override
     public MessageType type() {
@@ -33,14 +63,14 @@ public record Execute(
     @Override
     public String describe() {
         return "EXECUTE transaction " + txnId + " (call " + callId + ", " + call.procedure() + ", worker " + worker
-                + ")";
+                + (provisional ? ", provisional" : "") + ")";
     }
 
     @Override
     public void writeBody(DataOutput out) throws IOException {
         out.writeLong(txnId);
         out.writeInt(worker);
-        out.writeBoolean(readOnly);
+        out.writeByte((readOnly ? READ_ONLY : 0) | (provisional ? PROVISIONAL : 0));
         WireCodec.writeLongs(out, backDependencies);
         Util.writeAddress(client, out);
         out.writeLong(callId);
@@ -50,7 +80,11 @@ public record Execute(
     static Execute read(DataInput in) throws IOException {
         long txnId = in.readLong();
         int worker = in.readInt();
-        boolean readOnly = in.readBoolean();
+        int flags = in.readUnsignedByte();
+        if ((flags & ~(READ_ONLY | PROVISIONAL)) != 0) {
+            throw new MalformedMessageException("EXECUTE: unknown flags " + flags);
+        }
+        boolean readOnly = (flags & READ_ONLY) != 0;
         long[] dependencies = WireCodec.readLongs(in);
         Address client;
         try {
@@ -63,7 +97,7 @@ public record Execute(
         if (call.adHoc() != null && !readOnly) {
             throw new MalformedMessageException("EXECUTE: an ad-hoc query placed as an update transaction");
         }
-        return new Execute(txnId, worker, readOnly, dependencies, client, callId, call);
+        return new Execute(txnId, worker, readOnly, dependencies, client, callId, call, (flags & PROVISIONAL) != 0);
     }
 
     @Override
@@ -75,7 +109,8 @@ public record Execute(
                 && java.util.Arrays.equals(backDependencies, e.backDependencies)
                 && java.util.Objects.equals(client, e.client)
                 && callId == e.callId
-                && call.equals(e.call);
+                && call.equals(e.call)
+                && provisional == e.provisional;
     }
 
     @Override
@@ -85,7 +120,8 @@ public record Execute(
 
     @Override
     public String toString() {
-        return "Execute[txn=" + txnId + ", worker=" + worker + ", readOnly=" + readOnly + ", deps="
+        return "Execute[txn=" + txnId + ", worker=" + worker + ", readOnly=" + readOnly + ", provisional=" + provisional
+                + ", deps="
                 + java.util.Arrays.toString(backDependencies) + ", call=" + call + "]";
     }
 }

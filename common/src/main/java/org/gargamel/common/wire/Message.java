@@ -23,7 +23,9 @@ public sealed interface Message
                 DrainStatus,
                 Abandon,
                 LogMark,
-                Settlement {
+                Settlement,
+                ScheduleCall,
+                Agreement {
 
     MessageType type();
 

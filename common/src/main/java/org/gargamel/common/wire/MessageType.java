@@ -39,7 +39,11 @@ public enum MessageType {
     /** node → scheduler: the log made it active, with this epoch. */
     EPOCH_GRANTED(15, EpochGranted.class),
     /** node → scheduler: the log made another scheduler active after it; it is never active again. */
-    SUPERSEDED(16, Superseded.class);
+    SUPERSEDED(16, Superseded.class),
+    /** site scheduler → schedule log: an update call of a site, in the order all sites agree on (docs/multisite.md). */
+    SCHEDULE_CALL(17, ScheduleCall.class),
+    /** site scheduler → node: where the schedule log placed a provisional call (confirmed, or collided: run after). */
+    AGREEMENT(18, Agreement.class);
 
     private final byte tag;
     private final Class<? extends Message> messageClass;

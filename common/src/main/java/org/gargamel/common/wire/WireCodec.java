@@ -78,6 +78,8 @@ public final class WireCodec {
                 case EPOCH_CLAIM -> EpochClaim.read(in);
                 case EPOCH_GRANTED -> EpochGranted.read(in);
                 case SUPERSEDED -> Superseded.read(in);
+                case SCHEDULE_CALL -> ScheduleCall.read(in);
+                case AGREEMENT -> Agreement.read(in);
             };
             if (in.available() > 0) {
                 throw new MalformedMessageException(type + ": " + in.available() + " unexpected trailing bytes");

@@ -94,6 +94,7 @@ class WireCodecTest {
                         50,
                         ProcedureCall.adHoc(AdHocQuery.run("TABLE item", List.of(), List.of()))),
                 new Execute(7, 2, false, new long[] {3, 5}, UUID.randomUUID(), 42, PAYMENT),
+                new Execute(8, 1, false, new long[] {7}, UUID.randomUUID(), 43, PAYMENT, true),
                 new Execute(9, 0, true, new long[0], UUID.randomUUID(), 45, ProcedureCall.of("stock_level", 1, 2, 15)),
                 new NodeHello("node-1", 4, true, PROFILE),
                 new NodeHello("node-2", 2, false, new ClusterProfile(Mode.ROUND_ROBIN, Isolation.SI, "r2", "")),
@@ -127,6 +128,8 @@ class WireCodecTest {
                 new WriteSet(10, "node-2", "new_order", new long[0], -1, List.of())
                         .withOutcome(CallOutcome.userAborted(46, 10, "GA001", "invalid item number")),
                 new DrainQuery(5),
+                new ScheduleCall("eu-west", 3, 7L << 32 | 9, NEW_ORDER),
+                new Agreement(7L << 32 | 9, true, new long[] {5, 6}),
                 new TakeOver(),
                 new EpochClaim(org.jgroups.util.UUID.randomUUID()),
                 new EpochGranted("node-2", 4242),
@@ -243,6 +246,20 @@ class WireCodecTest {
         assertTrue(assertThrows(MalformedMessageException.class, () -> WireCodec.decode(badMode))
                 .getMessage()
                 .contains("unknown mode 'Xargamel'"));
+        byte[] zeroSequence = WireCodec.encode(new ScheduleCall("s", 1, 2, PAYMENT));
+        zeroSequence[1 + Integer.BYTES + 1 + Long.BYTES - 1] = 0; // the sequence's last byte: 1 becomes 0
+        assertTrue(assertThrows(MalformedMessageException.class, () -> WireCodec.decode(zeroSequence))
+                .getMessage()
+                .contains("sequence starts at 1, got 0"));
+        byte[] flags = WireCodec.encode(new Execute(8, 1, false, new long[0], UUID.randomUUID(), 43, PAYMENT, true));
+        flags[1 + Long.BYTES + Integer.BYTES] = 3; // read-only and provisional
+        assertTrue(assertThrows(MalformedMessageException.class, () -> WireCodec.decode(flags))
+                .getMessage()
+                .contains("never provisional"));
+        flags[1 + Long.BYTES + Integer.BYTES] = 4;
+        assertTrue(assertThrows(MalformedMessageException.class, () -> WireCodec.decode(flags))
+                .getMessage()
+                .contains("unknown flags 4"));
         byte[] badValue = WireCodec.encode(new SubmitCall(1, ProcedureCall.of("f", 1)));
         badValue[badValue.length - 5 - Long.BYTES] = 77; // the argument's tag byte (the session's transaction follows)
         assertTrue(assertThrows(MalformedMessageException.class, () -> WireCodec.decode(badValue))

@@ -16,8 +16,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import org.gargamel.classifier.WriteKey;
-import org.gargamel.common.sites.ProvisionalCall;
-import org.gargamel.common.sites.ProvisionalCall.Step;
+import org.gargamel.scheduler.sites.ProvisionalCall.Step;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 

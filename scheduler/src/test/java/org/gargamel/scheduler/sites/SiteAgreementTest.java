@@ -8,9 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.util.List;
 import org.gargamel.classifier.WriteKey;
-import org.gargamel.common.sites.ProvisionalCall;
-import org.gargamel.common.sites.ProvisionalCall.Step;
 import org.gargamel.scheduler.sites.Agreed.Verdict;
+import org.gargamel.scheduler.sites.ProvisionalCall.Step;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 

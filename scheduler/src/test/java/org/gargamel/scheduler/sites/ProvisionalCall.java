@@ -1,9 +1,10 @@
-package org.gargamel.common.sites;
+package org.gargamel.scheduler.sites;
 
 import java.util.Arrays;
 
 /**
- * What a node does with one update call of a multi-site cluster (docs/multisite.md): the call may be dispatched before
+ * The property test's model of what a node does with one update call of a multi-site cluster (docs/multisite.md; the
+ * node's own code is {@code node/.../execution/ScheduledExecution} with {@code Agreements}): the call may be dispatched before
  * the schedule log has placed it, so it runs against provisional back-dependencies and commits only once its site's
  * scheduler says where the log put it.
  *
@@ -18,7 +19,7 @@ import java.util.Arrays;
  * A call dispatched after the log placed it (pessimistic agreement) starts placed. Not thread-safe: the node's
  * worker that owns the call drives it.
  */
-public final class ProvisionalCall {
+final class ProvisionalCall {
     public enum State {
         /** Queued: waits for its back-dependencies to be visible. */
         WAITING,

@@ -1,0 +1,257 @@
+package org.gargamel.scheduler.sites;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.gargamel.classifier.ClassifierRules;
+import org.gargamel.common.call.ProcedureCall;
+import org.gargamel.common.config.Isolation;
+import org.gargamel.common.group.Channels;
+import org.gargamel.common.group.GroupConfig;
+import org.gargamel.common.group.LogUnavailableException;
+import org.gargamel.common.group.RaftLog;
+import org.gargamel.common.group.RaftSettings;
+import org.gargamel.common.testing.Await;
+import org.gargamel.common.wire.ScheduleCall;
+import org.gargamel.scheduler.sites.Agreed.Verdict;
+import org.gargamel.tpcc.TpccRules;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The schedule log among three sites' schedulers, on real JGroups channels (in memory) and jgroups-raft: every site
+ * reads the same order, the loss of one site loses nothing and the others go on, a site alone appends nothing, a
+ * wide-area delay is paid per append, and two sites placing conflicting TPC-C calls at once agree on which one
+ * collided.
+ */
+@Tag("cluster")
+class ScheduleLogTest {
+    private static final List<String> SITES = List.of("eu", "us", "ap");
+    private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final RaftLog.Patience IMPATIENT =
+            new RaftLog.Patience(Duration.ofMillis(500), Duration.ofMillis(300), Duration.ofSeconds(2));
+    private static final ClassifierRules RULES = ClassifierRules.loadResource(TpccRules.class, TpccRules.RESOURCE);
+    private static final LocalDateTime NOW = LocalDateTime.of(2026, 1, 1, 10, 0);
+
+    private final Map<String, ScheduleLog> logs = new LinkedHashMap<>();
+    private final Map<String, List<ScheduleCall>> read = new LinkedHashMap<>();
+
+    @AfterEach
+    void close() {
+        logs.values().forEach(ScheduleLog::close);
+    }
+
+    @Test
+    void everySiteReadsEveryCallInOneOrder() throws Exception {
+        start(Duration.ZERO, RaftLog.Patience.DEFAULT);
+        List<CompletableFuture<Void>> appended = new ArrayList<>();
+        for (int sequence = 1; sequence <= 40; sequence++) {
+            for (String site : SITES) {
+                appended.add(logs.get(site).append(entry(site, sequence)));
+            }
+        }
+        CompletableFuture.allOf(appended.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+        awaitRead(120);
+        for (String site : SITES) {
+            assertEquals(read("eu"), read(site), site + " read another order");
+        }
+        Set<String> distinct = new HashSet<>();
+        read("eu").forEach(call -> distinct.add(call.site() + "#" + call.sequence()));
+        assertEquals(120, distinct.size(), "every call of every site, each once");
+    }
+
+    @Test
+    void losingOneSiteLosesNoEntryAndTheOthersGoOn() throws Exception {
+        start(Duration.ZERO, RaftLog.Patience.DEFAULT);
+        logs.get("eu").append(entry("eu", 1)).get(30, TimeUnit.SECONDS);
+        String leader =
+                SITES.stream().filter(s -> logs.get(s).isLeader()).findFirst().orElseThrow();
+        logs.remove(leader).close(); // the leader: the others must elect another
+        List<String> left = new ArrayList<>(logs.keySet());
+        logs.get(left.get(0)).append(entry(left.get(0), 1)).get(30, TimeUnit.SECONDS);
+        logs.get(left.get(1)).append(entry(left.get(1), 1)).get(30, TimeUnit.SECONDS);
+        for (String site : left) {
+            Await.until(site + " to read three entries", WAIT, () -> read(site).size() >= 3, () -> read(site));
+            assertEquals(
+                    "eu#1", read(site).get(0).site() + "#" + read(site).get(0).sequence());
+        }
+        assertEquals(read(left.get(0)), read(left.get(1)));
+    }
+
+    @Test
+    void aSiteWithoutAMajorityAppendsNothing() throws Exception {
+        start(Duration.ZERO, IMPATIENT);
+        logs.get("eu").append(entry("eu", 1)).get(30, TimeUnit.SECONDS);
+        logs.remove("us").close();
+        logs.remove("ap").close();
+        ExecutionException failed = assertThrows(
+                ExecutionException.class,
+                () -> logs.get("eu").append(entry("eu", 2)).get(30, TimeUnit.SECONDS));
+        assertInstanceOf(LogUnavailableException.class, failed.getCause());
+        assertTrue(
+                failed.getCause().getMessage().contains("schedule log"),
+                failed.getCause().getMessage());
+        assertEquals(1, read("eu").size(), "the second entry was never committed");
+    }
+
+    /** Each member holds what it sends for 40 ms: an append costs at least a round trip from the leader (80 ms). */
+    @Test
+    void aWideAreaDelayIsPaidByEveryAppend() throws Exception {
+        start(Duration.ofMillis(40), RaftLog.Patience.DEFAULT);
+        logs.get("eu").append(entry("eu", 1)).get(30, TimeUnit.SECONDS); // the leader is known from here on
+        String leader =
+                SITES.stream().filter(s -> logs.get(s).isLeader()).findFirst().orElseThrow();
+        long started = System.nanoTime();
+        logs.get(leader).append(entry(leader, 2)).get(30, TimeUnit.SECONDS);
+        long millis = (System.nanoTime() - started) / 1_000_000;
+        assertTrue(millis >= 80, "committed after " + millis + " ms, under the 80 ms round trip");
+    }
+
+    /**
+     * Fig 4.2 over the real log: eu and us place a New-Order for the same district at once, each unaware of the other.
+     * Every site reads both in one order; the home site of the second one (and only it) finds the collision, and it
+     * runs again after the first.
+     */
+    @Test
+    void twoSitesPlacingConflictingCallsAtOnceAgreeOnWhichCollided() throws Exception {
+        Map<String, SiteAgreement> agreements = new LinkedHashMap<>();
+        Map<String, List<Agreed>> verdicts = new LinkedHashMap<>();
+        for (String site : SITES) {
+            agreements.put(site, new SiteAgreement(site, AgreementMode.OPTIMISTIC));
+            verdicts.put(site, new ArrayList<>());
+        }
+        start(Duration.ofMillis(20), RaftLog.Patience.DEFAULT, (site, call) -> {
+            SiteAgreement agreement = agreements.get(site);
+            synchronized (agreement) {
+                List<Agreed> placed =
+                        agreement.read(new ScheduleEntry(call.site(), call.sequence(), call.txn(), keys(call.call())));
+                synchronized (verdicts) {
+                    verdicts.get(site).addAll(placed);
+                }
+            }
+        });
+        ProcedureCall euOrder = newOrder(1, 3, 11);
+        ProcedureCall usOrder = newOrder(1, 3, 12);
+        SiteAgreement.Placed eu;
+        SiteAgreement.Placed us;
+        synchronized (agreements.get("eu")) {
+            eu = agreements.get("eu").placeHome(101, keys(euOrder));
+        }
+        synchronized (agreements.get("us")) {
+            us = agreements.get("us").placeHome(201, keys(usOrder));
+        }
+        assertEquals(0, eu.dependencies().length);
+        assertEquals(0, us.dependencies().length);
+        CompletableFuture.allOf(
+                        logs.get("eu").append(new ScheduleCall("eu", 1, 101, euOrder)),
+                        logs.get("us").append(new ScheduleCall("us", 1, 201, usOrder)))
+                .get(30, TimeUnit.SECONDS);
+        for (String site : SITES) {
+            Await.until(
+                    site + " to place both",
+                    WAIT,
+                    () -> verdictsOf(verdicts, site).size() == 2);
+        }
+        List<Long> order = verdictsOf(verdicts, "ap").stream().map(Agreed::txn).toList();
+        for (String site : SITES) {
+            assertEquals(
+                    order, verdictsOf(verdicts, site).stream().map(Agreed::txn).toList(), site);
+        }
+        long first = order.get(0);
+        long second = order.get(1);
+        String loserSite = second == 101 ? "eu" : "us";
+        String winnerSite = first == 101 ? "eu" : "us";
+        Agreed lost = verdictsOf(verdicts, loserSite).get(1);
+        assertEquals(Verdict.COLLIDED, lost.verdict());
+        assertEquals(List.of(first), toList(lost.dependencies()), "it runs again after the winner");
+        assertEquals(Verdict.CONFIRMED, verdictsOf(verdicts, winnerSite).get(0).verdict());
+        assertTrue(verdictsOf(verdicts, "ap").stream().allMatch(a -> a.verdict() == Verdict.REMOTE));
+        assertEquals(1, agreements.get(loserSite).counters().collided());
+        assertEquals(0, agreements.get(winnerSite).counters().collided());
+    }
+
+    private interface Reader {
+        void read(String site, ScheduleCall call);
+    }
+
+    private void start(Duration delay, RaftLog.Patience patience) throws Exception {
+        start(delay, patience, (site, call) -> {});
+    }
+
+    private void start(Duration delay, RaftLog.Patience patience, Reader also) throws Exception {
+        for (String site : SITES) {
+            read.put(site, new ArrayList<>());
+            ScheduleLog log = new ScheduleLog(
+                    site,
+                    Channels.scheduleLog(
+                            GroupConfig.inMemory(), site, new RaftSettings(site, SITES, null, false), delay),
+                    call -> {
+                        synchronized (read) {
+                            read.get(site).add(call);
+                        }
+                        also.read(site, call);
+                    },
+                    patience);
+            logs.put(site, log);
+        }
+        for (ScheduleLog log : logs.values()) {
+            log.connect();
+        }
+    }
+
+    private List<ScheduleCall> read(String site) {
+        synchronized (read) {
+            return List.copyOf(read.get(site));
+        }
+    }
+
+    private void awaitRead(int entries) throws InterruptedException {
+        for (String site : SITES) {
+            Await.until(
+                    site + " to read " + entries + " entries",
+                    WAIT,
+                    () -> read(site).size() >= entries);
+        }
+    }
+
+    private static List<Agreed> verdictsOf(Map<String, List<Agreed>> verdicts, String site) {
+        synchronized (verdicts) {
+            return List.copyOf(verdicts.get(site));
+        }
+    }
+
+    private static ScheduleCall entry(String site, long sequence) {
+        return new ScheduleCall(
+                site, sequence, SITES.indexOf(site) * 1000L + sequence, ProcedureCall.of("delivery", 1, 1, NOW));
+    }
+
+    private static ProcedureCall newOrder(int w, int d, int item) {
+        return ProcedureCall.of("new_order", w, d, 1, List.of(item), List.of(w), List.of(1), NOW);
+    }
+
+    private static List<org.gargamel.classifier.WriteKey> keys(ProcedureCall call) {
+        return RULES.conflictKeys(call, Isolation.PSI);
+    }
+
+    private static List<Long> toList(long[] ids) {
+        List<Long> list = new ArrayList<>();
+        for (long id : ids) {
+            list.add(id);
+        }
+        return list;
+    }
+}
