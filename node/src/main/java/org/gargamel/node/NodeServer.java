@@ -31,6 +31,7 @@ import org.gargamel.common.lifecycle.FatalException;
 import org.gargamel.common.lifecycle.Futures;
 import org.gargamel.common.lifecycle.Supervisor;
 import org.gargamel.common.wire.Abandon;
+import org.gargamel.common.wire.Agreement;
 import org.gargamel.common.wire.CallOutcome;
 import org.gargamel.common.wire.ClusterProfile;
 import org.gargamel.common.wire.DrainQuery;
@@ -53,6 +54,7 @@ import org.gargamel.node.capture.WriteSetCapture;
 import org.gargamel.node.certify.Certification;
 import org.gargamel.node.certify.PrimaryKeys;
 import org.gargamel.node.execution.AdHocReads;
+import org.gargamel.node.execution.Agreements;
 import org.gargamel.node.execution.ArgumentTypes;
 import org.gargamel.node.execution.CallCompletion;
 import org.gargamel.node.execution.ExecutionContext;
@@ -135,6 +137,8 @@ public final class NodeServer implements AutoCloseable {
     private final ActiveScheduler activeScheduler = new ActiveScheduler();
     /** Outcomes by call, to answer a resubmitted call instead of running it twice. */
     private final AnsweredCalls answeredCalls = new AnsweredCalls();
+    /** Multi-site: where the schedule log placed this node's provisional calls, until their workers take it. */
+    private final Agreements agreements = new Agreements();
     /** What this node must share with the scheduler and the other nodes, sent in every NODE_HELLO. */
     private ClusterProfile profile;
 
@@ -326,10 +330,8 @@ public final class NodeServer implements AutoCloseable {
                     config.checksRules() ? config.rulesCheck() : RulesCheck.OFF,
                     new AdHocReads(config.adhocReads(), config.adhocStatementTimeoutSeconds()),
                     new IncrementPolicy(
-                            rules,
-                            new Increments(primaryKeys.all()),
-                            config.usesIncrements(),
-                            config.incrementProbe()));
+                            rules, new Increments(primaryKeys.all()), config.usesIncrements(), config.incrementProbe()),
+                    agreements);
             for (int i = 0; i < config.workers(); i++) {
                 Connection connection = dataSource.getConnection();
                 WriteSetCapture.enableForSession(connection);
@@ -352,6 +354,8 @@ public final class NodeServer implements AutoCloseable {
             alignSequences();
             control.setReceiver(new MessageEndpoint(name + " control", supervisor::fail)
                     .on(Execute.class, MessageType.EXECUTE, (source, call) -> dispatch(source, call))
+                    // From a site scheduler: where the schedule log placed a provisional call (docs/multisite.md).
+                    .on(Agreement.class, MessageType.AGREEMENT, (source, agreement) -> agreements.decided(agreement))
                     // From the scheduler: settle a departed node's transactions in the log's order, at every node
                     // alike.
                     .on(Abandon.class, MessageType.ABANDON, (source, decision) -> appendDecision(decision))

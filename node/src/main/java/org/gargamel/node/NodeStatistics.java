@@ -35,6 +35,13 @@ public final class NodeStatistics {
     /** Groups rolled back and applied one write-set at a time (a lock wait too long, a failure). */
     private long groupsGaveWay;
 
+    /** Multi-site: calls run before the schedule log placed them, and what became of them (docs/multisite.md). */
+    private long provisional;
+
+    private long stalled;
+    private long stallNanos;
+    private long cancelled;
+    private long killed;
     private long failed;
     private long droppedStale;
     private long answeredFromEarlierRuns;
@@ -127,6 +134,40 @@ public final class NodeStatistics {
     /** A group gave way: rolled back, its write-sets applied one by one. */
     public synchronized void groupGaveWay() {
         groupsGaveWay++;
+    }
+
+    /** A provisional call ran before its agreement came: its transaction stays open until then (a stall). */
+    public synchronized void stalls() {
+        stalled++;
+    }
+
+    /** A provisional call's agreement is in, {@code stalledNanos} after its run ended (0: it was in before). */
+    public synchronized void provisionalRan(long stalledNanos) {
+        provisional++;
+        stallNanos += stalledNanos;
+    }
+
+    /** A provisional call collided before it started: it waits for its agreed back-dependencies instead. */
+    public synchronized void cancelled() {
+        provisional++;
+        cancelled++;
+    }
+
+    /** A provisional call collided after it ran: rolled back, run again after its agreed back-dependencies. */
+    public synchronized void killed() {
+        killed++;
+    }
+
+    public synchronized long stalledCount() {
+        return stalled;
+    }
+
+    public synchronized long cancelledCount() {
+        return cancelled;
+    }
+
+    public synchronized long killedCount() {
+        return killed;
     }
 
     public synchronized long applyGroupCount() {
@@ -230,6 +271,11 @@ public final class NodeStatistics {
         map.put("applyGroups", applyGroups);
         map.put("appliedInGroups", appliedInGroups);
         map.put("applyGroupsGaveWay", groupsGaveWay);
+        map.put("provisionalCalls", provisional);
+        map.put("stalled", stalled);
+        map.put("stallMs", Sums.mean(stallNanos, stalled));
+        map.put("cancelled", cancelled);
+        map.put("killed", killed);
         map.put("failed", failed);
         map.put("droppedStaleCalls", droppedStale);
         map.put("answeredFromEarlierRuns", answeredFromEarlierRuns);

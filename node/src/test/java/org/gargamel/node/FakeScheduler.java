@@ -128,6 +128,21 @@ final class FakeScheduler implements AutoCloseable {
         execute(node, worker, txn, dependencies, false, call);
     }
 
+    /** A multi-site EXECUTE: the schedule log has not placed the call yet (docs/multisite.md). */
+    void executeProvisional(String node, int worker, long txn, long[] dependencies, ProcedureCall call)
+            throws Exception {
+        long callId = nextCallId.getAndIncrement();
+        txnByCall.put(callId, txn);
+        Execute execute = new Execute(txn, worker, false, dependencies, channel.getAddress(), callId, call, true);
+        channel.send(new BytesMessage(member(node), WireCodec.encode(execute)));
+    }
+
+    /** Where the schedule log placed provisional {@code txn}: as dispatched, or after {@code dependencies}. */
+    void agree(String node, long txn, boolean collided, long... dependencies) throws Exception {
+        channel.send(new BytesMessage(
+                member(node), WireCodec.encode(new org.gargamel.common.wire.Agreement(txn, collided, dependencies))));
+    }
+
     /**
      * Asks the nodes to make this scheduler the active one (as a real scheduler does at start) and waits until
      * {@code nodes} nodes granted it; its epoch.

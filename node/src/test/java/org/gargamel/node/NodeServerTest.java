@@ -525,6 +525,48 @@ class NodeServerTest {
                 "a read-only call reads one snapshot in PSI too: a REPEATABLE READ transaction of its own");
     }
 
+    /**
+     * Multi-site (docs/multisite.md): a provisional call commits only once the schedule log placed it. Stall: it ran
+     * and waits, its transaction open, until confirmed. Kill: it ran against a district another site's call (placed
+     * first by the log) had not yet written; when told it collided it is rolled back and runs again after that call,
+     * taking the next order id. Cancel: told before it started, it stops waiting for its provisional dependency and
+     * runs after the agreed one. Every outcome once; the replicas converge.
+     */
+    @Test
+    void provisionalCallsCommitOnlyWhereTheScheduleLogPlacedThem() throws Exception {
+        startNodes("gargamel", "psi");
+        NodeStatistics statistics = nodes.get(0).statistics();
+        scheduler.executeProvisional("node-1", 0, 1, deps(), newOrder(2, 1, "stalls"));
+        Await.until("txn 1 to stall", Duration.ofMillis(TIMEOUT), () -> statistics.stalledCount() == 1);
+        assertEquals(0, scheduler.outcomeCount(1), "no answer before the log placed it");
+        scheduler.agree("node-1", 1, false);
+        assertEquals("1", scheduler.awaitOutcome(1, TIMEOUT).result());
+
+        // Kill: txn 3 runs at node-1 before txn 2 (the log's first, another site's) is applied there.
+        scheduler.executeProvisional("node-1", 0, 3, deps(1), newOrder(2, 1, "killed"));
+        Await.until("txn 3 to stall", Duration.ofMillis(TIMEOUT), () -> statistics.stalledCount() == 2);
+        scheduler.execute("node-2", 0, 2, deps(1), newOrder(2, 1, "first by the log"));
+        assertEquals("2", scheduler.awaitOutcome(2, TIMEOUT).result());
+        scheduler.agree("node-1", 3, true, 2);
+        assertEquals("3", scheduler.awaitOutcome(3, TIMEOUT).result(), "run again after txn 2: the next order id");
+        assertEquals(1, statistics.killedCount());
+
+        // Cancel: txn 5 waits for txn 4, which never comes; the log placed it after txn 3 instead.
+        scheduler.executeProvisional("node-1", 1, 5, deps(4), newOrder(2, 1, "cancelled"));
+        scheduler.agree("node-1", 5, true, 3);
+        assertEquals("4", scheduler.awaitOutcome(5, TIMEOUT).result());
+        assertEquals(1, statistics.cancelledCount());
+        assertEquals(1, statistics.killedCount());
+
+        scheduler.awaitVisibleEverywhere(NODES, deps(1, 2, 3, 5), TIMEOUT);
+        for (long txn : deps(1, 2, 3, 5)) {
+            assertEquals(1, scheduler.outcomeCount(txn), "one outcome for " + txn);
+        }
+        assertEquals("5 0.00", district(0, 2, 1));
+        assertConverged();
+        assertEquals(0, retries());
+    }
+
     /** SI: commits follow the total order; chains across both replicas converge with no retry. */
     @Test
     void siChainsAcrossReplicasConverge() throws Exception {

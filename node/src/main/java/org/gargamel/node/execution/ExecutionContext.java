@@ -19,7 +19,8 @@ import org.gargamel.node.writeset.WriteSetLog;
  * argument types, the write-set log with the PSI commit order, the own transactions awaiting their entry, visibility,
  * statistics, how a call ends ({@link CallCompletion}), and the rules with what to do when an executed call writes
  * outside them ({@code rulesCheck}: {@link RulesCheck#OFF} outside gargamel mode), whether and how ad-hoc queries
- * run, and how declared increments are shipped and probed (issue 18).
+ * run, how declared increments are shipped and probed (issue 18), and where the schedule log placed the provisional
+ * calls of a multi-site cluster ({@link Agreements}).
  */
 public record ExecutionContext(
         String node,
@@ -36,7 +37,8 @@ public record ExecutionContext(
         ClassifierRules rules,
         RulesCheck rulesCheck,
         AdHocReads adHocReads,
-        IncrementPolicy increments) {
+        IncrementPolicy increments,
+        Agreements agreements) {
 
     /**
      * The outcome of an earlier run of {@code call} that took effect (the same client and call id, resubmitted after a

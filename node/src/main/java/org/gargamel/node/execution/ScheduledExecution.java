@@ -9,12 +9,14 @@ import org.gargamel.classifier.WriteChecker;
 import org.gargamel.common.call.SqlErrorKind;
 import org.gargamel.common.lifecycle.FatalException;
 import org.gargamel.common.lifecycle.Futures;
+import org.gargamel.common.wire.Agreement;
 import org.gargamel.common.wire.CallOutcome;
 import org.gargamel.common.wire.Execute;
 import org.gargamel.common.wire.WriteSet;
 import org.gargamel.node.CpuClock;
 import org.gargamel.node.RulesCheck;
 import org.gargamel.node.capture.Increments;
+import org.gargamel.node.writeset.ActiveScheduler;
 import org.gargamel.node.writeset.OwnTransaction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,7 +60,9 @@ final class ScheduledExecution implements UpdateExecution {
         String procedure = call.call().procedure();
         // PSI commits in the call's pipeline, unless a write outside the rule must be able to stop the commit.
         boolean checkBeforeCommit = checker != null && context.rulesCheck() == RulesCheck.REJECT;
-        boolean commitInPipeline = !context.si() && !checkBeforeCommit;
+        // A provisional call (multi-site) commits only once the schedule log placed it (docs/multisite.md).
+        boolean commitInPipeline = !context.si() && !checkBeforeCommit && !call.provisional();
+        long[] dependencies = call.backDependencies();
         if (checker != null && context.increments().sample(procedure)) {
             List<UnsoundWrite> probed = probe(call, connection);
             if (!probed.isEmpty()) {
@@ -73,6 +77,7 @@ final class ScheduledExecution implements UpdateExecution {
             CallRunner.Ran ran;
             Increments.Split split;
             List<UnsoundWrite> unsound;
+            Agreement collided = null;
             try (CallRunner.Pipeline pipeline = CallRunner.update(
                     connection.jdbc(),
                     call.call(),
@@ -84,7 +89,18 @@ final class ScheduledExecution implements UpdateExecution {
                 ran = pipeline.execute();
                 split = split(call, ran.changes(), attempt, commitInPipeline);
                 unsound = checkWrites(call, split, attempt, commitInPipeline);
-                if (!context.si() && !commitInPipeline && (unsound.isEmpty() || !checkBeforeCommit)) {
+                if (call.provisional() && (unsound.isEmpty() || !checkBeforeCommit)) {
+                    Agreement placed = awaitAgreement(call); // its transaction stays open meanwhile: a stall
+                    if (placed.collided()) {
+                        collided = placed;
+                    } else {
+                        dependencies = placed.dependencies();
+                    }
+                }
+                if (collided == null
+                        && !context.si()
+                        && !commitInPipeline
+                        && (unsound.isEmpty() || !checkBeforeCommit)) {
                     ran = new CallRunner.Ran(
                             ran.rows(), ran.changes(), CallRunner.commitDrawingOrder(connection.jdbc()));
                 }
@@ -98,7 +114,21 @@ final class ScheduledExecution implements UpdateExecution {
                     context.statistics().retry();
                     continue;
                 }
+                if (call.provisional()) {
+                    // Its error may come from what it read: it stands only where the log placed the call.
+                    Agreement placed = awaitAgreement(call);
+                    if (placed.collided()) {
+                        killAndRunAgain(call, placed, connection, attempt);
+                        return;
+                    }
+                    abort(call.placedAfter(placed.dependencies()), connection, attempt, e, start);
+                    return;
+                }
                 abort(call, connection, attempt, e, start);
+                return;
+            }
+            if (collided != null) {
+                killAndRunAgain(call, collided, connection, attempt);
                 return;
             }
             if (!unsound.isEmpty()) {
@@ -111,8 +141,7 @@ final class ScheduledExecution implements UpdateExecution {
                 }
             }
             CallOutcome committed = CallOutcome.committed(call.callId(), call.txnId(), ran.rows());
-            WriteSet writeSet = new WriteSet(
-                            call.txnId(), context.node(), procedure, call.backDependencies(), -1, split.shipped())
+            WriteSet writeSet = new WriteSet(call.txnId(), context.node(), procedure, dependencies, -1, split.shipped())
                     .withOutcome(committed, call.client());
             context.statistics().executed(procedure, true, start.stop());
             if (context.si()) {
@@ -136,6 +165,39 @@ final class ScheduledExecution implements UpdateExecution {
             });
             return;
         }
+    }
+
+    /**
+     * Waits for where the schedule log placed provisional {@code call} (docs/multisite.md); a wait is a stall, counted
+     * with its length.
+     */
+    private Agreement awaitAgreement(Execute call) throws InterruptedException {
+        boolean stalls = !context.agreements().decided(call.txnId());
+        if (stalls) {
+            context.statistics().stalls();
+        }
+        long from = System.nanoTime();
+        Agreement placed = context.agreements().await(call.txnId());
+        context.statistics().provisionalRan(stalls ? System.nanoTime() - from : 0);
+        return placed;
+    }
+
+    /**
+     * A provisional call that ran and collided is killed: its transaction is rolled back, and it runs again once the
+     * calls the log put before it are visible here (unless a newer scheduler superseded its own meanwhile).
+     */
+    private void killAndRunAgain(Execute call, Agreement placed, WorkerConnection connection, CallAttempt attempt)
+            throws InterruptedException {
+        connection.endTransactionOrStop(call, null);
+        attempt.revocable();
+        context.statistics().killed();
+        Execute again = call.placedAfter(placed.dependencies());
+        ActiveScheduler active = context.activeScheduler();
+        if (!context.visibility().awaitAllUnless(again.backDependencies(), () -> active.stale(call.txnId()))) {
+            context.statistics().droppedStaleCall();
+            return;
+        }
+        execute(again, connection, attempt);
     }
 
     /**

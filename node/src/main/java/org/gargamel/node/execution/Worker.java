@@ -90,8 +90,9 @@ public final class Worker {
         return txn != 0 && txn < floor;
     }
 
-    private void run(Execute call) throws InterruptedException {
+    private void run(Execute dispatched) throws InterruptedException {
         ActiveScheduler active = context.activeScheduler();
+        Execute call = dispatched.provisional() ? cancelIfCollided(dispatched, active) : dispatched;
         if (!context.visibility().awaitAllUnless(call.backDependencies(), () -> active.stale(call.txnId()))
                 || active.stale(call.txnId())) {
             // Placed by a scheduler the log has since superseded, and not started: it never runs here; its client
@@ -143,6 +144,23 @@ public final class Worker {
     }
 
     /**
+     * A provisional call (multi-site, docs/multisite.md) waits for its provisional back-dependencies, unless its site
+     * scheduler says first that it collided: then it is cancelled and placed after the agreed ones instead, before it
+     * ran. One that did not collide (yet) stays provisional: it commits only on its agreement.
+     */
+    private Execute cancelIfCollided(Execute call, ActiveScheduler active) throws InterruptedException {
+        Agreements agreements = context.agreements();
+        context.visibility()
+                .awaitAllUnless(
+                        call.backDependencies(), () -> active.stale(call.txnId()) || agreements.collided(call.txnId()));
+        if (!agreements.collided(call.txnId())) {
+            return call;
+        }
+        context.statistics().cancelled();
+        return call.placedAfter(agreements.await(call.txnId()).dependencies());
+    }
+
+    /**
      * Why this node's rules do not let it run {@code call} (null: they do). The scheduler checked the call already;
      * the node checks again, so that no SQL reaches PostgreSQL that its own rules did not name, whoever sent the
      * EXECUTE: an unknown procedure, the wrong number or types of arguments, or a call of a procedure that writes sent
@@ -152,6 +170,9 @@ public final class Worker {
         if (call.call().adHoc() != null) {
             // An ad-hoc query names no procedure: AdHocRunner runs it read-only (or refuses it, adhocReads off).
             return call.readOnly() ? null : "an ad-hoc query came as an update; it may only be read-only";
+        }
+        if (call.provisional() && (!(updates instanceof ScheduledExecution) || context.si())) {
+            return "a provisional call (multi-site) needs mode gargamel and isolation psi";
         }
         ClassifierRules rules = context.rules();
         if (rules == null) {

@@ -1,0 +1,54 @@
+package org.gargamel.node.execution;
+
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import org.gargamel.common.wire.Agreement;
+
+/**
+ * Where the schedule log placed this node's provisional calls (multi-site, docs/multisite.md): the {@link Agreement}
+ * each one's site scheduler sent, by transaction, kept until the call's worker has used it. A decision may come before
+ * the worker reaches the call (it then cancels a collided call instead of running it) or after the call ran (the run
+ * stalls until then).
+ */
+public final class Agreements {
+    private final Map<Long, CompletableFuture<Agreement>> decisions = new ConcurrentHashMap<>();
+
+    /** The site scheduler's decision for {@code agreement.txnId()}; a repeated one changes nothing. */
+    public void decided(Agreement agreement) {
+        decision(agreement.txnId()).complete(agreement);
+    }
+
+    /** Whether {@code txn} is known to have collided (its worker must not run it as dispatched). */
+    boolean collided(long txn) {
+        CompletableFuture<Agreement> decision = decisions.get(txn);
+        return decision != null && decision.isDone() && decision.join().collided();
+    }
+
+    /** Whether the decision for {@code txn} is in (the run would not stall). */
+    boolean decided(long txn) {
+        CompletableFuture<Agreement> decision = decisions.get(txn);
+        return decision != null && decision.isDone();
+    }
+
+    /** Waits for the decision for {@code txn} and forgets it. */
+    Agreement await(long txn) throws InterruptedException {
+        try {
+            return decision(txn).get();
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("a decision never fails", e);
+        } finally {
+            decisions.remove(txn);
+        }
+    }
+
+    /** Decisions not yet used by a worker. */
+    public int waiting() {
+        return decisions.size();
+    }
+
+    private CompletableFuture<Agreement> decision(long txn) {
+        return decisions.computeIfAbsent(txn, t -> new CompletableFuture<>());
+    }
+}
