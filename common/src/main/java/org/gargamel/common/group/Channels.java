@@ -3,12 +3,10 @@ package org.gargamel.common.group;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import org.jgroups.JChannel;
-import org.jgroups.protocols.DELAY;
 import org.jgroups.protocols.FD_ALL3;
 import org.jgroups.protocols.FD_SOCK2;
 import org.jgroups.protocols.FRAG4;
@@ -82,22 +80,13 @@ public final class Channels {
 
     /**
      * An unconnected channel for the schedule log among the sites' schedulers (docs/multisite.md): a Raft group like
-     * the write-set log's. {@code oneWayDelay} above zero holds every message this member sends in it for that long
-     * (JGroups' DELAY, above the failure detection, so heartbeats are not delayed): a wide-area link between sites on
-     * one machine.
+     * the write-set log's, each member named after its site. {@code links} delays what comes from other sites
+     * ({@link SiteDelay}: wide-area sites on one machine); {@link SiteDelay.Links#NONE} for none.
      */
-    public static JChannel scheduleLog(GroupConfig config, String name, RaftSettings raft, Duration oneWayDelay)
+    public static JChannel scheduleLog(GroupConfig config, String site, RaftSettings raft, SiteDelay.Links links)
             throws Exception {
-        if (oneWayDelay.isNegative()) {
-            throw new IllegalArgumentException("a delay cannot be negative: " + oneWayDelay);
-        }
-        if (oneWayDelay.isZero()) {
-            return raftLog(config, name, raft, List.of());
-        }
-        DELAY delay = new DELAY();
-        delay.setOutDelay(Math.toIntExact(oneWayDelay.toMillis()));
-        delay.setValue("constant_delay", true); // the same delay for every message, so they stay in order
-        return raftLog(config, name, raft, List.of(delay));
+        List<Protocol> ordering = links.isEmpty() ? List.of() : List.of(new SiteDelay(site, links));
+        return raftLog(config, site, raft, ordering);
     }
 
     private static JChannel raftLog(GroupConfig config, String name, RaftSettings raft, List<Protocol> ordering)

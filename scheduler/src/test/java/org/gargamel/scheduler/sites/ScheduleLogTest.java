@@ -24,6 +24,7 @@ import org.gargamel.common.group.GroupConfig;
 import org.gargamel.common.group.LogUnavailableException;
 import org.gargamel.common.group.RaftLog;
 import org.gargamel.common.group.RaftSettings;
+import org.gargamel.common.group.SiteDelay;
 import org.gargamel.common.testing.Await;
 import org.gargamel.common.wire.ScheduleCall;
 import org.gargamel.scheduler.sites.Agreed.Verdict;
@@ -41,6 +42,9 @@ import org.junit.jupiter.api.Test;
 @Tag("cluster")
 class ScheduleLogTest {
     private static final List<String> SITES = List.of("eu", "us", "ap");
+    /** The schedule log's members are named after their sites. */
+    private static final Map<String, String> SITE_OF_MEMBER = Map.of("eu", "eu", "us", "us", "ap", "ap");
+
     private static final Duration WAIT = Duration.ofSeconds(30);
     private static final RaftLog.Patience IMPATIENT =
             new RaftLog.Patience(Duration.ofMillis(500), Duration.ofMillis(300), Duration.ofSeconds(2));
@@ -108,7 +112,7 @@ class ScheduleLogTest {
         assertEquals(1, read("eu").size(), "the second entry was never committed");
     }
 
-    /** Each member holds what it sends for 40 ms: an append costs at least a round trip from the leader (80 ms). */
+    /** Every link between two sites delays 40 ms: an append costs at least a round trip from the leader (80 ms). */
     @Test
     void aWideAreaDelayIsPaidByEveryAppend() throws Exception {
         start(Duration.ofMillis(40), RaftLog.Patience.DEFAULT);
@@ -198,7 +202,10 @@ class ScheduleLogTest {
             ScheduleLog log = new ScheduleLog(
                     site,
                     Channels.scheduleLog(
-                            GroupConfig.inMemory(), site, new RaftSettings(site, SITES, null, false), delay),
+                            GroupConfig.inMemory(),
+                            site,
+                            new RaftSettings(site, SITES, null, false),
+                            SiteDelay.Links.uniform(SITE_OF_MEMBER, delay)),
                     call -> {
                         synchronized (read) {
                             read.get(site).add(call);

@@ -1,0 +1,160 @@
+package org.gargamel.common.group;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.DelayQueue;
+import java.util.concurrent.Delayed;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jgroups.Address;
+import org.jgroups.Message;
+import org.jgroups.stack.Protocol;
+import org.jgroups.util.MessageBatch;
+import org.jgroups.util.NameCache;
+
+/**
+ * A wide-area link between sites on one machine (multi-site, docs/multisite.md): a JGroups protocol, above the group
+ * membership (so failure detection and views are not delayed, and messages come in their order), that holds each
+ * message from a member of another site for that pair of sites' one-way delay before it passes it up. Messages within a site pass at once. The delay is the receiver's to apply, so a multicast is delayed
+ * per receiving site, and one delay per pair keeps each sender's messages in their order.
+ *
+ * <p>JGroups' own DELAY delays all of a member's messages alike; sites need a delay per link. A member's site is looked
+ * up by its logical name ({@code siteOf}); a member not in it (a client, a process of no site) is never delayed.
+ */
+public final class SiteDelay extends Protocol {
+    /** The one-way delay between two sites, the same both ways; none within a site. */
+    public record Links(Map<String, String> siteOf, Map<String, Duration> betweenSites) {
+        public static final Links NONE = new Links(Map.of(), Map.of());
+
+        public Links {
+            siteOf = Map.copyOf(siteOf);
+            betweenSites = Map.copyOf(betweenSites);
+            for (Map.Entry<String, Duration> link : betweenSites.entrySet()) {
+                if (link.getValue().isNegative()) {
+                    throw new IllegalArgumentException("link " + link.getKey() + ": a delay cannot be negative");
+                }
+            }
+        }
+
+        /** Every pair of the sites in {@code siteOf} {@code delay} apart. */
+        public static Links uniform(Map<String, String> siteOf, Duration delay) {
+            Map<String, Duration> links = new java.util.HashMap<>();
+            for (String a : siteOf.values()) {
+                for (String b : siteOf.values()) {
+                    if (!a.equals(b)) {
+                        links.put(key(a, b), delay);
+                    }
+                }
+            }
+            return new Links(siteOf, links);
+        }
+
+        /** The delay from site {@code from} to site {@code to} (zero within a site or for an unknown pair). */
+        public Duration delay(String from, String to) {
+            if (from == null || to == null || from.equals(to)) {
+                return Duration.ZERO;
+            }
+            return betweenSites.getOrDefault(key(from, to), Duration.ZERO);
+        }
+
+        public boolean isEmpty() {
+            return betweenSites.values().stream().allMatch(Duration::isZero);
+        }
+
+        /** The key of the link between {@code a} and {@code b}, whichever way. */
+        public static String key(String a, String b) {
+            return a.compareTo(b) < 0 ? a + "<->" + b : b + "<->" + a;
+        }
+    }
+
+    private final String site;
+    private final Links links;
+    private final DelayQueue<Held> held = new DelayQueue<>();
+    private final AtomicLong order = new AtomicLong();
+    private Thread releaser;
+
+    /** @param site the site of the member whose stack this is */
+    public SiteDelay(String site, Links links) {
+        this.site = Objects.requireNonNull(site, "site");
+        this.links = Objects.requireNonNull(links, "links");
+    }
+
+    @Override
+    public void start() throws Exception {
+        super.start();
+        releaser = new Thread(this::release, "site-delay-" + site);
+        releaser.setDaemon(true);
+        releaser.start();
+    }
+
+    @Override
+    public void stop() {
+        releaser.interrupt();
+        held.clear();
+        super.stop();
+    }
+
+    @Override
+    public Object up(Message message) {
+        long nanos = delayFrom(message.getSrc());
+        if (nanos == 0) {
+            return up_prot.up(message);
+        }
+        held.add(new Held(message, System.nanoTime() + nanos, order.incrementAndGet()));
+        return null;
+    }
+
+    @Override
+    public void up(MessageBatch batch) {
+        long nanos = delayFrom(batch.sender());
+        if (nanos == 0) {
+            up_prot.up(batch);
+            return;
+        }
+        long due = System.nanoTime() + nanos;
+        for (Message message : batch) {
+            held.add(new Held(message, due, order.incrementAndGet()));
+        }
+        batch.clear();
+    }
+
+    private long delayFrom(Address sender) {
+        if (sender == null) {
+            return 0;
+        }
+        String name = NameCache.get(sender);
+        return links.delay(links.siteOf().get(name), site).toNanos();
+    }
+
+    /** Passes held messages up when due, in the order they came (one delay per link keeps a sender's order). */
+    private void release() {
+        while (!Thread.currentThread().isInterrupted()) {
+            Held due;
+            try {
+                due = held.take();
+            } catch (InterruptedException e) {
+                return;
+            }
+            try {
+                up_prot.up(due.message);
+            } catch (RuntimeException e) {
+                log.warn("%s: a delayed message from %s failed above: %s", site, due.message.getSrc(), e);
+            }
+        }
+    }
+
+    private record Held(Message message, long dueNanos, long order) implements Delayed {
+        @Override
+        public long getDelay(TimeUnit unit) {
+            return unit.convert(dueNanos - System.nanoTime(), TimeUnit.NANOSECONDS);
+        }
+
+        @Override
+        public int compareTo(Delayed other) {
+            Held that = (Held) other;
+            int byDue = Long.compare(dueNanos, that.dueNanos);
+            return byDue != 0 ? byDue : Long.compare(order, that.order);
+        }
+    }
+}
