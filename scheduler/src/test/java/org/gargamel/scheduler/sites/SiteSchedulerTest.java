@@ -1,0 +1,136 @@
+package org.gargamel.scheduler.sites;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.LocalDateTime;
+import java.util.List;
+import org.gargamel.classifier.ClassifierRules;
+import org.gargamel.common.call.ProcedureCall;
+import org.gargamel.common.config.Isolation;
+import org.gargamel.common.config.Mode;
+import org.gargamel.scheduler.core.RejectedCallException;
+import org.gargamel.scheduler.core.Scheduler;
+import org.gargamel.scheduler.sites.SiteScheduler.Decision;
+import org.gargamel.tpcc.TpccRules;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Two sites' schedulers, each its core scheduler (one node, two workers) and its agreement, fed the same schedule log
+ * by hand: what each sends its node when, with TPC-C calls. eu's transaction ids start at 1 << 32, us's at 2 << 32.
+ */
+@Tag("unit")
+class SiteSchedulerTest {
+    private static final ClassifierRules RULES = ClassifierRules.loadResource(TpccRules.class, TpccRules.RESOURCE);
+    private static final LocalDateTime NOW = LocalDateTime.of(2026, 1, 1, 10, 0);
+
+    private final SiteScheduler eu = site("eu", 1, AgreementMode.OPTIMISTIC);
+    private final SiteScheduler us = site("us", 2, AgreementMode.OPTIMISTIC);
+
+    @Test
+    void conflictingCallsOfTwoSitesRunAtOnceAndTheOneTheLogHoldsSecondRunsAgainAfterTheFirst() {
+        SiteScheduler.HomeCall euOrder = eu.place(newOrder(3, 11), 0);
+        SiteScheduler.HomeCall usOrder = us.place(newOrder(3, 12), 0);
+        assertTrue(euOrder.dispatchNow() && euOrder.provisional());
+        assertTrue(usOrder.dispatchNow() && usOrder.provisional());
+        assertArrayEquals(new long[0], euOrder.placement().backDependencies());
+        assertArrayEquals(new long[0], usOrder.placement().backDependencies());
+
+        // The log holds eu's entry first; both sites read both.
+        List<Decision> atEu = concat(eu.read(euOrder.entry()), eu.read(usOrder.entry()));
+        List<Decision> atUs = concat(us.read(euOrder.entry()), us.read(usOrder.entry()));
+        Decision.Agreement confirmed = assertInstanceOf(Decision.Agreement.class, only(atEu));
+        assertFalse(confirmed.collided());
+        assertEquals(euOrder.placement().txn(), confirmed.txn());
+        Decision.Agreement collided = assertInstanceOf(Decision.Agreement.class, only(atUs));
+        assertTrue(collided.collided());
+        assertArrayEquals(new long[] {euOrder.placement().txn()}, collided.dependencies());
+        assertEquals(usOrder.placement().worker(), collided.placement().worker(), "it runs again on its worker");
+    }
+
+    @Test
+    void aSitesOwnChainWaitsForItsCoreDependenciesAndIsConfirmedAsPlaced() {
+        SiteScheduler.HomeCall first = eu.place(newOrder(3, 11), 0);
+        SiteScheduler.HomeCall second = eu.place(newOrder(3, 12), 0);
+        assertArrayEquals(
+                new long[] {first.placement().txn()}, second.placement().backDependencies());
+        assertEquals(first.placement().worker(), second.placement().worker(), "a chain stays on its worker");
+        assertEquals(2, second.entry().sequence());
+        List<Decision> decisions = eu.read(first.entry());
+        decisions = concat(decisions, eu.read(second.entry()));
+        assertEquals(2, decisions.size());
+        Decision.Agreement last = assertInstanceOf(Decision.Agreement.class, decisions.get(1));
+        assertFalse(last.collided());
+        assertArrayEquals(new long[] {first.placement().txn()}, last.dependencies());
+    }
+
+    @Test
+    void readOnlyCallsNeverEnterTheSchedule() {
+        SiteScheduler.HomeCall read = eu.place(ProcedureCall.of("order_status", 1, 3, 7, null), 0);
+        assertTrue(read.placement().readOnly());
+        assertNull(read.entry());
+        assertTrue(read.dispatchNow());
+        assertFalse(read.provisional());
+        assertEquals(0, eu.agreement().pending());
+    }
+
+    @Test
+    void pessimisticSitesDispatchOnlyWhatTheLogPlaced() {
+        SiteScheduler site = site("eu", 1, AgreementMode.PESSIMISTIC);
+        SiteScheduler.HomeCall call = site.place(newOrder(3, 11), 0);
+        assertFalse(call.dispatchNow());
+        Decision.Dispatch dispatch = assertInstanceOf(Decision.Dispatch.class, only(site.read(call.entry())));
+        assertEquals(call.placement().txn(), dispatch.txn());
+        assertFalse(dispatch.placement().readOnly());
+    }
+
+    @Test
+    void aBadCallIsRejectedAndAppendsNothing() {
+        RejectedCallException rejected =
+                assertThrows(RejectedCallException.class, () -> eu.place(ProcedureCall.of("delivery", 1), 0));
+        assertTrue(rejected.getMessage().contains("delivery"), rejected.getMessage());
+        assertEquals(0, eu.agreement().pending());
+    }
+
+    @Test
+    void onlyGargamelModeWithPsiSchedulesAcrossSites() {
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> new SiteScheduler(
+                        new Scheduler(RULES, Mode.ROUND_ROBIN, Isolation.PSI),
+                        new SiteAgreement("eu", AgreementMode.OPTIMISTIC),
+                        RULES));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> new SiteScheduler(
+                        new Scheduler(RULES, Mode.GARGAMEL, Isolation.SI),
+                        new SiteAgreement("eu", AgreementMode.OPTIMISTIC),
+                        RULES));
+    }
+
+    private static SiteScheduler site(String name, long idSpace, AgreementMode mode) {
+        Scheduler core = new Scheduler(RULES, Mode.GARGAMEL, Isolation.PSI);
+        core.startTransactionIdsAt(idSpace << 32 | 1);
+        core.addNode(name + "-1", 2);
+        return new SiteScheduler(core, new SiteAgreement(name, mode), RULES);
+    }
+
+    private static ProcedureCall newOrder(int district, int item) {
+        return ProcedureCall.of("new_order", 1, district, 1, List.of(item), List.of(1), List.of(1), NOW);
+    }
+
+    private static Decision only(List<Decision> decisions) {
+        assertEquals(1, decisions.size(), () -> "one decision, got " + decisions);
+        return decisions.get(0);
+    }
+
+    private static List<Decision> concat(List<Decision> a, List<Decision> b) {
+        return java.util.stream.Stream.concat(a.stream(), b.stream()).toList();
+    }
+}
