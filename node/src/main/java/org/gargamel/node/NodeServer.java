@@ -138,7 +138,7 @@ public final class NodeServer implements AutoCloseable {
     /** Outcomes by call, to answer a resubmitted call instead of running it twice. */
     private final AnsweredCalls answeredCalls = new AnsweredCalls();
     /** Multi-site: where the schedule log placed this node's provisional calls, until their workers take it. */
-    private final Agreements agreements = new Agreements();
+    private final Agreements agreements = new Agreements(visibility::wakeAll);
     /** What this node must share with the scheduler and the other nodes, sent in every NODE_HELLO. */
     private ClusterProfile profile;
 

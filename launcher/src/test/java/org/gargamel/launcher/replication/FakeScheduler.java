@@ -61,6 +61,28 @@ final class FakeScheduler implements AutoCloseable {
         channel.send(new BytesMessage(nodes.get(node), WireCodec.encode(execute)));
     }
 
+    /** A multi-site EXECUTE: provisional, it commits only on its {@link #agree AGREEMENT} (docs/multisite.md). */
+    void executeProvisional(String node, int worker, long txn, long[] dependencies, ProcedureCall call)
+            throws Exception {
+        Execute execute = new Execute(txn, worker, false, dependencies, channel.getAddress(), txn, call, true);
+        channel.send(new BytesMessage(nodes.get(node), WireCodec.encode(execute)));
+    }
+
+    /** Where the schedule log placed provisional {@code txn}: as dispatched, or (collided) after {@code dependencies}. */
+    void agree(String node, long txn, boolean collided, long[] dependencies) throws Exception {
+        channel.send(new BytesMessage(
+                nodes.get(node),
+                WireCodec.encode(new org.gargamel.common.wire.Agreement(txn, collided, dependencies))));
+    }
+
+    /** Waits until every node reported every transaction of {@code txns}. */
+    void awaitVisibleEverywhere(java.util.Collection<Long> txns) throws InterruptedException {
+        awaitCondition(
+                () -> nodes.keySet().stream()
+                        .allMatch(node -> visible.getOrDefault(node, Set.of()).containsAll(txns)),
+                txns.size() + " transactions to be visible at every node; outcomes so far: " + outcomes.size());
+    }
+
     /** Waits until every node reported every transaction in [first, last]. */
     void awaitVisibleEverywhere(long first, long last) throws InterruptedException {
         awaitCondition(

@@ -14,10 +14,22 @@ import org.gargamel.common.wire.Agreement;
  */
 public final class Agreements {
     private final Map<Long, CompletableFuture<Agreement>> decisions = new ConcurrentHashMap<>();
+    private final Runnable wakeWaiters;
+
+    /**
+     * @param wakeWaiters wakes the workers waiting for back-dependencies ({@code Visibility::wakeAll}), so one waiting
+     *     for a call's provisional ones sees at once that it collided
+     */
+    public Agreements(Runnable wakeWaiters) {
+        this.wakeWaiters = wakeWaiters;
+    }
 
     /** The site scheduler's decision for {@code agreement.txnId()}; a repeated one changes nothing. */
     public void decided(Agreement agreement) {
         decision(agreement.txnId()).complete(agreement);
+        if (agreement.collided()) {
+            wakeWaiters.run();
+        }
     }
 
     /** Whether {@code txn} is known to have collided (its worker must not run it as dispatched). */
