@@ -25,8 +25,8 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 public final class Visibility {
     static final int DEFAULT_WINDOW = 1 << 24;
-    /** Spaces that keep a bitmap; the others keep their highest marked id. */
-    static final int MAX_SPACES = 16;
+    /** Spaces that keep a bitmap (2 MB each); the others keep their highest marked id. */
+    static final int MAX_SPACES = 8;
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();

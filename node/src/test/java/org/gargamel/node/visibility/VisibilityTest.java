@@ -70,7 +70,7 @@ class VisibilityTest {
         assertFalse(visibility.isVisible(eu | 4));
     }
 
-    /** Beyond 16 spaces the least recently marked keeps only its highest id; marked again, it gets a fresh window. */
+    /** Beyond 8 spaces the least recently marked keeps only its highest id; marked again, it gets a fresh window. */
     @Test
     void spacesBeyondTheLimitKeepOnlyTheirHighestMarkedId() {
         Visibility visibility = new Visibility(128);
