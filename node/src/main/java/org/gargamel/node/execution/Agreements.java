@@ -55,11 +55,6 @@ public final class Agreements {
         }
     }
 
-    /** Decisions not yet used by a worker. */
-    public int waiting() {
-        return decisions.size();
-    }
-
     private CompletableFuture<Agreement> decision(long txn) {
         return decisions.computeIfAbsent(txn, t -> new CompletableFuture<>());
     }

@@ -101,10 +101,6 @@ public final class SiteAgreement {
         return site;
     }
 
-    public AgreementMode mode() {
-        return mode;
-    }
-
     /**
      * Places home call {@code txn} writing {@code keys}: the entry to append to the schedule log and, when optimistic,
      * the back-dependencies to dispatch it with now.

@@ -75,10 +75,6 @@ public final class SiteScheduler {
         this.isolation = core.isolation();
     }
 
-    public Scheduler core() {
-        return core;
-    }
-
     public SiteAgreement agreement() {
         return agreement;
     }
