@@ -20,6 +20,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.gargamel.classifier.ClassifierRules;
 import org.gargamel.classifier.validate.LiveValidator;
+import org.gargamel.common.call.SqlErrorKind;
 import org.gargamel.common.client.GargamelClient;
 import org.gargamel.common.config.ConfigException;
 import org.gargamel.common.config.Mode;
@@ -27,6 +28,7 @@ import org.gargamel.common.config.Secrets;
 import org.gargamel.common.group.Channels;
 import org.gargamel.common.group.LogUnavailableException;
 import org.gargamel.common.group.RaftLog;
+import org.gargamel.common.jdbc.Rollbacks;
 import org.gargamel.common.lifecycle.FatalException;
 import org.gargamel.common.lifecycle.Futures;
 import org.gargamel.common.lifecycle.Supervisor;
@@ -188,15 +190,7 @@ public final class NodeServer implements AutoCloseable {
         if (mustBeRebuilt(failure)) {
             return false;
         }
-        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-            if (cause instanceof SQLException e && e.getSQLState() != null) {
-                String state = e.getSQLState();
-                if (state.startsWith("08") || state.equals("57P01") || state.equals("57P02") || state.equals("57P03")) {
-                    return true;
-                }
-            }
-        }
-        return false;
+        return SqlErrorKind.isConnectionLoss(failure);
     }
 
     /** Whether this node's PostgreSQL accepts a connection now (after losing it: when to start again). */
@@ -398,7 +392,7 @@ public final class NodeServer implements AutoCloseable {
                 alignments = SequenceSlots.align(connection, "public", stride, slot);
                 connection.commit();
             } catch (SQLException | RuntimeException e) {
-                connection.rollback();
+                Rollbacks.after(connection, e);
                 throw e;
             }
             for (SequenceSlots.Alignment alignment : alignments) {

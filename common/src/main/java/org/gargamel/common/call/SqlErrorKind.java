@@ -19,6 +19,22 @@ public enum SqlErrorKind {
         return classify(error.getSQLState());
     }
 
+    /**
+     * Whether {@code failure} or one of its causes says the server is gone or going: SQLSTATE class 08 (connection
+     * exception) or 57P01-57P03 (a server shutting down, crashing or recovering).
+     */
+    public static boolean isConnectionLoss(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof SQLException e && e.getSQLState() != null) {
+                String state = e.getSQLState();
+                if (state.startsWith("08") || state.equals("57P01") || state.equals("57P02") || state.equals("57P03")) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
     /** 40001 and 40P01 are retryable; class P0 (raised from PL/pgSQL) is a user abort; the rest are fatal. */
     public static SqlErrorKind classify(String sqlState) {
         if (sqlState == null) {

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -21,7 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
 class ApplyLagIT {
 
     @Test
-    void parallelApplyKeepsEveryAcknowledgedInsertAndHitOnEveryReplica(@TempDir Path directory) throws Exception {
+    void parallelApplyKeepsEveryAcknowledgedInsertAndHitOnEveryReplica(
+            @TempDir(cleanup = CleanupMode.ON_SUCCESS) Path directory) throws Exception {
         Path out = directory.resolve("result");
         GargamelProcess run = GargamelProcess.start(
                 directory,

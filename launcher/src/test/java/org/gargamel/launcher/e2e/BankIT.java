@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -22,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
 class BankIT {
 
     @Test
-    void aBankRunThroughThreeReplicasKeepsEveryInvariant(@TempDir Path directory) throws Exception {
+    void aBankRunThroughThreeReplicasKeepsEveryInvariant(@TempDir(cleanup = CleanupMode.ON_SUCCESS) Path directory)
+            throws Exception {
         Path out = directory.resolve("result");
         String output = GargamelProcess.runCleanly(
                 directory,

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -25,8 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
 class ChaosIT {
 
     @Test
-    void nodesDatabasesAndTheSchedulerKilledDuringTpccLoseNothingAndDivergeNowhere(@TempDir Path directory)
-            throws Exception {
+    void nodesDatabasesAndTheSchedulerKilledDuringTpccLoseNothingAndDivergeNowhere(
+            @TempDir(cleanup = CleanupMode.ON_SUCCESS) Path directory) throws Exception {
         Path out = directory.resolve("result");
         GargamelProcess chaos = GargamelProcess.start(
                 directory,

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -19,7 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
 class DemoIT {
 
     @Test
-    void shortDemoConvergesWithoutConflictAbortsAndLeavesNothingBehind(@TempDir Path directory) throws Exception {
+    void shortDemoConvergesWithoutConflictAbortsAndLeavesNothingBehind(
+            @TempDir(cleanup = CleanupMode.ON_SUCCESS) Path directory) throws Exception {
         Path out = directory.resolve("result");
         String output = GargamelProcess.runCleanly(
                 directory,

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -27,7 +28,8 @@ class PartitionIT {
      * peer if it committed what the log abandoned) and serves again.
      */
     @Test
-    void aNodeCutOffByAPartitionIsSettledWithoutItAndComesBackIdentical(@TempDir Path directory) throws Exception {
+    void aNodeCutOffByAPartitionIsSettledWithoutItAndComesBackIdentical(
+            @TempDir(cleanup = CleanupMode.ON_SUCCESS) Path directory) throws Exception {
         try (HandStartedCluster cluster = HandStartedCluster.start(directory, 1, "node-cut")) {
             Path out = directory.resolve("result");
             GargamelProcess run = cluster.startRun(out, "70s");

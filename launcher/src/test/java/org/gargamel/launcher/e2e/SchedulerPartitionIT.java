@@ -13,6 +13,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -38,8 +39,8 @@ class SchedulerPartitionIT {
      * at the end, scheduled nothing since it came back.
      */
     @Test
-    void theActiveSchedulerCutOffIsReplacedByTheStandbyAndStandsByOnceItIsBack(@TempDir Path directory)
-            throws Exception {
+    void theActiveSchedulerCutOffIsReplacedByTheStandbyAndStandsByOnceItIsBack(
+            @TempDir(cleanup = CleanupMode.ON_SUCCESS) Path directory) throws Exception {
         try (HandStartedCluster cluster = HandStartedCluster.start(directory, 2, "scheduler-cut")) {
             GargamelProcess old = cluster.scheduler(1);
             GargamelProcess standby = cluster.scheduler(2);

@@ -16,6 +16,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import org.gargamel.common.call.SqlErrorKind;
+import org.gargamel.common.jdbc.Rollbacks;
 import org.gargamel.common.lifecycle.FatalException;
 import org.gargamel.common.wire.Abandon;
 import org.gargamel.common.wire.CallOutcome;
@@ -617,7 +619,9 @@ public final class ApplyLoop {
      * waits for it, where one write-set alone keeps its origin's lock order. If the group fails for that or any other
      * reason (a unique value passed from one row to another, which one statement may meet in the wrong order), it is
      * rolled back and its write-sets applied one per transaction, which wait as long as they need to and report a
-     * failure of their own. The statistics share the group's time and CPU among its write-sets by their rows.
+     * failure of their own; but a group that failed because the database is gone ends the loop with that error, which
+     * fences the node (docs/node.md, Fencing). The statistics share the group's time and CPU among its write-sets by
+     * their rows.
      */
     private void flushGroup() throws SQLException {
         if (group.isEmpty()) {
@@ -652,7 +656,10 @@ public final class ApplyLoop {
             applier.apply(changes, position, extra, GROUP_LOCK_TIMEOUT_MILLIS);
             connection.commit();
         } catch (SQLException e) {
-            connection.rollback();
+            Rollbacks.after(connection, e);
+            if (SqlErrorKind.isConnectionLoss(e)) {
+                throw e; // the database is gone: no write-set of the group can be applied alone either (fencing)
+            }
             statistics.groupGaveWay();
             LOG.debug(
                     "{}: a group of {} write-sets gave way ({}); applying them one by one",

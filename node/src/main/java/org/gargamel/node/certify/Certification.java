@@ -6,6 +6,7 @@ import java.sql.Statement;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
+import org.gargamel.common.jdbc.Rollbacks;
 import org.gargamel.common.wire.WriteSet;
 import org.gargamel.node.apply.WriteSetApplier;
 import org.gargamel.node.writeset.OwnTransaction;
@@ -113,7 +114,7 @@ public final class Certification {
                     connection.commit();
                     return;
                 } catch (SQLException e) {
-                    connection.rollback();
+                    Rollbacks.after(connection, e);
                     if (!LOCK_NOT_AVAILABLE.equals(e.getSQLState())) {
                         throw e;
                     }
