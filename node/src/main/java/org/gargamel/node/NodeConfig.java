@@ -49,6 +49,8 @@ import org.gargamel.common.group.RaftSettings;
  * applyGroup: 32                    # optional; at most this many write-sets already delivered are applied in one
  *                                    # transaction (default 32; 1: each in its own; one applier only; docs/node.md,
  *                                    # Apply groups)
+ * site: eu                          # optional; the site this node serves (docs/multisite.md): it joins the site's
+ *                                    # control group and follows only that site's scheduler; psi and gargamel only
  * </pre>
  */
 public record NodeConfig(
@@ -73,7 +75,8 @@ public record NodeConfig(
         ClusterSecuritySettings clusterSecurity,
         int incrementProbe,
         int appliers,
-        int applyGroup) {
+        int applyGroup,
+        String site) {
 
     /** The default of {@code adhocStatementTimeoutSeconds}. */
     public static final int DEFAULT_ADHOC_TIMEOUT_SECONDS = 30;
@@ -114,7 +117,8 @@ public record NodeConfig(
             @JsonProperty("clusterSecurity") ClusterSecuritySettings clusterSecurity,
             @JsonProperty("incrementProbe") Integer incrementProbe,
             @JsonProperty("appliers") Integer appliers,
-            @JsonProperty("applyGroup") Integer applyGroup) {
+            @JsonProperty("applyGroup") Integer applyGroup,
+            @JsonProperty("site") String site) {
         this(
                 name,
                 jdbcUrl,
@@ -139,7 +143,8 @@ public record NodeConfig(
                 clusterSecurity,
                 incrementProbe == null ? DEFAULT_INCREMENT_PROBE : incrementProbe.intValue(),
                 appliers == null ? DEFAULT_APPLIERS : appliers.intValue(),
-                applyGroup == null ? DEFAULT_APPLY_GROUP : applyGroup.intValue());
+                applyGroup == null ? DEFAULT_APPLY_GROUP : applyGroup.intValue(),
+                site);
     }
 
     /** Without cluster security. */
@@ -184,7 +189,8 @@ public record NodeConfig(
                 null,
                 DEFAULT_INCREMENT_PROBE,
                 DEFAULT_APPLIERS,
-                DEFAULT_APPLY_GROUP);
+                DEFAULT_APPLY_GROUP,
+                null);
     }
 
     /** Without a separate user and password (in the URL, or none), its log in memory. */
@@ -261,6 +267,11 @@ public record NodeConfig(
         return edit(draft -> draft.applyGroup = writeSets);
     }
 
+    /** The same node serving site {@code name} (null: a single-site cluster; docs/multisite.md). */
+    public NodeConfig withSite(String name) {
+        return edit(draft -> draft.site = name);
+    }
+
     /** Whether write-sets are applied by several connections at once: asked for, and not round-robin's. */
     public boolean appliesInParallel() {
         return appliers > 1 && mode != Mode.ROUND_ROBIN;
@@ -306,7 +317,7 @@ public record NodeConfig(
                 + adhocReads
                 + ", adhocStatementTimeoutSeconds=" + adhocStatementTimeoutSeconds + ", clusterSecurity="
                 + clusterSecurity + ", incrementProbe=" + incrementProbe + ", appliers=" + appliers + ", applyGroup="
-                + applyGroup + "]";
+                + applyGroup + ", site=" + site + "]";
     }
 
     public static NodeConfig read(Path file) {
@@ -417,8 +428,24 @@ public record NodeConfig(
         if (applyGroup < 1 || applyGroup > 1000) {
             throw new ConfigException("key 'applyGroup' must be between 1 and 1000, got " + applyGroup);
         }
+        if (site != null) {
+            if (!site.matches("[A-Za-z0-9_.-]{1,32}")) {
+                throw new ConfigException(
+                        "key 'site' must be 1 to 32 letters, digits, '.', '_' or '-' (got '" + site + "')");
+            }
+            if (mode != Mode.GARGAMEL || isolation != Isolation.PSI) {
+                throw new ConfigException("key 'site' needs mode gargamel and isolation psi (multi-site agreement "
+                        + "commits a call only once the schedule log placed it; got mode " + mode + ", isolation "
+                        + isolation + ")");
+            }
+        }
         loadRules();
         return this;
+    }
+
+    /** The control group's cluster: the site's own one when sites are configured. */
+    public String controlCluster() {
+        return org.gargamel.common.group.Channels.controlCluster(site);
     }
 
     /** True in SI mode: commits follow the total order. */
@@ -461,6 +488,7 @@ public record NodeConfig(
         int incrementProbe;
         int appliers;
         int applyGroup;
+        String site;
 
         Draft(NodeConfig config) {
             name = config.name;
@@ -485,6 +513,7 @@ public record NodeConfig(
             incrementProbe = config.incrementProbe;
             appliers = config.appliers;
             applyGroup = config.applyGroup;
+            site = config.site;
         }
 
         NodeConfig build() {
@@ -510,7 +539,8 @@ public record NodeConfig(
                     clusterSecurity,
                     incrementProbe,
                     appliers,
-                    applyGroup);
+                    applyGroup,
+                    site);
         }
     }
 }

@@ -136,7 +136,7 @@ public final class NodeServer implements AutoCloseable {
     private WriteSetLog log;
     private volatile Address scheduler;
     /** Which scheduler the write-set log made active, and its epoch. */
-    private final ActiveScheduler activeScheduler = new ActiveScheduler();
+    private final ActiveScheduler activeScheduler;
     /** Outcomes by call, to answer a resubmitted call instead of running it twice. */
     private final AnsweredCalls answeredCalls = new AnsweredCalls();
     /** Multi-site: where the schedule log placed this node's provisional calls, until their workers take it. */
@@ -152,6 +152,7 @@ public final class NodeServer implements AutoCloseable {
     NodeServer(NodeConfig config, RaftLog.Patience logPatience) {
         this.config = config.validate();
         this.name = config.name();
+        this.activeScheduler = new ActiveScheduler(config.site());
         this.statistics = new NodeStatistics(name);
         this.supervisor = new Supervisor(name);
         this.logPatience = logPatience;
@@ -368,7 +369,7 @@ public final class NodeServer implements AutoCloseable {
                         }
                     })
                     .onView(this::announce));
-            control.connect(Channels.CONTROL_CLUSTER);
+            control.connect(config.controlCluster());
             announce(control.getView());
         } catch (Exception | Error e) {
             close();
@@ -529,7 +530,8 @@ public final class NodeServer implements AutoCloseable {
 
     private void appendClaim(Address claimant) {
         Futures.whenDone(
-                log.append(new EpochClaim(claimant), "the claim of scheduler " + claimant), (done, failure) -> {
+                log.append(new EpochClaim(claimant, config.site()), "the claim of scheduler " + claimant),
+                (done, failure) -> {
                     if (failure != null && !closed.get()) {
                         LOG.warn(
                                 "{}: could not append the claim of scheduler {}: {}",

@@ -175,6 +175,19 @@ class NodeConfigTest {
     }
 
     @Test
+    void aSiteGivesTheNodeItsSitesControlGroupAndNeedsGargamelWithPsi() throws Exception {
+        String gargamel = good.replace("mode: round-robin\n", "").replace("isolation: si\n", "isolation: psi\n");
+        assertEquals("gargamel-control", read(gargamel).controlCluster());
+        NodeConfig eu = read(gargamel + "site: eu\n");
+        assertEquals("eu", eu.site());
+        assertEquals("gargamel-control-eu", eu.controlCluster());
+        assertEquals("us", eu.withSite("us").site());
+        String message = error(good + "site: eu\n");
+        assertTrue(message.contains("key 'site' needs mode gargamel and isolation psi"), message);
+        assertTrue(error(gargamel + "site: 'e u'\n").contains("key 'site' must be 1 to 32 letters"));
+    }
+
+    @Test
     void unknownKeyIsNamed() {
         String message = error(good + "wrokers: 3\n");
         assertTrue(message.contains("unknown key 'wrokers'"), message);

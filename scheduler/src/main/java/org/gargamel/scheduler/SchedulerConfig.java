@@ -12,6 +12,7 @@ import org.gargamel.common.config.GroupSettings;
 import org.gargamel.common.config.Isolation;
 import org.gargamel.common.config.Mode;
 import org.gargamel.common.group.GroupConfig;
+import org.gargamel.scheduler.sites.SiteSettings;
 
 /**
  * The scheduler's configuration file (docs/scheduler.md):
@@ -26,6 +27,8 @@ import org.gargamel.common.group.GroupConfig;
  * frontend:                      # optional: a PostgreSQL front end in this process (docs/frontend.md)
  *   listen: 127.0.0.1:5433
  * clusterSecurity: {secretFile: cluster.secret}   # optional: the groups' shared secret (docs/protocol.md)
+ * site: {name: eu, sites: [eu, us], schedule: {...}}  # optional: one site of several ({@link SiteSettings},
+ *                                                     # docs/multisite.md); mode gargamel and isolation psi only
  * </pre>
  * {@code frontend} is kept as written: the scheduler does not read it; the process that runs the scheduler
  * ({@code gargamel scheduler}) starts a front end from it.
@@ -37,7 +40,8 @@ public record SchedulerConfig(
         String rules,
         int maxInFlight,
         Map<String, Object> frontend,
-        ClusterSecuritySettings clusterSecurity) {
+        ClusterSecuritySettings clusterSecurity,
+        SiteSettings site) {
     public static final int DEFAULT_MAX_IN_FLIGHT = 100_000;
 
     @JsonCreator
@@ -48,7 +52,8 @@ public record SchedulerConfig(
             @JsonProperty("rules") String rules,
             @JsonProperty("maxInFlight") Integer maxInFlight,
             @JsonProperty("frontend") Map<String, Object> frontend,
-            @JsonProperty("clusterSecurity") ClusterSecuritySettings clusterSecurity) {
+            @JsonProperty("clusterSecurity") ClusterSecuritySettings clusterSecurity,
+            @JsonProperty("site") SiteSettings site) {
         this(
                 control,
                 mode == null ? Mode.GARGAMEL : mode,
@@ -56,12 +61,13 @@ public record SchedulerConfig(
                 rules,
                 maxInFlight == null ? DEFAULT_MAX_IN_FLIGHT : maxInFlight.intValue(),
                 frontend,
-                clusterSecurity);
+                clusterSecurity,
+                site);
     }
 
     /** A scheduler without a front end. */
     public SchedulerConfig(GroupSettings control, Mode mode, Isolation isolation, String rules, Integer maxInFlight) {
-        this(control, mode, isolation, rules, maxInFlight, null, null);
+        this(control, mode, isolation, rules, maxInFlight, null, null, null);
     }
 
     public static SchedulerConfig read(Path file) {
@@ -78,7 +84,7 @@ public record SchedulerConfig(
         return clusterSecurity == null
                 ? this
                 : new SchedulerConfig(
-                        control, mode, isolation, rules, maxInFlight, frontend, clusterSecurity.besides(file));
+                        control, mode, isolation, rules, maxInFlight, frontend, clusterSecurity.besides(file), site);
     }
 
     /** The control group's channel settings, with the cluster's secret if configured. */
@@ -87,7 +93,24 @@ public record SchedulerConfig(
     }
 
     public SchedulerConfig withRules(String rulesFile) {
-        return new SchedulerConfig(control, mode, isolation, rulesFile, maxInFlight, frontend, clusterSecurity);
+        return new SchedulerConfig(control, mode, isolation, rulesFile, maxInFlight, frontend, clusterSecurity, site);
+    }
+
+    /** The same scheduler serving one site of several ({@code settings}; null: single-site). */
+    public SchedulerConfig withSite(SiteSettings settings) {
+        return new SchedulerConfig(control, mode, isolation, rules, maxInFlight, frontend, clusterSecurity, settings);
+    }
+
+    /** The control group's cluster: the site's own one when this scheduler serves a site. */
+    public String controlCluster() {
+        return org.gargamel.common.group.Channels.controlCluster(site == null ? null : site.name());
+    }
+
+    /** The schedule log's channel settings (site schedulers only), with the cluster's secret if configured. */
+    public GroupConfig scheduleGroup() {
+        return site.schedule()
+                .toGroupConfig("site.schedule")
+                .withSecurity(ClusterSecuritySettings.loadOrNull(clusterSecurity));
     }
 
     /** Checks every key once, so a running scheduler never meets a bad setting. */
@@ -105,6 +128,19 @@ public record SchedulerConfig(
             }
         }
         controlGroup();
+        if (site != null) {
+            site.validate();
+            if (mode != Mode.GARGAMEL || isolation != Isolation.PSI) {
+                throw new ConfigException("key 'site' needs mode gargamel and isolation psi (a call commits only once"
+                        + " the schedule log placed it; got mode " + mode + ", isolation " + isolation + ")");
+            }
+            if (!site.schedule().transport().equals(control.transport())) {
+                throw new ConfigException(
+                        "keys 'control.transport' and 'site.schedule.transport' contradict each other ("
+                                + control.transport() + " and "
+                                + site.schedule().transport() + ")");
+            }
+        }
         if (maxInFlight < 1) {
             throw new ConfigException("key 'maxInFlight' must be at least 1, got " + maxInFlight);
         }
@@ -117,7 +153,7 @@ public record SchedulerConfig(
     public String toString() {
         return "SchedulerConfig[control=" + control + ", mode=" + mode + ", isolation=" + isolation + ", rules="
                 + rules + ", maxInFlight=" + maxInFlight + ", frontend=" + (frontend == null ? "none" : "configured")
-                + ", clusterSecurity=" + clusterSecurity + "]";
+                + ", clusterSecurity=" + clusterSecurity + ", site=" + site + "]";
     }
 
     /** The classifier rules named by key {@code rules}, loaded and validated; errors name the key. */

@@ -16,9 +16,12 @@ import org.gargamel.common.call.ProcedureCall;
 import org.gargamel.common.client.GargamelClient;
 import org.gargamel.common.group.Channels;
 import org.gargamel.common.group.GroupConfig;
+import org.gargamel.common.group.RaftLog;
 import org.gargamel.common.lifecycle.FatalException;
+import org.gargamel.common.lifecycle.Futures;
 import org.gargamel.common.lifecycle.Supervisor;
 import org.gargamel.common.wire.Abandon;
+import org.gargamel.common.wire.Agreement;
 import org.gargamel.common.wire.CallOutcome;
 import org.gargamel.common.wire.ClusterProfile;
 import org.gargamel.common.wire.DrainQuery;
@@ -31,6 +34,7 @@ import org.gargamel.common.wire.MessageType;
 import org.gargamel.common.wire.NodeHello;
 import org.gargamel.common.wire.NodeRefused;
 import org.gargamel.common.wire.Progress;
+import org.gargamel.common.wire.ScheduleCall;
 import org.gargamel.common.wire.Settlement;
 import org.gargamel.common.wire.SubmitCall;
 import org.gargamel.common.wire.Superseded;
@@ -40,6 +44,9 @@ import org.gargamel.common.wire.WireCodec;
 import org.gargamel.scheduler.core.Placement;
 import org.gargamel.scheduler.core.RejectedCallException;
 import org.gargamel.scheduler.core.Scheduler;
+import org.gargamel.scheduler.sites.ScheduleLog;
+import org.gargamel.scheduler.sites.SiteAgreement;
+import org.gargamel.scheduler.sites.SiteScheduler;
 import org.jgroups.Address;
 import org.jgroups.JChannel;
 import org.jgroups.View;
@@ -74,6 +81,26 @@ public final class SchedulerServer implements AutoCloseable {
 
     private final SchedulerConfig config;
     private final Scheduler scheduler;
+    /**
+     * Multi-site (docs/multisite.md): this site's scheduling, the core {@link #scheduler} with the agreement on the
+     * schedule log; null in a single-site cluster.
+     */
+    private final SiteScheduler site;
+    /** This site's end of the schedule log (site schedulers only; connected in {@link #start}). */
+    private ScheduleLog scheduleLog;
+    /**
+     * Appends to the schedule log off the loop, one at a time in the order placed (an append waits while the log has
+     * no leader; a site's entries keep their order, though the agreement would also take them out of order).
+     */
+    private java.util.concurrent.ExecutorService appender;
+    /**
+     * Site schedulers: the update calls in the agreement (this site's, and other sites' read from the log) with the
+     * nodes of this site that made each visible, until all of them have; then the agreement forgets the call. Other
+     * sites' calls a node reports before this scheduler read them from the log wait in {@link #reportedEarly}.
+     */
+    private final Map<Long, java.util.Set<String>> visibleAt = new HashMap<>();
+
+    private final Map<Long, java.util.Set<String>> reportedEarly = new HashMap<>();
     private final GroupConfig group;
     private final Supervisor supervisor = new Supervisor("scheduler");
     private final MessageEndpoint endpoint;
@@ -181,6 +208,19 @@ public final class SchedulerServer implements AutoCloseable {
         }
     }
 
+    /** An entry the schedule log committed (site schedulers). */
+    private record Logged(ScheduleCall entry) implements Event {
+        @Override
+        public void run(SchedulerServer server) {
+            server.onLogged(entry);
+        }
+
+        @Override
+        public String describe() {
+            return entry.describe();
+        }
+    }
+
     private record Granted(Address source, EpochGranted grant) implements Event {
         @Override
         public void run(SchedulerServer server) {
@@ -282,6 +322,12 @@ public final class SchedulerServer implements AutoCloseable {
         this.config = config.validate();
         ClassifierRules rules = config.loadRules();
         this.scheduler = new Scheduler(rules, config.mode(), config.isolation());
+        this.site = config.site() == null
+                ? null
+                : new SiteScheduler(
+                        scheduler,
+                        new SiteAgreement(config.site().name(), config.site().agreement()),
+                        rules);
         this.profile = new ClusterProfile(config.mode(), config.isolation(), rules.digest(), "");
         this.group = config.controlGroup();
         this.endpoint = new MessageEndpoint("scheduler", supervisor::fail)
@@ -317,10 +363,29 @@ public final class SchedulerServer implements AutoCloseable {
     public void start(Consumer<JChannel> beforeConnect) throws Exception {
         running = true;
         loop = supervisor.start(LOOP_THREAD, this::runLoop);
+        if (site != null) {
+            // Before the control group: no call is placed before the log can take its entry.
+            String name = config.site().name();
+            appender = java.util.concurrent.Executors.newSingleThreadExecutor(runnable -> {
+                Thread thread = new Thread(runnable, "schedule-log-appender");
+                thread.setDaemon(true);
+                return thread;
+            });
+            scheduleLog = new ScheduleLog(
+                    name,
+                    Channels.scheduleLog(
+                            config.scheduleGroup(),
+                            name,
+                            config.site().raft(),
+                            config.site().links()),
+                    entry -> enqueue(new Logged(entry)),
+                    RaftLog.Patience.DEFAULT);
+            scheduleLog.connect();
+        }
         channel = Channels.schedulerControl(group, GargamelClient.SCHEDULER_NAME);
         channel.setReceiver(endpoint);
         beforeConnect.accept(channel);
-        channel.connect(Channels.CONTROL_CLUSTER); // the first view claims, unless an older scheduler is here
+        channel.connect(config.controlCluster()); // the first view claims, unless an older scheduler is here
     }
 
     /**
@@ -386,6 +451,26 @@ public final class SchedulerServer implements AutoCloseable {
         return rejected.get();
     }
 
+    /**
+     * A site scheduler's agreement counters (calls placed and agreed, collisions, restacks, copies and early entries
+     * of the schedule log), read on the loop; empty for a single-site scheduler.
+     */
+    public java.util.Optional<SiteAgreement.Counters> agreementCounters()
+            throws InterruptedException, java.util.concurrent.TimeoutException {
+        if (site == null) {
+            return java.util.Optional.empty();
+        }
+        CompletableFuture<SiteAgreement.Counters> read = new CompletableFuture<>();
+        enqueue(new Task(
+                "read the agreement's counters",
+                () -> read.complete(site.agreement().counters())));
+        try {
+            return java.util.Optional.of(read.get(10, TimeUnit.SECONDS));
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IllegalStateException("reading the agreement's counters failed", e.getCause());
+        }
+    }
+
     /** Calls of departed nodes run again on the survivors (abandoned in the log, or read-only). */
     public long ranAgainCount() {
         return ranAgain.get();
@@ -416,6 +501,10 @@ public final class SchedulerServer implements AutoCloseable {
         running = false;
         if (channel != null) {
             channel.close();
+        }
+        if (scheduleLog != null) {
+            appender.shutdownNow();
+            scheduleLog.close();
         }
         supervisor.stop(STOP_GRACE);
     }
@@ -530,8 +619,14 @@ public final class SchedulerServer implements AutoCloseable {
     /** Places a call and sends it to its node; a call the scheduler refuses is rejected to its client. */
     private void place(Address client, long callId, ProcedureCall call, long after) {
         Placement placement;
+        SiteScheduler.HomeCall home = null;
         try {
-            placement = scheduler.place(call, after);
+            if (site != null) {
+                home = site.place(call, after);
+                placement = home.placement();
+            } else {
+                placement = scheduler.place(call, after);
+            }
         } catch (RejectedCallException e) {
             inFlightCalls.remove(new CallRef(client, callId)); // placed again after a node left, and refused now
             reject(client, callId, e.getMessage());
@@ -548,16 +643,101 @@ public final class SchedulerServer implements AutoCloseable {
         pending.put(placement.txn(), new PendingCall(client, callId, node, call, after));
         inFlightCalls.put(new CallRef(client, callId), placement.txn());
         scheduled.incrementAndGet();
-        send(
-                target,
-                new Execute(
-                        placement.txn(),
-                        placement.worker().index(),
-                        placement.readOnly(),
-                        placement.backDependencies(),
-                        client,
-                        callId,
-                        call));
+        if (home == null || home.dispatchNow()) {
+            send(
+                    target,
+                    new Execute(
+                            placement.txn(),
+                            placement.worker().index(),
+                            placement.readOnly(),
+                            placement.backDependencies(),
+                            client,
+                            callId,
+                            call,
+                            home != null && home.provisional()));
+        }
+        if (home != null && home.entry() != null) {
+            visibleAt.put(placement.txn(), new java.util.HashSet<>());
+            appendToScheduleLog(home.entry());
+        }
+    }
+
+    /**
+     * Sends a home call to the schedule log. An append that cannot be committed (no majority of the sites within the
+     * log's patience) stops this scheduler: a site cut off from the others cannot have its calls placed, and its
+     * provisional calls cannot commit (docs/multisite.md).
+     */
+    private void appendToScheduleLog(ScheduleCall entry) {
+        appender.execute(() -> Futures.whenDone(scheduleLog.append(entry), (done, failure) -> {
+            if (failure != null && running) {
+                supervisor.fail(new FatalException(
+                        "the schedule log did not take " + entry.describe() + ": " + failure.getMessage(), failure));
+            }
+        }));
+    }
+
+    /**
+     * An entry the schedule log committed, in log order: tells this site's nodes where their calls were placed (an
+     * {@code AGREEMENT} for a provisional call; pessimistic, the {@code EXECUTE}). A call whose node left meanwhile is
+     * settled through the write-set log instead (and run again under a new transaction if it had no effect).
+     */
+    private void onLogged(ScheduleCall entry) {
+        eventTxn = entry.txn();
+        for (SiteScheduler.Decision decision : site.read(entry)) {
+            eventTxn = decision.txn();
+            PendingCall call = pending.get(decision.txn());
+            Address target = call == null ? null : nodes.get(call.node());
+            if (target == null) {
+                continue;
+            }
+            if (decision instanceof SiteScheduler.Decision.Agreement agreed) {
+                send(target, new Agreement(agreed.txn(), agreed.collided(), agreed.dependencies()));
+            } else if (decision instanceof SiteScheduler.Decision.Dispatch dispatch) {
+                send(
+                        target,
+                        new Execute(
+                                dispatch.txn(),
+                                dispatch.placement().worker().index(),
+                                false,
+                                dispatch.placement().backDependencies(),
+                                call.client(),
+                                call.callId(),
+                                call.call()));
+            }
+        }
+        if (!entry.site().equals(config.site().name())) {
+            java.util.Set<String> early = reportedEarly.remove(entry.txn());
+            visibleAt.put(entry.txn(), early == null ? new java.util.HashSet<>() : early);
+        }
+        forgetIfVisibleHere(entry.txn());
+    }
+
+    /**
+     * A node of this site made {@code txn} visible. Once every node of the site has, the agreement may forget the call
+     * (docs/multisite.md, Forgetting): a later call of this site runs on one of them, and every replica applies the
+     * write-sets of conflicting calls in the write-set log's order, row by row.
+     */
+    private void noteVisible(String node, long txn) {
+        java.util.Set<String> by = visibleAt.get(txn);
+        if (by == null) {
+            if (TransactionIds.epochOf(txn) == epoch) {
+                return; // this site's read-only call, or one already forgotten
+            }
+            by = reportedEarly.computeIfAbsent(txn, id -> new java.util.HashSet<>()); // not read from the log yet
+        }
+        by.add(node);
+        forgetIfVisibleHere(txn);
+    }
+
+    private void forgetIfVisibleHere(long txn) {
+        java.util.Set<String> by = visibleAt.get(txn);
+        if (by != null
+                && !nodes.isEmpty()
+                && by.containsAll(nodes.keySet())
+                && site.agreement().knows(txn)) {
+            visibleAt.remove(txn);
+            site.agreement().forget(txn);
+        }
     }
 
     private void onHello(Address source, NodeHello hello) {
@@ -624,6 +804,9 @@ public final class SchedulerServer implements AutoCloseable {
         for (long txn : progress.visible()) {
             eventTxn = txn;
             scheduler.reportVisible(node, txn);
+            if (site != null) {
+                noteVisible(node, txn);
+            }
             PendingCall call = pending.get(txn);
             if (call != null && call.node().equals(node)) {
                 pending.remove(txn);
@@ -823,6 +1006,11 @@ public final class SchedulerServer implements AutoCloseable {
                 }
             }
             abandon(node, lost);
+        }
+        if (site != null && !gone.isEmpty()) {
+            for (long txn : new ArrayList<>(visibleAt.keySet())) {
+                forgetIfVisibleHere(txn); // the nodes left are fewer: some calls are now visible at all of them
+            }
         }
         if (nodes.isEmpty() && !unsettled.isEmpty()) {
             LOG.warn("every node has left: the outcomes of {} call(s) are unknown", unsettled.size());

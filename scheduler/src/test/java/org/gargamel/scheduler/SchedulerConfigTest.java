@@ -102,6 +102,48 @@ class SchedulerConfigTest {
     }
 
     @Test
+    void aSiteSectionMakesASiteSchedulerAndEveryBadKeyInItIsNamed() throws Exception {
+        String control = "control: {transport: in-memory}\n";
+        SchedulerConfig config = SchedulerConfig.read(write(control + "site:\n  name: eu\n  sites: [eu, us, ap]\n"
+                + "  schedule: {transport: in-memory}\n  delayMillis: {us: 50, ap: 100}\n"));
+        assertEquals("eu", config.site().name());
+        assertEquals(
+                org.gargamel.scheduler.sites.AgreementMode.OPTIMISTIC,
+                config.site().agreement());
+        assertEquals("gargamel-control-eu", config.controlCluster());
+        assertEquals(
+                java.time.Duration.ofMillis(100), config.site().links().delay("ap", "eu"), "ap's messages are held");
+        assertEquals(java.time.Duration.ZERO, config.site().links().delay("us", "ap"), "not a link of this site's");
+        assertEquals(3, config.site().raft().members().size());
+        assertEquals("gargamel-control", SchedulerConfig.read(write(control)).controlCluster());
+
+        String site = "site:\n  name: eu\n  sites: [eu, us]\n  schedule: {transport: in-memory}\n";
+        assertEquals(
+                org.gargamel.scheduler.sites.AgreementMode.PESSIMISTIC,
+                SchedulerConfig.read(write(control + site + "  agreement: pessimistic\n"))
+                        .site()
+                        .agreement());
+        assertTrue(error(control + site + "  agreement: eventually\n").contains("key 'site.agreement'"));
+        assertTrue(error(control + site + "  delayMillis: {ap: 5}\n").contains("key 'site.delayMillis'"));
+        assertTrue(error(control + site + "  delayMillis: {us: -5}\n").contains("key 'site.delayMillis.us'"));
+        assertTrue(error(control + site + "  colour: blue\n").contains("unknown key 'site.colour'"));
+        assertTrue(error(control + "site: {name: eu, sites: [us, ap], schedule: {transport: in-memory}}\n")
+                .contains("does not name this site"));
+        assertTrue(error(control + "site: {name: eu, sites: [eu], schedule: {transport: in-memory}}\n")
+                .contains("key 'site.sites'"));
+        assertTrue(error(control + "site: {name: eu, sites: [eu, eu], schedule: {transport: in-memory}}\n")
+                .contains("names a site twice"));
+        assertTrue(error(control + "site: {sites: [eu, us], schedule: {transport: in-memory}}\n")
+                .contains("key 'site.name' is required"));
+        assertTrue(error(control + "site: {name: eu, sites: [eu, us]}\n").contains("key 'site.schedule' is required"));
+        assertTrue(
+                error(control + site + "isolation: si\n").contains("key 'site' needs mode gargamel and isolation psi"));
+        assertTrue(error(control + "site: {name: eu, sites: [eu, us], schedule: {bind: '127.0.0.1:7900', "
+                        + "initialHosts: ['127.0.0.1:7900']}}\n")
+                .contains("'site.schedule.transport' contradict"));
+    }
+
+    @Test
     void badRulesFileIsNamedWithItsError() throws Exception {
         Path rules = dir.resolve("rules.yaml");
         Files.writeString(rules, "procedures:\n  broken: [\n");

@@ -112,6 +112,14 @@ public final class GargamelClient implements AutoCloseable {
      * nodes that joined meanwhile.
      */
     public static GargamelClient connect(GroupConfig group, ClientOptions options) throws Exception {
+        return connect(group, options, null);
+    }
+
+    /**
+     * As {@link #connect(GroupConfig, ClientOptions)}, to the scheduler of {@code site} (docs/multisite.md): a client
+     * talks to its own site's scheduler, in that site's control group (null: a single-site cluster).
+     */
+    public static GargamelClient connect(GroupConfig group, ClientOptions options, String site) throws Exception {
         // TCPPING needs a fixed port, even for a client: take a free one.
         GroupConfig bound = group.transport() == GroupConfig.Transport.TCP && group.bindPort() == 0
                 ? group.withBindPort(LoopbackPorts.pick())
@@ -123,7 +131,7 @@ public final class GargamelClient implements AutoCloseable {
             GargamelClient client = new GargamelClient(channel, options);
             channel.setReceiver(client.endpoint);
             try {
-                channel.connect(Channels.CONTROL_CLUSTER);
+                channel.connect(Channels.controlCluster(site));
                 client.viewChanged(channel.getView());
                 boolean founded = channel.getView().getCoord().equals(channel.getAddress());
                 while (client.scheduler == null

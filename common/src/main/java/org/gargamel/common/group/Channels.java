@@ -55,6 +55,14 @@ public final class Channels {
     private Channels() {}
 
     /**
+     * The control group's cluster name: {@value #CONTROL_CLUSTER} in a single-site cluster ({@code site} null), else
+     * one per site, {@code gargamel-control-<site>}: a site's scheduler, its nodes and its clients (docs/multisite.md).
+     */
+    public static String controlCluster(String site) {
+        return site == null ? CONTROL_CLUSTER : CONTROL_CLUSTER + "-" + site;
+    }
+
+    /**
      * An unconnected channel for the control group, for a client or a node: set a receiver, then
      * {@code connect(CONTROL_CLUSTER)}.
      */

@@ -1,6 +1,5 @@
 package org.gargamel.common.wire;
 
-import java.io.DataInput;
 import java.io.DataOutput;
 import java.io.IOException;
 import org.jgroups.Address;
@@ -12,8 +11,17 @@ import org.jgroups.util.Util;
  * half of every transaction id it hands out, so no id is ever used twice. Nodes then drop the calls of earlier epochs
  * that have not started, and run no call of an earlier epoch again. A claimant that was superseded never becomes active
  * again. Two active schedulers at once cannot exist: only the log, held by a majority, decides.
+ *
+ * <p>With several sites (docs/multisite.md) every site has its own active scheduler: {@code site} names the claimant's
+ * site, and a claim concerns only that site's nodes (null: a single-site cluster). It is written last and only when
+ * set, so claims in logs written before sites existed read as they did.
  */
-public record EpochClaim(Address claimant) implements Message {
+public record EpochClaim(Address claimant, String site) implements Message {
+    /** A single-site claim. */
+    public EpochClaim(Address claimant) {
+        this(claimant, null);
+    }
+
     @Override
     public MessageType type() {
         return MessageType.EPOCH_CLAIM;
@@ -21,21 +29,26 @@ public record EpochClaim(Address claimant) implements Message {
 
     @Override
     public String describe() {
-        return "EPOCH_CLAIM of " + claimant;
+        return "EPOCH_CLAIM of " + claimant + (site == null ? "" : " for site " + site);
     }
 
     @Override
     public void writeBody(DataOutput out) throws IOException {
         Util.writeAddress(claimant, out);
+        if (site != null) {
+            WireCodec.writeString(out, site);
+        }
     }
 
-    static EpochClaim read(DataInput in) throws IOException {
+    static EpochClaim read(java.io.DataInputStream in) throws IOException {
         try {
             Address claimant = Util.readAddress(in);
             if (claimant == null) {
                 throw new MalformedMessageException("EPOCH_CLAIM without a claimant");
             }
-            return new EpochClaim(claimant);
+            // The site is the optional last field: present if any byte is left (the codec reads from an array).
+            String site = in.available() > 0 ? WireCodec.readString(in) : null;
+            return new EpochClaim(claimant, site);
         } catch (ClassNotFoundException e) {
             throw new MalformedMessageException("EPOCH_CLAIM: unreadable claimant address", e);
         }

@@ -132,6 +132,7 @@ class WireCodecTest {
                 new Agreement(7L << 32 | 9, true, new long[] {5, 6}),
                 new TakeOver(),
                 new EpochClaim(org.jgroups.util.UUID.randomUUID()),
+                new EpochClaim(org.jgroups.util.UUID.randomUUID(), "eu-west"),
                 new EpochGranted("node-2", 4242),
                 new Superseded("node-3", 4343),
                 new WriteSet(11, "node-1", "payment", new long[0], -1, List.of())

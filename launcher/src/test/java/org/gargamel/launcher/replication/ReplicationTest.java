@@ -15,6 +15,8 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import org.gargamel.classifier.ClassifierRules;
 import org.gargamel.common.call.ProcedureCall;
+import org.gargamel.common.client.ClientOptions;
+import org.gargamel.common.client.GargamelClient;
 import org.gargamel.common.config.GroupSettings;
 import org.gargamel.common.config.Isolation;
 import org.gargamel.common.config.Mode;
@@ -27,11 +29,14 @@ import org.gargamel.common.wire.CallOutcome;
 import org.gargamel.node.NodeConfig;
 import org.gargamel.node.NodeServer;
 import org.gargamel.provisioning.PostgresCluster;
+import org.gargamel.scheduler.SchedulerConfig;
+import org.gargamel.scheduler.SchedulerServer;
 import org.gargamel.scheduler.core.Scheduler;
 import org.gargamel.scheduler.sites.AgreementMode;
 import org.gargamel.scheduler.sites.ScheduleLog;
 import org.gargamel.scheduler.sites.SiteAgreement;
 import org.gargamel.scheduler.sites.SiteScheduler;
+import org.gargamel.scheduler.sites.SiteSettings;
 import org.gargamel.tpcc.TpccRules;
 import org.gargamel.tpcc.check.CheckReport;
 import org.gargamel.tpcc.check.CheckRunner;
@@ -338,9 +343,9 @@ class ReplicationTest {
             FakeScheduler scheduler = cluster.scheduler;
             for (String site : sites) {
                 Scheduler core = new Scheduler(RULES, Mode.GARGAMEL, Isolation.PSI);
-                // Ids a million apart per site: a node's Visibility assumes ids dense within 2^24 of the newest
-                // (docs/multisite.md, Next: per-site id spaces).
-                core.startTransactionIdsAt(1 + sites.indexOf(site) * 1_000_000L);
+                // Each site's ids in a space of their own, as distinct epochs give them (a node keeps one window per
+                // space: with one for all, this test created an order twice).
+                core.startTransactionIdsAt((sites.indexOf(site) + 1L) << 32 | 1);
                 core.addNode(nodeOf.get(site), 3);
                 SiteScheduler siteScheduler =
                         new SiteScheduler(core, new SiteAgreement(site, AgreementMode.OPTIMISTIC), RULES);
@@ -420,6 +425,120 @@ class ReplicationTest {
         for (int replica = 0; replica < 3; replica++) {
             assertEquals(
                     nextOrderBefore + 2 * perSite, districtNextOrder(replica), "d_next_o_id on replica " + replica);
+        }
+        CheckReport check = new CheckRunner().run(replicas.jdbcUrls());
+        assertTrue(check.passed(), check.render());
+        assertTrue(check.convergence().identical(), check.render());
+    }
+
+    /**
+     * Sites as they run in production, in this JVM: three site schedulers (eu, us, ap: real {@link SchedulerServer}s
+     * with a {@code site} section, 50 ms apart on the schedule log) each with its own control group, one node each
+     * (real {@link NodeServer}s on the three loaded replicas, one write-set log across the sites), and a client at eu
+     * and one at us. Both clients send New-Orders of one district at once, and Payments of one customer: the sites
+     * collide, the collided calls are cancelled or killed at their node and run again after the winners, and every
+     * call gets its one outcome, committed once. The district's order ids are exactly the next ones everywhere, TPC-C's
+     * consistency holds and the replicas converge.
+     */
+    @Test
+    @Order(8)
+    void siteSchedulersAgreeThroughTheScheduleLogAndEveryCallCommitsOnce() throws Exception {
+        int nextOrderBefore = districtNextOrder(0);
+        List<String> sites = List.of("eu", "us", "ap");
+        String rules = TpccRules.temporaryFile();
+        List<SchedulerServer> schedulers = new java.util.ArrayList<>();
+        List<NodeServer> nodes = new java.util.ArrayList<>();
+        List<GargamelClient> clients = new java.util.ArrayList<>();
+        int perSite = 12;
+        try {
+            for (String site : sites) {
+                Map<String, Integer> delays = new java.util.HashMap<>();
+                sites.stream().filter(other -> !other.equals(site)).forEach(other -> delays.put(other, 50));
+                SchedulerServer scheduler = new SchedulerServer(new SchedulerConfig(
+                                GroupSettings.inMemory(), Mode.GARGAMEL, Isolation.PSI, rules, 100_000)
+                        .withSite(new SiteSettings(site, sites, GroupSettings.inMemory(), "optimistic", delays)));
+                schedulers.add(scheduler);
+            }
+            for (SchedulerServer scheduler : schedulers) {
+                scheduler.start(); // each waits for no one: the schedule log elects once two sites are in
+            }
+            for (int i = 0; i < sites.size(); i++) {
+                nodes.add(new NodeServer(new NodeConfig(
+                                "node-" + (i + 1),
+                                replicas.jdbcUrl(i),
+                                3,
+                                Mode.GARGAMEL,
+                                Isolation.PSI,
+                                rules,
+                                GroupSettings.inMemory(),
+                                GroupSettings.inMemory(),
+                                InProcessGargamel.members(3),
+                                null)
+                        .withSite(sites.get(i))));
+            }
+            InProcessGargamel.startAll(nodes);
+            for (String site : List.of("eu", "us")) {
+                GargamelClient client = GargamelClient.connect(GroupConfig.inMemory(), ClientOptions.defaults(), site);
+                client.awaitNodes(1, Duration.ofSeconds(30));
+                clients.add(client);
+            }
+            List<java.util.concurrent.CompletableFuture<CallOutcome>> outcomes = new java.util.ArrayList<>();
+            for (int i = 0; i < perSite; i++) {
+                for (int c = 0; c < clients.size(); c++) {
+                    GargamelClient client = clients.get(c);
+                    outcomes.add(client.submit(newOrderCall(1000 + 2 * i + c)));
+                    outcomes.add(client.submit(paymentCall(1000 + 2 * i + c)));
+                }
+            }
+            Map<CallOutcome.Status, Integer> statuses = new java.util.EnumMap<>(CallOutcome.Status.class);
+            for (java.util.concurrent.CompletableFuture<CallOutcome> outcome : outcomes) {
+                CallOutcome done = outcome.get(90, java.util.concurrent.TimeUnit.SECONDS);
+                statuses.merge(done.status(), 1, Integer::sum);
+                assertEquals(CallOutcome.Status.COMMITTED, done.status(), done.toString());
+            }
+            assertEquals(Map.of(CallOutcome.Status.COMMITTED, 4 * perSite), statuses);
+            long collided = 0;
+            for (SchedulerServer scheduler : schedulers) {
+                collided += scheduler.agreementCounters().orElseThrow().collided();
+            }
+            long cancelledOrKilled = nodes.stream()
+                    .mapToLong(node ->
+                            node.statistics().killedCount() + node.statistics().cancelledCount())
+                    .sum();
+            System.err.printf(
+                    "site schedulers: %d calls committed, %d collided (%d killed, %d cancelled at the nodes)%n",
+                    4 * perSite,
+                    collided,
+                    nodes.stream()
+                            .mapToLong(node -> node.statistics().killedCount())
+                            .sum(),
+                    nodes.stream()
+                            .mapToLong(node -> node.statistics().cancelledCount())
+                            .sum());
+            assertTrue(collided > 0, "two sites writing one district at once must collide");
+            assertEquals(collided, cancelledOrKilled, "every collided call was cancelled or killed at its node");
+            assertEquals(
+                    0,
+                    nodes.stream()
+                            .mapToLong(node -> node.statistics().retries())
+                            .sum(),
+                    "no serialization failure");
+            int expected = nextOrderBefore + 2 * perSite;
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (true) {
+                List<Integer> seen = List.of(districtNextOrder(0), districtNextOrder(1), districtNextOrder(2));
+                if (seen.equals(List.of(expected, expected, expected))) {
+                    break;
+                }
+                assertTrue(
+                        System.nanoTime() < deadline,
+                        "every replica applies every New-Order: d_next_o_id " + seen + ", expected " + expected);
+                Thread.sleep(50);
+            }
+        } finally {
+            clients.forEach(GargamelClient::close);
+            nodes.forEach(NodeServer::close);
+            schedulers.forEach(SchedulerServer::close);
         }
         CheckReport check = new CheckRunner().run(replicas.jdbcUrls());
         assertTrue(check.passed(), check.render());

@@ -413,6 +413,8 @@ public final class ApplyLoop {
             drain(); // whether a transaction stands depends on whether its write-set is visible here
             settle(decision, replayed);
             handled(index);
+        } else if (message instanceof EpochClaim claim && !activeScheduler.concerns(claim.site())) {
+            handled(index); // another site's scheduler: its nodes follow it, this one does not
         } else if (message instanceof EpochClaim claim) {
             flushGroup();
             if (activeScheduler.claim(claim.claimant(), index)) {

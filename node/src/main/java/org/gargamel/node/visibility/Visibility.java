@@ -1,55 +1,100 @@
 package org.gargamel.node.visibility;
 
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Which transactions are visible at this node (committed here, or their write-set applied here), so a call or a
- * write-set waits for its back-dependencies (DESIGN.md §5). Transaction ids are dense increasing numbers from the
- * scheduler, so a bitmap holds them, as a ring over the newest {@link #DEFAULT_WINDOW} ids (2 MB): marking an id
- * beyond the window slides it, and every id below the window counts as visible. That is sound because the
- * scheduler keeps a transaction in its graph (and so can name it as a back-dependency) only until every replica
- * has applied it, and bounds the transactions in flight (maxInFlight) far below the window: an id 16 million
- * behind the newest one seen here was applied everywhere long ago. Memory stays bounded under any run length.
+ * write-set waits for its back-dependencies (DESIGN.md §5).
+ *
+ * <p>Transaction ids are {@code epoch << 32 | n}: dense increasing numbers within one scheduler's epoch (its id
+ * <em>space</em>), far apart between spaces. Each space has its own bitmap, a ring over its newest
+ * {@link #DEFAULT_WINDOW} ids (2 MB): marking an id beyond the window slides it, and every id of the space below the
+ * window counts as visible. That is sound because a scheduler keeps a transaction in its graph (and so can name it as a
+ * back-dependency) only until every replica has applied it, and bounds the transactions in flight (maxInFlight) far
+ * below the window: an id 16 million behind the newest one of its space was applied everywhere long ago.
+ *
+ * <p>One bitmap per space, because several spaces are live at once in a multi-site cluster (one per site's scheduler,
+ * docs/multisite.md): with one bitmap for all, the first id marked from a higher space made every id of a lower one
+ * "visible", and a call ran before the other site's call it depended on. An id of a space this node never marked is
+ * not visible. Memory stays bounded: beyond {@link #MAX_SPACES} spaces, the one marked least recently gives up its
+ * bitmap and keeps only the highest id it marked, every id up to which counts as visible (an epoch that long unused
+ * was superseded, or its site's calls were all applied long ago).
  */
 public final class Visibility {
     static final int DEFAULT_WINDOW = 1 << 24;
+    /** Spaces that keep a bitmap (2 MB each); the others keep their highest marked id. */
+    static final int MAX_SPACES = 8;
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
-    private final long[] ring;
-    /** Word number (id / 64) of the oldest word in the window; ids below it count as visible. */
-    private long baseWord;
+    private final int words;
+    private final Map<Long, Space> spaces = new HashMap<>();
+    /** The space used last (the only one in a single-site cluster between failovers). */
+    private Space recent;
+
+    private long uses;
+
+    /** One scheduler epoch's ids. */
+    private static final class Space {
+        final long key;
+        /** Null once retired (beyond {@link #MAX_SPACES}): then only {@link #highest} counts. */
+        long[] ring;
+        /** Word number (id / 64) of the oldest word in the window; the space's ids below it count as visible. */
+        long baseWord;
+        /** The highest id marked in this space. */
+        long highest = -1;
+        /** Ids up to this one count as visible: the highest marked when the space was last retired (-1: never). */
+        long floor = -1;
+
+        long lastUse;
+
+        Space(long key, int words) {
+            this.key = key;
+            this.ring = new long[words];
+        }
+    }
 
     public Visibility() {
         this(DEFAULT_WINDOW);
     }
 
-    /** {@code window}: ids remembered, a multiple of 64. */
+    /** {@code window}: ids remembered per space, a multiple of 64. */
     public Visibility(int window) {
         if (window < 64 || window % 64 != 0) {
             throw new IllegalArgumentException("window must be a positive multiple of 64, got " + window);
         }
-        ring = new long[window / 64];
+        words = window / 64;
     }
 
     public void markVisible(long txn) {
         lock.lock();
         try {
+            Space space = space(txn >>> 32, true);
+            if (space.ring == null) {
+                // Used again after it was retired: a fresh window from the word of the highest id it had marked.
+                space.floor = space.highest;
+                space.ring = new long[words];
+                space.baseWord = space.floor >>> 6;
+                retireBeyondLimit(space);
+            }
+            long[] ring = space.ring;
             long word = txn >>> 6;
-            if (word < baseWord) {
-                return;
-            }
-            long end = baseWord + ring.length;
-            if (word >= end) {
-                // Slide: the words entering the window reuse (and clear) the slots of the words leaving it.
-                long fresh = Math.min(word - end + 1, ring.length);
-                for (long w = word - fresh + 1; w <= word; w++) {
-                    ring[(int) (w % ring.length)] = 0;
+            if (word >= space.baseWord) {
+                long end = space.baseWord + ring.length;
+                if (word >= end) {
+                    // Slide: the words entering the window reuse (and clear) the slots of the words leaving it.
+                    long fresh = Math.min(word - end + 1, ring.length);
+                    for (long w = word - fresh + 1; w <= word; w++) {
+                        ring[(int) (w % ring.length)] = 0;
+                    }
+                    space.baseWord = word - ring.length + 1;
                 }
-                baseWord = word - ring.length + 1;
+                ring[(int) (word % ring.length)] |= 1L << (txn & 63);
             }
-            ring[(int) (word % ring.length)] |= 1L << (txn & 63);
+            space.highest = Math.max(space.highest, txn);
             changed.signalAll();
         } finally {
             lock.unlock();
@@ -143,13 +188,63 @@ public final class Visibility {
     }
 
     private boolean visible(long txn) {
-        long word = txn >>> 6;
-        if (word < baseWord) {
+        Space space = space(txn >>> 32, false);
+        if (space == null) {
+            return false; // no id of its space was ever marked here
+        }
+        long[] ring = space.ring;
+        if (ring == null) {
+            return txn <= space.highest;
+        }
+        if (txn <= space.floor) {
             return true;
         }
-        if (word >= baseWord + ring.length) {
+        long word = txn >>> 6;
+        if (word < space.baseWord) {
+            return true;
+        }
+        if (word >= space.baseWord + ring.length) {
             return false;
         }
         return (ring[(int) (word % ring.length)] & (1L << (txn & 63))) != 0;
+    }
+
+    /** The space {@code key}, made if {@code create} (the caller holds the lock). */
+    private Space space(long key, boolean create) {
+        Space space = recent;
+        if (space == null || space.key != key) {
+            space = spaces.get(key);
+            if (space == null) {
+                if (!create) {
+                    return null;
+                }
+                space = new Space(key, words);
+                spaces.put(key, space);
+                space.lastUse = ++uses;
+                retireBeyondLimit(space);
+            }
+            recent = space;
+        }
+        if (create) {
+            space.lastUse = ++uses;
+        }
+        return space;
+    }
+
+    /** Beyond {@link #MAX_SPACES} bitmaps, the space marked least recently (never {@code keep}) gives its up. */
+    private void retireBeyondLimit(Space keep) {
+        int withRing = 0;
+        Space oldest = null;
+        for (Space space : spaces.values()) {
+            if (space.ring != null) {
+                withRing++;
+                if (space != keep && (oldest == null || space.lastUse < oldest.lastUse)) {
+                    oldest = space;
+                }
+            }
+        }
+        if (withRing > MAX_SPACES && oldest != null) {
+            oldest.ring = null;
+        }
     }
 }

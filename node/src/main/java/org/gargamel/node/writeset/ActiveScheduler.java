@@ -18,12 +18,33 @@ import org.jgroups.util.Util;
  * transaction id that scheduler hands out. A call of an earlier epoch that has not started here when a newer claim is
  * applied never runs here ({@link #stale}); its client resubmits it to the new scheduler. A superseded claimant never
  * becomes active again, whatever copies of its claim the log still holds.
+ *
+ * <p>With several sites (docs/multisite.md), the write-set log holds every site's claims: a node follows only its own
+ * site's ({@link #concerns}), and another site's claim changes nothing here.
  */
 public final class ActiveScheduler {
+    /** This node's site (null: a single-site cluster). */
+    private final String site;
+
     private volatile Address claimant;
     private volatile long epoch;
     private final Set<Address> superseded = ConcurrentHashMap.newKeySet();
     private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
+
+    /** A single-site node's. */
+    public ActiveScheduler() {
+        this(null);
+    }
+
+    /** The active scheduler of {@code site} (null: a single-site cluster). */
+    public ActiveScheduler(String site) {
+        this.site = site;
+    }
+
+    /** Whether a claim for {@code claimSite} is about this node's site (both null in a single-site cluster). */
+    public boolean concerns(String claimSite) {
+        return java.util.Objects.equals(site, claimSite);
+    }
 
     /**
      * The log applied a claim of {@code by} at entry {@code index}: true if that made {@code by} active; false for a

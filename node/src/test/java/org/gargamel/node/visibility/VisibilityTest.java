@@ -50,4 +50,42 @@ class VisibilityTest {
         assertTrue(visibility.isVisible(10_000));
         assertTrue(visibility.isVisible(500));
     }
+
+    /** Two sites' ids are far apart: marking one site's id must not make the other site's ids visible. */
+    @Test
+    void eachIdSpaceHasItsOwnWindow() {
+        Visibility visibility = new Visibility(128);
+        long eu = 1L << 32;
+        long us = 2L << 32;
+        assertFalse(visibility.isVisible(eu | 3), "a space never marked here");
+        visibility.markVisible(us | 5);
+        assertFalse(visibility.isVisible(eu | 3), "another space's mark says nothing of this one");
+        visibility.markVisible(eu | 3);
+        assertTrue(visibility.isVisible(eu | 3));
+        assertFalse(visibility.isVisible(eu | 4));
+        assertTrue(visibility.isVisible(us | 5));
+        assertFalse(visibility.isVisible(us | 4), "inside its window, not marked");
+        visibility.markVisible(us | 500); // us slides; eu does not
+        assertTrue(visibility.isVisible(us | 4));
+        assertFalse(visibility.isVisible(eu | 4));
+    }
+
+    /** Beyond 8 spaces the least recently marked keeps only its highest id; marked again, it gets a fresh window. */
+    @Test
+    void spacesBeyondTheLimitKeepOnlyTheirHighestMarkedId() {
+        Visibility visibility = new Visibility(128);
+        long first = 1L << 32;
+        visibility.markVisible(first | 10);
+        for (long epoch = 2; epoch <= Visibility.MAX_SPACES + 1; epoch++) {
+            visibility.markVisible(epoch << 32 | 1);
+        }
+        assertTrue(visibility.isVisible(first | 7), "retired: every id up to its highest counts as visible");
+        assertFalse(visibility.isVisible(first | 11));
+        visibility.markVisible(first | 20); // used again
+        assertTrue(visibility.isVisible(first | 20));
+        assertTrue(visibility.isVisible(first | 9), "still up to the highest it had marked");
+        assertFalse(visibility.isVisible(first | 15), "between its old highest and the new mark: not marked");
+        assertTrue(visibility.isVisible(2L << 32 | 1), "the space now least recently marked kept its highest");
+        assertFalse(visibility.isVisible(2L << 32 | 2));
+    }
 }

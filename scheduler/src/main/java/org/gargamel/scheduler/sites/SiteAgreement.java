@@ -163,6 +163,11 @@ public final class SiteAgreement {
         forgetWhatIsSafe();
     }
 
+    /** Whether {@code txn} was read from the log and is not forgotten yet. */
+    public boolean knows(long txn) {
+        return learned.containsKey(txn);
+    }
+
     /** Home calls appended and not yet back from the log. */
     public int pending() {
         return pending.size();

@@ -1,0 +1,113 @@
+package org.gargamel.scheduler.sites;
+
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.gargamel.common.config.ConfigException;
+import org.gargamel.common.config.GroupSettings;
+import org.gargamel.common.group.RaftSettings;
+import org.gargamel.common.group.SiteDelay;
+
+/**
+ * The section "site:" of a scheduler's configuration (docs/multisite.md): this scheduler serves one site of
+ * several, and agrees with the other sites' schedulers on one order of all update calls through the schedule log.
+ * <pre>
+ * site:
+ *   name: eu                      # this site; its nodes and clients name it too
+ *   sites: [eu, us, ap]           # every site, the same list at every site: the schedule log's members
+ *   schedule:                     # the schedule log's group, among the sites' schedulers
+ *     bind: 127.0.0.1:7900
+ *     initialHosts: [127.0.0.1:7900, 127.0.0.1:7910, 127.0.0.1:7920]
+ *   agreement: optimistic         # optimistic (run at once, commit once placed) | pessimistic (run once placed)
+ *   delayMillis: {us: 50, ap: 100}   # optional, tests and demos on one machine: this site's one-way delay to each
+ *                                    # other site, applied to what this scheduler receives from it
+ * </pre>
+ */
+public record SiteSettings(
+        String name,
+        List<String> sites,
+        GroupSettings schedule,
+        AgreementMode agreement,
+        Map<String, Integer> delayMillis) {
+
+    @JsonCreator
+    public SiteSettings(
+            @JsonProperty("name") String name,
+            @JsonProperty("sites") List<String> sites,
+            @JsonProperty("schedule") GroupSettings schedule,
+            @JsonProperty("agreement") String agreement,
+            @JsonProperty("delayMillis") Map<String, Integer> delayMillis) {
+        this(name, sites == null ? null : List.copyOf(sites), schedule, parse(agreement), copy(delayMillis));
+    }
+
+    private static AgreementMode parse(String agreement) {
+        if (agreement == null) {
+            return AgreementMode.OPTIMISTIC;
+        }
+        return switch (agreement) {
+            case "optimistic" -> AgreementMode.OPTIMISTIC;
+            case "pessimistic" -> AgreementMode.PESSIMISTIC;
+            default ->
+                throw new ConfigException(
+                        "key 'site.agreement' must be optimistic or pessimistic, got '" + agreement + "'");
+        };
+    }
+
+    private static Map<String, Integer> copy(Map<String, Integer> delays) {
+        return delays == null ? Map.of() : Map.copyOf(delays);
+    }
+
+    /** Checks every key, naming it in the error. */
+    public SiteSettings validate() {
+        if (name == null || !name.matches("[A-Za-z0-9_.-]{1,32}")) {
+            throw new ConfigException("key 'site.name' is required: 1 to 32 letters, digits, '.', '_' or '-' (got "
+                    + (name == null ? "nothing" : "'" + name + "'") + ")");
+        }
+        if (sites == null || sites.size() < 2) {
+            throw new ConfigException("key 'site.sites' must name every site, at least two (got "
+                    + (sites == null ? "nothing" : sites) + ")");
+        }
+        if (sites.stream().distinct().count() != sites.size()) {
+            throw new ConfigException("key 'site.sites' " + sites + " names a site twice");
+        }
+        if (!sites.contains(name)) {
+            throw new ConfigException("key 'site.sites' " + sites + " does not name this site, '" + name + "'");
+        }
+        if (schedule == null) {
+            throw new ConfigException(
+                    "key 'site.schedule' is required (the schedule log's group among the sites'" + " schedulers)");
+        }
+        schedule.toGroupConfig("site.schedule");
+        for (Map.Entry<String, Integer> delay : delayMillis.entrySet()) {
+            if (!sites.contains(delay.getKey()) || delay.getKey().equals(name)) {
+                throw new ConfigException(
+                        "key 'site.delayMillis': '" + delay.getKey() + "' is not another site (" + sites + ")");
+            }
+            if (delay.getValue() == null || delay.getValue() < 0 || delay.getValue() > 60_000) {
+                throw new ConfigException("key 'site.delayMillis." + delay.getKey()
+                        + "' must be between 0 and 60000 milliseconds, got " + delay.getValue());
+            }
+        }
+        return this;
+    }
+
+    /** The schedule log's consensus settings: the sites are its members, this site's name its Raft id (in memory). */
+    public RaftSettings raft() {
+        return new RaftSettings(name, sites, null, false);
+    }
+
+    /** What this scheduler's schedule log channel delays: each other site's messages by this site's delay to it. */
+    public SiteDelay.Links links() {
+        Map<String, String> siteOf = new HashMap<>();
+        for (String site : sites) {
+            siteOf.put(site, site); // a scheduler's member name in the schedule log is its site's name
+        }
+        Map<String, Duration> between = new HashMap<>();
+        delayMillis.forEach(
+                (other, millis) -> between.put(SiteDelay.Links.key(name, other), Duration.ofMillis(millis)));
+        return new SiteDelay.Links(siteOf, between);
+    }
+}
