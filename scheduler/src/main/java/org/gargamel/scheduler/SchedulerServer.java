@@ -729,6 +729,20 @@ public final class SchedulerServer implements AutoCloseable {
         forgetIfVisibleHere(txn);
     }
 
+    /**
+     * Site schedulers: the other sites' calls read from the schedule log that some node of this site has not made
+     * visible yet. A drain waits for them too, so that a client that waits for every site to drain finds every replica
+     * of every site up to date (as far as each site has read the log).
+     */
+    private long otherSitesCallsNotVisibleHere() {
+        if (site == null) {
+            return 0;
+        }
+        return visibleAt.keySet().stream()
+                .filter(txn -> TransactionIds.epochOf(txn) != epoch)
+                .count();
+    }
+
     private void forgetIfVisibleHere(long txn) {
         java.util.Set<String> by = visibleAt.get(txn);
         if (by != null
@@ -920,7 +934,7 @@ public final class SchedulerServer implements AutoCloseable {
             return;
         }
         // A departed node's calls waiting for their settlement are still in flight: they will run again.
-        long busy = scheduler.inFlight() + unsettled.size();
+        long busy = scheduler.inFlight() + unsettled.size() + otherSitesCallsNotVisibleHere();
         send(source, new DrainStatus(query.queryId(), busy, scheduler.nodeCount()));
         explainBusy(busy);
     }

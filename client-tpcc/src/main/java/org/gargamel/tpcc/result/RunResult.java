@@ -47,7 +47,8 @@ import org.gargamel.tpcc.workload.TransactionType;
     "duplicateOrders",
     "faults",
     "unsoundWrites",
-    "cpu"
+    "cpu",
+    "sites"
 })
 @JsonInclude(JsonInclude.Include.ALWAYS)
 public record RunResult(
@@ -81,7 +82,8 @@ public record RunResult(
         Long duplicateOrders,
         Object faults,
         Long unsoundWrites,
-        RunCpu cpu) {
+        RunCpu cpu,
+        Object sites) {
 
     /** The key of {@code latencyMs} over every call of the run, whatever its type. */
     public static final String ALL_TYPES = "ALL";
@@ -149,6 +151,7 @@ public record RunResult(
                 null,
                 null,
                 null,
+                null,
                 null);
     }
 
@@ -197,6 +200,14 @@ public record RunResult(
         return edit(draft -> draft.cpu = measured);
     }
 
+    /**
+     * Adds a multi-site run's figures (docs/multisite.md): the sites, their agreement, collisions, cancels, kills and
+     * stalls, and the latency by site. Null for one site.
+     */
+    public RunResult withSites(Object figures) {
+        return edit(draft -> draft.sites = figures);
+    }
+
     private RunResult edit(Consumer<Draft> change) {
         Draft draft = new Draft(this);
         change.accept(draft);
@@ -236,6 +247,7 @@ public record RunResult(
         Object faults;
         Long unsoundWrites;
         RunCpu cpu;
+        Object sites;
 
         Draft(RunResult result) {
             mode = result.mode;
@@ -269,6 +281,7 @@ public record RunResult(
             faults = result.faults;
             unsoundWrites = result.unsoundWrites;
             cpu = result.cpu;
+            sites = result.sites;
         }
 
         RunResult build() {
@@ -303,7 +316,8 @@ public record RunResult(
                     duplicateOrders,
                     faults,
                     unsoundWrites,
-                    cpu);
+                    cpu,
+                    sites);
         }
     }
 

@@ -24,7 +24,8 @@ public record ClusterPlan(
         int schedulers,
         FrontendPlan frontend,
         int appliers,
-        int applyGroup) {
+        int applyGroup,
+        SitesPlan sites) {
     /** A cluster without a front end, each node applying with one connection. */
     public ClusterPlan(
             Mode mode,
@@ -46,7 +47,8 @@ public record ClusterPlan(
                 schedulers,
                 null,
                 1,
-                NodeConfig.DEFAULT_APPLY_GROUP);
+                NodeConfig.DEFAULT_APPLY_GROUP,
+                null);
     }
 
     /** This plan with a front end. */
@@ -62,7 +64,8 @@ public record ClusterPlan(
                 schedulers,
                 plan,
                 appliers,
-                applyGroup);
+                applyGroup,
+                sites);
     }
 
     /**
@@ -81,7 +84,28 @@ public record ClusterPlan(
                 schedulers,
                 frontend,
                 connections,
-                groupLimit);
+                groupLimit,
+                sites);
+    }
+
+    /**
+     * This plan as several sites ({@code plan}; null: one): a scheduler per site, the nodes split among the sites in
+     * order (docs/multisite.md).
+     */
+    public ClusterPlan withSites(SitesPlan plan) {
+        return new ClusterPlan(
+                mode,
+                isolation,
+                rules,
+                jdbcUrls,
+                workers,
+                directory,
+                durableLog,
+                schedulers,
+                frontend,
+                appliers,
+                applyGroup,
+                plan);
     }
 
     public ClusterPlan {
@@ -92,10 +116,20 @@ public record ClusterPlan(
         if (schedulers < 1) {
             throw new IllegalArgumentException("a cluster needs at least one scheduler, got " + schedulers);
         }
+        if (sites != null && jdbcUrls.size() != sites.count() * sites.replicasPerSite()) {
+            throw new IllegalArgumentException(sites.count() + " sites of " + sites.replicasPerSite() + " replica(s) "
+                    + "need " + sites.count() * sites.replicasPerSite() + " databases, got " + jdbcUrls.size());
+        }
+        if (sites != null && (schedulers != 1 || frontend != null)) {
+            throw new IllegalArgumentException("several sites run one scheduler each and no front end (yet)");
+        }
     }
 
-    /** The schedulers' process names: scheduler, scheduler-2, ... */
+    /** The schedulers' process names: scheduler, scheduler-2, ...; with sites, scheduler-site-1, ... */
     public List<String> schedulerNames() {
+        if (sites != null) {
+            return sites.names().stream().map(site -> "scheduler-" + site).toList();
+        }
         List<String> names = new java.util.ArrayList<>();
         for (int i = 1; i <= schedulers; i++) {
             names.add(i == 1 ? "scheduler" : "scheduler-" + i);

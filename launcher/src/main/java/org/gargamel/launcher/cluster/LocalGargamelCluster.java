@@ -85,6 +85,9 @@ public final class LocalGargamelCluster implements GargamelCluster {
     private final AtomicBoolean stopping = new AtomicBoolean();
     private volatile String failure;
     private GargamelClient client;
+    /** With several sites: a client per site, in the plan's order ({@link #client} is the first site's). */
+    private final List<GargamelClient> siteClients = new ArrayList<>();
+
     private Thread monitor;
     /** The port the front end listens on, once started; 0 without one. */
     private volatile int frontendPort;
@@ -109,6 +112,17 @@ public final class LocalGargamelCluster implements GargamelCluster {
     }
 
     private void launch(PrintStream err) throws IOException, InterruptedException {
+        if (plan.sites() != null) {
+            launchSites(err);
+        } else {
+            launchOneSite(err);
+        }
+        monitor = new Thread(this::watch, "cluster-monitor");
+        monitor.setDaemon(true);
+        monitor.start();
+    }
+
+    private void launchOneSite(PrintStream err) throws IOException, InterruptedException {
         Path directory = Files.createDirectories(plan.directory());
         List<String> schedulerNames = plan.schedulerNames();
         int[] schedulerPorts = new int[schedulerNames.size()];
@@ -126,12 +140,8 @@ public final class LocalGargamelCluster implements GargamelCluster {
             controlHosts.add("127.0.0.1:" + controlPorts[i]);
             writeSetHosts.add("127.0.0.1:" + writeSetPorts[i]);
         }
-        // A fresh secret per run: the cluster's groups are authenticated and encrypted unless switched off for a
-        // measurement (docs/protocol.md, Cluster security).
-        Path secret = securityOff() ? null : ClusterSecurity.writeNewSecret(directory.resolve("cluster.secret"));
-        Map<String, Object> security = secret == null
-                ? null
-                : Map.of("secretFile", secret.toAbsolutePath().toString());
+        Path secret = newSecret(directory);
+        Map<String, Object> security = securitySettings(secret);
         err.printf(
                 "starting %s and %d node(s) (logs in %s) ...%n",
                 schedulerNames.size() == 1 ? "the scheduler" : schedulerNames.size() + " schedulers (one standing by)",
@@ -161,67 +171,199 @@ public final class LocalGargamelCluster implements GargamelCluster {
 
         List<ChildProcess> nodes = new ArrayList<>();
         for (int i = 0; i < plan.replicas(); i++) {
-            String name = "node-" + (i + 1);
-            Map<String, Object> node = new LinkedHashMap<>();
-            node.put("name", name);
-            node.put("jdbcUrl", plan.jdbcUrls().get(i));
-            node.put("workers", plan.workers());
-            node.put("appliers", plan.appliers());
-            node.put("applyGroup", plan.applyGroup());
-            node.put("rules", plan.rules().toAbsolutePath().toString());
-            node.put("mode", plan.mode().configName());
-            node.put("isolation", plan.isolation().configName());
-            node.put("control", Map.of("bind", "127.0.0.1:" + controlPorts[i], "initialHosts", controlHosts));
-            node.put("writeSets", Map.of("bind", "127.0.0.1:" + writeSetPorts[i], "initialHosts", writeSetHosts));
-            node.put("replicas", plan.nodeNames());
-            Path dataDir = directory.resolve(name + "-data");
-            // A local cluster always starts a new write-set log. A copy an earlier run left in this directory (the
-            // same --out) would be replayed into these databases, which never held it.
-            Directories.deleteRecursively(dataDir);
-            node.put("dataDir", dataDir.toAbsolutePath().toString());
-            node.put("logFsync", plan.durableLog());
-            List<String> peers = new ArrayList<>(plan.jdbcUrls());
-            peers.remove(i);
-            node.put("peers", peers); // to rebuild from, should this replica ever hold what they do not
-            Path statistics = directory.resolve(name + "-stats.json");
-            Files.deleteIfExists(statistics);
-            statisticsFiles.add(statistics);
-            node.put("statsFile", statistics.toString());
-            if (security != null) {
-                node.put("clusterSecurity", security);
-            }
-            Path config = directory.resolve(name + ".yaml");
-            ConfigFiles.write(config, node);
-            nodes.add(launch(
-                    name,
-                    new Launch(
-                            List.of("node", "--config", config.toString()),
-                            directory.resolve(name + ".log"),
-                            NODE_READY)));
+            nodes.add(launchNode(i, controlPorts[i], controlHosts, writeSetPorts[i], writeSetHosts, security, null));
         }
         for (ChildProcess node : nodes) {
             awaitReady(node, NODE_READY, 0);
         }
-        try {
-            client = GargamelClient.connect(
-                    GroupConfig.tcp("127.0.0.1", 0, schedulerHosts(schedulerPorts))
-                            .withSecurity(secret == null ? null : ClusterSecurity.fromSecretFile(secret)),
-                    ClientOptions.defaults());
-            client.awaitNodes(plan.replicas(), START_TIMEOUT);
-        } catch (TimeoutException e) {
-            throw new IllegalStateException(
-                    "the cluster did not come together: " + e.getMessage() + "; see the logs in " + directory, e);
-        } catch (InterruptedException | RuntimeException e) {
-            throw e;
-        } catch (Exception e) {
-            throw new IllegalStateException("cannot connect to the scheduler: " + e.getMessage(), e);
-        }
+        client = connectClient(schedulerPorts, secret, null, plan.replicas());
         if (plan.frontend() != null) {
             launchFrontend(directory, controlHosts, security);
         }
-        monitor = new Thread(this::watch, "cluster-monitor");
-        monitor.setDaemon(true);
-        monitor.start();
+    }
+
+    /** Writes node {@code index}'s configuration and starts it ({@code site}: its site, or null). */
+    private ChildProcess launchNode(
+            int index,
+            int controlPort,
+            List<String> controlHosts,
+            int writeSetPort,
+            List<String> writeSetHosts,
+            Map<String, Object> security,
+            String site)
+            throws IOException {
+        Path directory = plan.directory();
+        String name = "node-" + (index + 1);
+        Map<String, Object> node = new LinkedHashMap<>();
+        node.put("name", name);
+        node.put("jdbcUrl", plan.jdbcUrls().get(index));
+        node.put("workers", plan.workers());
+        node.put("appliers", plan.appliers());
+        node.put("applyGroup", plan.applyGroup());
+        node.put("rules", plan.rules().toAbsolutePath().toString());
+        node.put("mode", plan.mode().configName());
+        node.put("isolation", plan.isolation().configName());
+        node.put("control", Map.of("bind", "127.0.0.1:" + controlPort, "initialHosts", controlHosts));
+        node.put("writeSets", Map.of("bind", "127.0.0.1:" + writeSetPort, "initialHosts", writeSetHosts));
+        node.put("replicas", plan.nodeNames());
+        Path dataDir = directory.resolve(name + "-data");
+        // A local cluster always starts a new write-set log. A copy an earlier run left in this directory (the
+        // same --out) would be replayed into these databases, which never held it.
+        Directories.deleteRecursively(dataDir);
+        node.put("dataDir", dataDir.toAbsolutePath().toString());
+        node.put("logFsync", plan.durableLog());
+        List<String> peers = new ArrayList<>(plan.jdbcUrls());
+        peers.remove(index);
+        node.put("peers", peers); // to rebuild from, should this replica ever hold what they do not
+        Path statistics = directory.resolve(name + "-stats.json");
+        Files.deleteIfExists(statistics);
+        statisticsFiles.add(statistics);
+        node.put("statsFile", statistics.toString());
+        if (security != null) {
+            node.put("clusterSecurity", security);
+        }
+        if (site != null) {
+            node.put("site", site);
+        }
+        Path config = directory.resolve(name + ".yaml");
+        ConfigFiles.write(config, node);
+        return launch(
+                name,
+                new Launch(
+                        List.of("node", "--config", config.toString()), directory.resolve(name + ".log"), NODE_READY));
+    }
+
+    /**
+     * Several sites (docs/multisite.md): per site a scheduler with a {@code site} section and its nodes, in the site's
+     * own control group; the schedulers' schedule log among them with the plan's delay between sites; one write-set log
+     * across every node; and a client per site.
+     */
+    private void launchSites(PrintStream err) throws IOException, InterruptedException {
+        SitesPlan sites = plan.sites();
+        Path directory = Files.createDirectories(plan.directory());
+        Path secret = newSecret(directory);
+        Map<String, Object> security = securitySettings(secret);
+        List<String> names = sites.names();
+        int[] schedulerPorts = new int[names.size()];
+        int[] schedulePorts = new int[names.size()];
+        List<String> scheduleHosts = new ArrayList<>();
+        for (int s = 0; s < names.size(); s++) {
+            schedulerPorts[s] = LoopbackPorts.pick();
+            schedulePorts[s] = LoopbackPorts.pick();
+            scheduleHosts.add("127.0.0.1:" + schedulePorts[s]);
+        }
+        int[] controlPorts = new int[plan.replicas()];
+        int[] writeSetPorts = new int[plan.replicas()];
+        List<String> writeSetHosts = new ArrayList<>();
+        List<List<String>> controlHosts = new ArrayList<>();
+        for (int s = 0; s < names.size(); s++) {
+            controlHosts.add(new ArrayList<>(List.of("127.0.0.1:" + schedulerPorts[s])));
+        }
+        for (int i = 0; i < plan.replicas(); i++) {
+            controlPorts[i] = LoopbackPorts.pick();
+            writeSetPorts[i] = LoopbackPorts.pick();
+            controlHosts.get(sites.siteOfNode(i)).add("127.0.0.1:" + controlPorts[i]);
+            writeSetHosts.add("127.0.0.1:" + writeSetPorts[i]);
+        }
+        err.printf(
+                "starting %d sites (%s agreement, %d ms apart), each a scheduler and %d node(s) (logs in %s) ...%n",
+                names.size(), sites.agreement(), sites.delayMillis(), sites.replicasPerSite(), directory);
+        List<ChildProcess> schedulers = new ArrayList<>();
+        for (int s = 0; s < names.size(); s++) {
+            String site = names.get(s);
+            Map<String, Object> delays = new LinkedHashMap<>();
+            for (String other : names) {
+                if (!other.equals(site)) {
+                    delays.put(other, sites.delayMillis());
+                }
+            }
+            Map<String, Object> siteSection = new LinkedHashMap<>();
+            siteSection.put("name", site);
+            siteSection.put("sites", names);
+            siteSection.put("schedule", Map.of("bind", "127.0.0.1:" + schedulePorts[s], "initialHosts", scheduleHosts));
+            siteSection.put("agreement", sites.agreement());
+            siteSection.put("delayMillis", delays);
+            Map<String, Object> scheduler = new LinkedHashMap<>();
+            scheduler.put(
+                    "control", Map.of("bind", "127.0.0.1:" + schedulerPorts[s], "initialHosts", controlHosts.get(s)));
+            scheduler.put("rules", plan.rules().toAbsolutePath().toString());
+            scheduler.put("mode", plan.mode().configName());
+            scheduler.put("isolation", plan.isolation().configName());
+            if (security != null) {
+                scheduler.put("clusterSecurity", security);
+            }
+            scheduler.put("site", siteSection);
+            String name = plan.schedulerNames().get(s);
+            Path config = directory.resolve(name + ".yaml");
+            ConfigFiles.write(config, scheduler);
+            schedulers.add(launch(
+                    name,
+                    new Launch(
+                            List.of("scheduler", "--config", config.toString()),
+                            directory.resolve(name + ".log"),
+                            SCHEDULER_READY)));
+        }
+        for (ChildProcess scheduler : schedulers) {
+            awaitReady(scheduler, SCHEDULER_READY, 0); // together: the schedule log needs a majority of the sites
+        }
+        List<ChildProcess> nodes = new ArrayList<>();
+        for (int i = 0; i < plan.replicas(); i++) {
+            int site = sites.siteOfNode(i);
+            nodes.add(launchNode(
+                    i,
+                    controlPorts[i],
+                    controlHosts.get(site),
+                    writeSetPorts[i],
+                    writeSetHosts,
+                    security,
+                    names.get(site)));
+        }
+        for (ChildProcess node : nodes) {
+            awaitReady(node, NODE_READY, 0);
+        }
+        for (int s = 0; s < names.size(); s++) {
+            siteClients.add(
+                    connectClient(new int[] {schedulerPorts[s]}, secret, names.get(s), sites.replicasPerSite()));
+        }
+        client = siteClients.get(0);
+    }
+
+    /** A client of the scheduler(s) at {@code ports} (of {@code site}, or null), once they see {@code nodes} nodes. */
+    private GargamelClient connectClient(int[] ports, Path secret, String site, int nodes) throws InterruptedException {
+        GargamelClient connected = null;
+        try {
+            connected = GargamelClient.connect(
+                    GroupConfig.tcp("127.0.0.1", 0, schedulerHosts(ports))
+                            .withSecurity(secret == null ? null : ClusterSecurity.fromSecretFile(secret)),
+                    ClientOptions.defaults(),
+                    site);
+            connected.awaitNodes(nodes, START_TIMEOUT);
+            return connected;
+        } catch (TimeoutException e) {
+            connected.close();
+            throw new IllegalStateException(
+                    "the cluster did not come together: " + e.getMessage() + "; see the logs in " + plan.directory(),
+                    e);
+        } catch (InterruptedException | RuntimeException e) {
+            if (connected != null) {
+                connected.close();
+            }
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException(
+                    "cannot connect to the scheduler" + (site == null ? "" : " of " + site) + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** A fresh secret per run: the groups are authenticated and encrypted unless switched off for a measurement. */
+    private static Path newSecret(Path directory) throws IOException {
+        return securityOff() ? null : ClusterSecurity.writeNewSecret(directory.resolve("cluster.secret"));
+    }
+
+    private static Map<String, Object> securitySettings(Path secret) {
+        return secret == null
+                ? null
+                : Map.of("secretFile", secret.toAbsolutePath().toString());
     }
 
     /**
@@ -377,6 +519,16 @@ public final class LocalGargamelCluster implements GargamelCluster {
         return new GargamelExecutor(client);
     }
 
+    /** With several sites: an executor for a terminal of site {@code site} (0-based), through that site's client. */
+    public CallExecutor executor(int site) {
+        return new GargamelExecutor(siteClients.get(site));
+    }
+
+    /** The plan's sites, or null for one site. */
+    public SitesPlan sites() {
+        return plan.sites();
+    }
+
     @Override
     public GargamelClient client() {
         return client;
@@ -397,7 +549,17 @@ public final class LocalGargamelCluster implements GargamelCluster {
     @Override
     public void awaitQuiescence(Duration timeout) throws InterruptedException {
         try {
-            client.awaitQuiescence(timeout);
+            if (siteClients.isEmpty()) {
+                client.awaitQuiescence(timeout);
+            } else {
+                // Twice round: a site counts the other sites' calls it has read from the schedule log until its nodes
+                // applied them, and one may read a last entry only after another site's drain came back empty.
+                for (int round = 0; round < 2; round++) {
+                    for (GargamelClient site : siteClients) {
+                        site.awaitQuiescence(timeout);
+                    }
+                }
+            }
         } catch (TimeoutException e) {
             throw new IllegalStateException(e.getMessage() + "; see the logs in " + plan.directory(), e);
         }
@@ -415,9 +577,10 @@ public final class LocalGargamelCluster implements GargamelCluster {
         if (!stopping.compareAndSet(false, true)) {
             return;
         }
-        if (client != null) {
+        if (siteClients.isEmpty() && client != null) {
             client.close();
         }
+        siteClients.forEach(GargamelClient::close);
         // Nodes first (they flush statistics), then the scheduler; in parallel, each SIGTERM then SIGKILL.
         List<Thread> stoppers = new ArrayList<>();
         for (ChildProcess process : processes) {

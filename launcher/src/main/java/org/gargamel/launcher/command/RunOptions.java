@@ -9,7 +9,9 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import org.gargamel.common.config.Isolation;
+import org.gargamel.common.config.Mode;
 import org.gargamel.common.group.GroupConfig;
+import org.gargamel.launcher.cluster.SitesPlan;
 import org.gargamel.launcher.run.RunRequest;
 import org.gargamel.launcher.run.RunTarget;
 import org.gargamel.launcher.server.Usage;
@@ -145,6 +147,34 @@ final class RunOptions {
                     + "commutative (increments do not conflict; docs/classifier.md)")
     private TpccRules.Variant tpccRules;
 
+    @Option(
+            names = "--sites",
+            paramLabel = "S",
+            description = "several sites on this machine, each a scheduler with --replicas nodes (default 1 per site) "
+                    + "and its own terminals, agreeing through the schedule log (docs/multisite.md)")
+    private Integer sites;
+
+    @Option(
+            names = "--site-delay",
+            paramLabel = "D",
+            converter = DurationConverter.class,
+            description = "with --sites: the one-way delay between two sites' schedulers (default 0s; e.g. 50ms)")
+    private Duration siteDelay;
+
+    @Option(
+            names = "--agreement",
+            paramLabel = "A",
+            description = "with --sites: optimistic (default: run at once, commit once placed) or pessimistic (run "
+                    + "once placed)")
+    private String agreement;
+
+    @Option(
+            names = "--warehouses-per-site",
+            paramLabel = "P",
+            description = "with --sites: partitioned (default: each warehouse's terminals at one site) or shared "
+                    + "(every site has terminals on every warehouse)")
+    private String warehousesPerSite;
+
     @Option(names = "--keying", description = "keying and think times of clause 5.2.5.7 (off for throughput runs)")
     private boolean keying;
 
@@ -189,6 +219,8 @@ final class RunOptions {
             if (urls.size() > 1) {
                 throw Usage.error(spec, "direct mode runs against one server; got " + urls.size() + " --jdbc-url");
             }
+        } else if (sites != null) {
+            replicaCount = siteReplicas(urls);
         } else {
             replicaCount = replicaOptions.count(spec);
         }
@@ -211,6 +243,9 @@ final class RunOptions {
         int retries =
                 Usage.range(spec, "--max-retries", maxRetries == null ? DEFAULT_MAX_RETRIES : maxRetries, 0, 1_000);
         RunTarget target = direct ? directTarget(retries) : gargamelTarget(((ModeChoice.Through) mode), urls);
+        if (target instanceof RunTarget.Gargamel through && through.sites() != null) {
+            checkSitesAgainstWarehouses(through.sites(), warehouseCount, terminalCount);
+        }
         Path outDirectory = outDirectory(spec, out, outPrefix);
         return new RunRequest(
                 target,
@@ -227,6 +262,77 @@ final class RunOptions {
                 loadSeed,
                 outDirectory,
                 false);
+    }
+
+    /** With --sites: every replica of every site (--replicas per site, default 1); --jdbc-url gives them all. */
+    private int siteReplicas(List<String> urls) {
+        int siteCount = Usage.range(spec, "--sites", sites, 2, 8);
+        int perSite =
+                Usage.range(spec, "--replicas", replicaOptions.replicas == null ? 1 : replicaOptions.replicas, 1, 8);
+        if (!urls.isEmpty() && urls.size() != siteCount * perSite) {
+            throw Usage.error(
+                    spec,
+                    "--sites " + siteCount + " with " + perSite + " replica(s) per site needs " + siteCount * perSite
+                            + " --jdbc-url, got " + urls.size());
+        }
+        return siteCount * perSite;
+    }
+
+    /** The sites' options, or null without --sites (then none of them may be given). */
+    private SitesPlan sitesPlan(Mode chosen, Isolation level, RunTarget.Client clientKind) {
+        if (sites == null) {
+            for (String option : List.of("--site-delay", "--agreement", "--warehouses-per-site")) {
+                Object given = switch (option) {
+                    case "--site-delay" -> siteDelay;
+                    case "--agreement" -> agreement;
+                    default -> warehousesPerSite;
+                };
+                if (given != null) {
+                    throw Usage.error(spec, option + " is for --sites");
+                }
+            }
+            return null;
+        }
+        if (chosen != Mode.GARGAMEL || level != Isolation.PSI) {
+            throw Usage.error(
+                    spec,
+                    "--sites needs --mode gargamel and --isolation psi (a call commits only once the "
+                            + "schedule log placed it)");
+        }
+        if (!schedulers.isEmpty() || clientKind != RunTarget.Client.LIBRARY) {
+            throw Usage.error(
+                    spec,
+                    "--sites starts its sites here and calls through the library: not with "
+                            + "--scheduler or --client pgwire");
+        }
+        String agreed = agreement == null ? "optimistic" : agreement;
+        if (!agreed.equals("optimistic") && !agreed.equals("pessimistic")) {
+            throw Usage.error(spec, "--agreement must be optimistic or pessimistic, got '" + agreed + "'");
+        }
+        String placement = warehousesPerSite == null ? "partitioned" : warehousesPerSite;
+        if (!placement.equals("partitioned") && !placement.equals("shared")) {
+            throw Usage.error(spec, "--warehouses-per-site must be partitioned or shared, got '" + placement + "'");
+        }
+        Duration delay = siteDelay == null ? Duration.ZERO : siteDelay;
+        if (delay.isNegative() || delay.compareTo(Duration.ofSeconds(10)) > 0) {
+            throw Usage.error(spec, "--site-delay must be between 0 and 10s, got " + delay);
+        }
+        int siteCount = Usage.range(spec, "--sites", sites, 2, 8);
+        int perSite = replicaOptions.replicas == null ? 1 : replicaOptions.replicas;
+        return new SitesPlan(siteCount, perSite, (int) delay.toMillis(), agreed, placement.equals("partitioned"));
+    }
+
+    private void checkSitesAgainstWarehouses(SitesPlan plan, int warehouseCount, int terminalCount) {
+        if (plan.partitioned() && warehouseCount < plan.count()) {
+            throw Usage.error(
+                    spec,
+                    "--warehouses-per-site partitioned needs at least one warehouse per site: " + warehouseCount
+                            + " warehouse(s) for " + plan.count() + " sites (or --warehouses-per-site shared)");
+        }
+        if (terminalCount < plan.count()) {
+            throw Usage.error(
+                    spec, "--sites " + plan.count() + " needs at least one terminal per site, got " + terminalCount);
+        }
     }
 
     /** {@code --out}, or {@code out/<prefix>-<time>}; an error if it names something that is not a directory. */
@@ -339,7 +445,8 @@ final class RunOptions {
                 clientKind,
                 RunTarget.Gargamel.tpccRulesOrDefault(tpccRules),
                 applierCount,
-                groupLimit);
+                groupLimit,
+                sitesPlan(choice.mode(), level, clientKind));
     }
 
     /** {@code --tpcc-rules}: by {@link TpccRules.Variant#parse}. */

@@ -53,6 +53,7 @@ abstract sealed class RunConnection implements AutoCloseable
                         gargamel, urls, request.out().resolve("logs"), durableLog, schedulers, frontend, err),
                 urls.size(),
                 frontend,
+                request.warehouses(),
                 err);
     }
 
@@ -74,6 +75,11 @@ abstract sealed class RunConnection implements AutoCloseable
 
     /** The line printed before the checks after the run. */
     abstract String checkingMessage();
+
+    /** A multi-site run's response times by site; empty otherwise. */
+    Optional<SiteLatencies> siteLatencies() {
+        return Optional.empty();
+    }
 
     /** The cluster this run started on this machine, whose processes a chaos run may kill; empty otherwise. */
     Optional<LocalGargamelCluster> localCluster() {
@@ -148,6 +154,10 @@ abstract sealed class RunConnection implements AutoCloseable
         /** The front end the terminals call through (pgwire), or null (the library). */
         private final FrontendPlan frontend;
 
+        private final int warehouses;
+        /** With several sites: each terminal calls through its site's client, timed by site. */
+        private final SiteLatencies siteLatencies;
+
         private final PrintStream err;
 
         private ThroughGargamel(
@@ -155,12 +165,20 @@ abstract sealed class RunConnection implements AutoCloseable
                 GargamelCluster cluster,
                 int replicas,
                 FrontendPlan frontend,
+                int warehouses,
                 PrintStream err) {
             this.target = target;
             this.cluster = cluster;
             this.replicas = replicas;
             this.frontend = frontend;
+            this.warehouses = warehouses;
+            this.siteLatencies = target.sites() == null ? null : new SiteLatencies(target.sites());
             this.err = err;
+        }
+
+        @Override
+        Optional<SiteLatencies> siteLatencies() {
+            return Optional.ofNullable(siteLatencies);
         }
 
         @Override
@@ -188,7 +206,8 @@ abstract sealed class RunConnection implements AutoCloseable
                                 logs,
                                 durableLog,
                                 schedulers)
-                        .withApply(target.appliers(), target.applyGroup());
+                        .withApply(target.appliers(), target.applyGroup())
+                        .withSites(target.sites());
                 return LocalGargamelCluster.start(frontend == null ? plan : plan.withFrontend(frontend), err);
             }
             String addresses = String.join(", ", target.schedulers());
@@ -209,12 +228,21 @@ abstract sealed class RunConnection implements AutoCloseable
 
         @Override
         String description() {
+            String sites = target.sites() == null
+                    ? ""
+                    : ", " + target.sites().count() + " sites " + target.sites().delayMillis() + " ms apart, "
+                            + target.sites().agreement() + ", warehouses "
+                            + target.sites().warehousesPerSite();
             return "through Gargamel (" + target.modeName() + ", " + target.isolationName()
-                    + (frontend == null ? "" : ", pgwire") + "): " + replicas + " replica(s),";
+                    + (frontend == null ? "" : ", pgwire") + sites + "): " + replicas + " replica(s),";
         }
 
         @Override
         CallExecutor executor(int terminal) {
+            if (siteLatencies != null) {
+                int site = target.sites().siteOfTerminal(terminal, warehouses);
+                return siteLatencies.timing(site, ((LocalGargamelCluster) cluster).executor(site));
+            }
             if (frontend == null) {
                 return cluster.executor();
             }

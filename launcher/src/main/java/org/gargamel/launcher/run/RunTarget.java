@@ -3,6 +3,7 @@ package org.gargamel.launcher.run;
 import java.util.List;
 import org.gargamel.common.config.Isolation;
 import org.gargamel.common.config.Mode;
+import org.gargamel.launcher.cluster.SitesPlan;
 import org.gargamel.node.NodeConfig;
 import org.gargamel.tpcc.TpccRules;
 import org.gargamel.tpcc.workload.DirectIsolation;
@@ -93,7 +94,8 @@ public sealed interface RunTarget permits RunTarget.Direct, RunTarget.Gargamel {
             Client client,
             TpccRules.Variant tpccRules,
             int appliers,
-            int applyGroup)
+            int applyGroup,
+            SitesPlan sites)
             implements RunTarget {
         public Gargamel {
             schedulers = List.copyOf(schedulers);
@@ -125,7 +127,17 @@ public sealed interface RunTarget permits RunTarget.Direct, RunTarget.Gargamel {
                 String bind,
                 Client client,
                 TpccRules.Variant tpccRules) {
-            this(mode, isolation, workers, schedulers, bind, client, tpccRules, 1, NodeConfig.DEFAULT_APPLY_GROUP);
+            this(
+                    mode,
+                    isolation,
+                    workers,
+                    schedulers,
+                    bind,
+                    client,
+                    tpccRules,
+                    1,
+                    NodeConfig.DEFAULT_APPLY_GROUP,
+                    null);
         }
 
         /** Through the client library. */

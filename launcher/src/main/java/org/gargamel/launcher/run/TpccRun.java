@@ -17,6 +17,7 @@ import org.gargamel.launcher.chaos.FaultInjector;
 import org.gargamel.launcher.chaos.FaultPlan;
 import org.gargamel.launcher.cluster.ClusterStatistics;
 import org.gargamel.launcher.cluster.LocalGargamelCluster;
+import org.gargamel.launcher.cluster.SitesPlan;
 import org.gargamel.launcher.server.CommandFailedException;
 import org.gargamel.launcher.server.ExitCodes;
 import org.gargamel.provisioning.PostgresCluster;
@@ -106,9 +107,12 @@ public final class TpccRun {
                     FaultInjector injector = faults == null ? null : startFaults(connection, databases);
                     ProcessCpuMeter meter = cpuMeter(connection, databases);
                     AtomicReference<ProcessCpuMeter.Reading> measurementStart = new AtomicReference<>();
-                    if (meter != null) {
-                        emulator.atMeasurementStart(() -> measurementStart.set(meter.read()));
-                    }
+                    emulator.atMeasurementStart(() -> {
+                        if (meter != null) {
+                            measurementStart.set(meter.read());
+                        }
+                        connection.siteLatencies().ifPresent(SiteLatencies::reset);
+                    });
                     try {
                         statistics = emulator.run();
                         if (meter != null && measurementStart.get() != null) {
@@ -142,7 +146,16 @@ public final class TpccRun {
                                         .withUnsoundWrites(byNodes.sum("unsoundWrites")))
                         .orElse(measured);
                 RunResult result = (injected == null ? counted : counted.withFaults(injected)).withCpu(cpu);
+                if (request.target() instanceof RunTarget.Gargamel through && through.sites() != null) {
+                    result = result.withSites(siteFigures(
+                            through.sites(),
+                            nodes.orElseThrow(),
+                            connection.siteLatencies().orElseThrow()));
+                }
                 out.print(RunSummary.render(result));
+                if (result.sites() instanceof Map<?, ?> sites) {
+                    out.print(renderSites(sites));
+                }
                 if (injected != null) {
                     out.printf("faults injected: %d%n", injected.size());
                     FaultInjector.describe(injected).forEach(out::println);
@@ -163,6 +176,62 @@ public final class TpccRun {
             throw new CommandFailedException(
                     "cannot write the results under " + request.out() + ": " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * A multi-site run's figures for result.json (docs/multisite.md): the sites and their agreement; what the nodes
+     * counted of it (a collided call is cancelled before it started or killed after, so collisions = cancels + kills;
+     * a stall is a provisional call that ran to its end before its agreement came, its mean length the agreement wait
+     * that the call could not overlap); and the terminals' latency by site.
+     */
+    static Map<String, Object> siteFigures(SitesPlan plan, ClusterStatistics nodes, SiteLatencies latencies) {
+        long cancels = nodes.sum("cancelled");
+        long kills = nodes.sum("killed");
+        long stalls = nodes.sum("stalled");
+        double stallMillis = 0;
+        for (com.fasterxml.jackson.databind.JsonNode node : nodes.nodes()) {
+            stallMillis +=
+                    node.path("stallMs").asDouble() * node.path("stalled").asLong();
+        }
+        Map<String, Object> figures = new java.util.LinkedHashMap<>();
+        figures.put("sites", plan.names());
+        figures.put("replicasPerSite", plan.replicasPerSite());
+        figures.put("siteDelayMs", plan.delayMillis());
+        figures.put("agreement", plan.agreement());
+        figures.put("warehousesPerSite", plan.warehousesPerSite());
+        figures.put("provisionalCalls", nodes.sum("provisionalCalls"));
+        figures.put("collisions", cancels + kills);
+        figures.put("cancels", cancels);
+        figures.put("kills", kills);
+        figures.put("stalls", stalls);
+        figures.put(
+                "agreementWaitMs",
+                Map.of("meanOfStalls", stalls == 0 ? 0.0 : Math.round(stallMillis / stalls * 1000) / 1000.0));
+        figures.put("latencyMsBySite", latencies.summary());
+        return figures;
+    }
+
+    /** The summary's lines for a multi-site run. */
+    static String renderSites(Map<?, ?> sites) {
+        StringBuilder text = new StringBuilder();
+        text.append(String.format(
+                "sites: %s, %s ms apart, %s agreement, warehouses %s%n",
+                sites.get("sites"), sites.get("siteDelayMs"), sites.get("agreement"), sites.get("warehousesPerSite")));
+        text.append(String.format(
+                "  %s provisional calls, %s collisions (%s cancelled, %s killed), %s stalls (mean %s ms)%n",
+                sites.get("provisionalCalls"),
+                sites.get("collisions"),
+                sites.get("cancels"),
+                sites.get("kills"),
+                sites.get("stalls"),
+                ((Map<?, ?>) sites.get("agreementWaitMs")).get("meanOfStalls")));
+        ((Map<?, ?>) sites.get("latencyMsBySite")).forEach((site, figures) -> {
+            Map<?, ?> latency = (Map<?, ?>) figures;
+            text.append(String.format(
+                    "  %-8s p50 %8.1f ms  p99 %8.1f ms  (%.0f calls)%n",
+                    site, (Double) latency.get("p50"), (Double) latency.get("p99"), (Double) latency.get("calls")));
+        });
+        return text.toString();
     }
 
     /**

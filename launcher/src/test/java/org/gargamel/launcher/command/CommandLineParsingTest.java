@@ -190,6 +190,50 @@ class CommandLineParsingTest {
                 "option --isolation of 'classify': unknown isolation 'ser' (expected psi or si)");
     }
 
+    /** {@code --sites}: one scheduler per site, --replicas per site, the terminals split by warehouse or shared. */
+    @Test
+    void sitesAreOneOptionAwayAndTheirOptionsAreChecked() {
+        RunRequest sites =
+                request(true, "--sites", "2", "--site-delay", "50ms", "--replicas", "2", "--warehouses", "4");
+        RunTarget.Gargamel target = (RunTarget.Gargamel) sites.target();
+        assertEquals(4, sites.replicas(), "2 sites of 2 replicas");
+        assertEquals(2, target.sites().count());
+        assertEquals(50, target.sites().delayMillis());
+        assertEquals("optimistic", target.sites().agreement());
+        assertTrue(target.sites().partitioned());
+        assertEquals(0, target.sites().siteOfTerminal(0, 4), "warehouse 1");
+        assertEquals(1, target.sites().siteOfTerminal(1, 4), "warehouse 2");
+        assertEquals(0, target.sites().siteOfTerminal(6, 4), "warehouse 3");
+        assertEquals(1, target.sites().siteOfNode(2), "node-3 is site-2's first");
+        RunTarget.Gargamel shared = (RunTarget.Gargamel)
+                request(true, "--sites", "3", "--agreement", "pessimistic", "--warehouses-per-site", "shared")
+                        .target();
+        assertEquals("pessimistic", shared.sites().agreement());
+        assertEquals(2, shared.sites().siteOfTerminal(5, 2), "shared: terminal 5 of 3 sites");
+        assertEquals(null, ((RunTarget.Gargamel) request(true).target()).sites(), "one site unless asked");
+
+        assertUsageError(CommandRunner.run("demo", "--sites", "1"), "option --sites of 'demo' must be between 2 and 8");
+        assertUsageError(CommandRunner.run("demo", "--site-delay", "50ms"), "--site-delay is for --sites");
+        assertUsageError(CommandRunner.run("demo", "--agreement", "pessimistic"), "--agreement is for --sites");
+        assertUsageError(
+                CommandRunner.run("demo", "--sites", "2", "--agreement", "eventual"),
+                "--agreement must be optimistic or pessimistic");
+        assertUsageError(
+                CommandRunner.run("demo", "--sites", "2", "--warehouses-per-site", "some"),
+                "--warehouses-per-site must be partitioned or shared");
+        assertUsageError(
+                CommandRunner.run("demo", "--sites", "2", "--isolation", "si"),
+                "--sites needs --mode gargamel and --isolation psi");
+        assertUsageError(
+                CommandRunner.run("demo", "--sites", "3", "--warehouses", "2"),
+                "--warehouses-per-site partitioned needs at least one warehouse per site");
+        assertUsageError(
+                CommandRunner.run("demo", "--sites", "2", "--client", "pgwire"), "not with --scheduler or --client");
+        assertUsageError(
+                CommandRunner.run("demo", "--sites", "2", "--jdbc-url", "jdbc:postgresql://a/x"),
+                "--sites 2 with 1 replica(s) per site needs 2 --jdbc-url, got 1");
+    }
+
     @Test
     void durationsAcceptUnitsAndRejectNonsense() {
         assertEquals(Duration.ofSeconds(60), DurationConverter.parse("60s"));

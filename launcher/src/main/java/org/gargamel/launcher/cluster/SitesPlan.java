@@ -1,0 +1,55 @@
+package org.gargamel.launcher.cluster;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Several sites on this machine (docs/multisite.md): {@code count} sites named site-1 .. site-S, each with its own
+ * scheduler and {@code replicasPerSite} nodes, the schedulers {@code delayMillis} apart on the schedule log, agreeing
+ * {@code agreement} (optimistic or pessimistic). The terminals of a warehouse talk to one site when {@code partitioned}
+ * (warehouse w to site (w - 1) mod S, so sites rarely conflict), or every site has terminals on every warehouse
+ * (terminal t to site t mod S, so sites conflict as often as TPC-C lets them).
+ */
+public record SitesPlan(int count, int replicasPerSite, int delayMillis, String agreement, boolean partitioned) {
+    public SitesPlan {
+        if (count < 2) {
+            throw new IllegalArgumentException("sites: at least 2, got " + count);
+        }
+        if (replicasPerSite < 1) {
+            throw new IllegalArgumentException("replicas per site: at least 1, got " + replicasPerSite);
+        }
+        if (delayMillis < 0) {
+            throw new IllegalArgumentException("site delay: not negative, got " + delayMillis);
+        }
+        if (!agreement.equals("optimistic") && !agreement.equals("pessimistic")) {
+            throw new IllegalArgumentException("agreement: optimistic or pessimistic, got " + agreement);
+        }
+    }
+
+    /** site-1 .. site-S. */
+    public List<String> names() {
+        List<String> names = new ArrayList<>();
+        for (int i = 1; i <= count; i++) {
+            names.add("site-" + i);
+        }
+        return List.copyOf(names);
+    }
+
+    /** The site (0-based) of node {@code index} (0-based): the first {@code replicasPerSite} nodes are site-1's. */
+    public int siteOfNode(int index) {
+        return index / replicasPerSite;
+    }
+
+    /**
+     * The site (0-based) whose client terminal {@code terminal} (0-based) calls through. The terminal's home warehouse
+     * is {@code terminal mod warehouses + 1} (TerminalEmulator).
+     */
+    public int siteOfTerminal(int terminal, int warehouses) {
+        return partitioned ? (terminal % warehouses) % count : terminal % count;
+    }
+
+    /** What result.json and the summary say of the warehouses' placement. */
+    public String warehousesPerSite() {
+        return partitioned ? "partitioned" : "shared";
+    }
+}
