@@ -15,6 +15,7 @@ import org.gargamel.common.config.Mode;
 import org.gargamel.common.config.Secrets;
 import org.gargamel.common.group.GroupConfig;
 import org.gargamel.common.group.RaftSettings;
+import org.gargamel.common.group.SiteDelay;
 
 /**
  * A node's configuration file (docs/node.md):
@@ -51,6 +52,9 @@ import org.gargamel.common.group.RaftSettings;
  *                                    # Apply groups)
  * site: eu                          # optional; the site this node serves (docs/multisite.md): it joins the site's
  *                                    # control group and follows only that site's scheduler; psi and gargamel only
+ * siteOfReplicas: {node-1: eu, node-2: us}   # optional, with siteDelayMillis (tests, demos on one machine): every
+ * siteDelayMillis: {us: 50}                  # replica's site, and the delay of what this node's write-set log receives
+ *                                            # from each other site
  * </pre>
  */
 public record NodeConfig(
@@ -76,7 +80,9 @@ public record NodeConfig(
         int incrementProbe,
         int appliers,
         int applyGroup,
-        String site) {
+        String site,
+        java.util.Map<String, String> siteOfReplicas,
+        java.util.Map<String, Integer> siteDelayMillis) {
 
     /** The default of {@code adhocStatementTimeoutSeconds}. */
     public static final int DEFAULT_ADHOC_TIMEOUT_SECONDS = 30;
@@ -118,7 +124,9 @@ public record NodeConfig(
             @JsonProperty("incrementProbe") Integer incrementProbe,
             @JsonProperty("appliers") Integer appliers,
             @JsonProperty("applyGroup") Integer applyGroup,
-            @JsonProperty("site") String site) {
+            @JsonProperty("site") String site,
+            @JsonProperty("siteOfReplicas") java.util.Map<String, String> siteOfReplicas,
+            @JsonProperty("siteDelayMillis") java.util.Map<String, Integer> siteDelayMillis) {
         this(
                 name,
                 jdbcUrl,
@@ -144,7 +152,9 @@ public record NodeConfig(
                 incrementProbe == null ? DEFAULT_INCREMENT_PROBE : incrementProbe.intValue(),
                 appliers == null ? DEFAULT_APPLIERS : appliers.intValue(),
                 applyGroup == null ? DEFAULT_APPLY_GROUP : applyGroup.intValue(),
-                site);
+                site,
+                siteOfReplicas == null ? java.util.Map.of() : java.util.Map.copyOf(siteOfReplicas),
+                siteDelayMillis == null ? java.util.Map.of() : java.util.Map.copyOf(siteDelayMillis));
     }
 
     /** Without cluster security. */
@@ -190,7 +200,9 @@ public record NodeConfig(
                 DEFAULT_INCREMENT_PROBE,
                 DEFAULT_APPLIERS,
                 DEFAULT_APPLY_GROUP,
-                null);
+                null,
+                java.util.Map.of(),
+                java.util.Map.of());
     }
 
     /** Without a separate user and password (in the URL, or none), its log in memory. */
@@ -272,6 +284,29 @@ public record NodeConfig(
         return edit(draft -> draft.site = name);
     }
 
+    /**
+     * The same node with its write-set log delayed between sites on one machine (tests, demos): the site of every
+     * replica, and this site's one-way delay from each other site, applied to what this node receives.
+     */
+    public NodeConfig withSiteDelays(
+            java.util.Map<String, String> replicaSites, java.util.Map<String, Integer> delays) {
+        return edit(draft -> {
+            draft.siteOfReplicas = java.util.Map.copyOf(replicaSites);
+            draft.siteDelayMillis = java.util.Map.copyOf(delays);
+        });
+    }
+
+    /** What this node's write-set log channel delays ({@link SiteDelay}); none unless configured. */
+    public SiteDelay.Links writeSetLinks() {
+        if (site == null || siteDelayMillis.isEmpty()) {
+            return SiteDelay.Links.NONE;
+        }
+        java.util.Map<String, java.time.Duration> between = new java.util.HashMap<>();
+        siteDelayMillis.forEach(
+                (other, millis) -> between.put(SiteDelay.Links.key(site, other), java.time.Duration.ofMillis(millis)));
+        return new SiteDelay.Links(siteOfReplicas, between);
+    }
+
     /** Whether write-sets are applied by several connections at once: asked for, and not round-robin's. */
     public boolean appliesInParallel() {
         return appliers > 1 && mode != Mode.ROUND_ROBIN;
@@ -317,7 +352,8 @@ public record NodeConfig(
                 + adhocReads
                 + ", adhocStatementTimeoutSeconds=" + adhocStatementTimeoutSeconds + ", clusterSecurity="
                 + clusterSecurity + ", incrementProbe=" + incrementProbe + ", appliers=" + appliers + ", applyGroup="
-                + applyGroup + ", site=" + site + "]";
+                + applyGroup + ", site=" + site + ", siteOfReplicas=" + siteOfReplicas + ", siteDelayMillis="
+                + siteDelayMillis + "]";
     }
 
     public static NodeConfig read(Path file) {
@@ -428,10 +464,31 @@ public record NodeConfig(
         if (applyGroup < 1 || applyGroup > 1000) {
             throw new ConfigException("key 'applyGroup' must be between 1 and 1000, got " + applyGroup);
         }
+        if (site == null && (!siteOfReplicas.isEmpty() || !siteDelayMillis.isEmpty())) {
+            throw new ConfigException("keys 'siteOfReplicas' and 'siteDelayMillis' are for a node with key 'site'");
+        }
         if (site != null) {
             if (!site.matches("[A-Za-z0-9_.-]{1,32}")) {
                 throw new ConfigException(
                         "key 'site' must be 1 to 32 letters, digits, '.', '_' or '-' (got '" + site + "')");
+            }
+            if (!siteOfReplicas.isEmpty() && !siteOfReplicas.keySet().equals(new java.util.HashSet<>(replicas))) {
+                throw new ConfigException("key 'siteOfReplicas' must give the site of every replica " + replicas
+                        + " and no other, got " + siteOfReplicas.keySet());
+            }
+            if (!siteOfReplicas.isEmpty() && !site.equals(siteOfReplicas.get(name))) {
+                throw new ConfigException("key 'siteOfReplicas' puts this node in site " + siteOfReplicas.get(name)
+                        + ", key 'site' says " + site);
+            }
+            for (java.util.Map.Entry<String, Integer> delay : siteDelayMillis.entrySet()) {
+                if (delay.getKey().equals(site) || !siteOfReplicas.containsValue(delay.getKey())) {
+                    throw new ConfigException("key 'siteDelayMillis': '" + delay.getKey() + "' is not another site of"
+                            + " 'siteOfReplicas' " + new java.util.TreeSet<>(siteOfReplicas.values()));
+                }
+                if (delay.getValue() == null || delay.getValue() < 0 || delay.getValue() > 60_000) {
+                    throw new ConfigException("key 'siteDelayMillis." + delay.getKey()
+                            + "' must be between 0 and 60000 milliseconds, got " + delay.getValue());
+                }
             }
             if (mode != Mode.GARGAMEL || isolation != Isolation.PSI) {
                 throw new ConfigException("key 'site' needs mode gargamel and isolation psi (multi-site agreement "
@@ -489,6 +546,8 @@ public record NodeConfig(
         int appliers;
         int applyGroup;
         String site;
+        java.util.Map<String, String> siteOfReplicas;
+        java.util.Map<String, Integer> siteDelayMillis;
 
         Draft(NodeConfig config) {
             name = config.name;
@@ -514,6 +573,8 @@ public record NodeConfig(
             appliers = config.appliers;
             applyGroup = config.applyGroup;
             site = config.site;
+            siteOfReplicas = config.siteOfReplicas;
+            siteDelayMillis = config.siteDelayMillis;
         }
 
         NodeConfig build() {
@@ -540,7 +601,9 @@ public record NodeConfig(
                     incrementProbe,
                     appliers,
                     applyGroup,
-                    site);
+                    site,
+                    siteOfReplicas,
+                    siteDelayMillis);
         }
     }
 }

@@ -297,7 +297,8 @@ public final class NodeServer implements AutoCloseable {
             supervisor.start(name + "-applier", applier::run); // before the log: it replays at once
             log = new WriteSetLog(
                     name,
-                    Channels.writeSetLog(config.writeSetGroup(), name, config.raftSettings()),
+                    Channels.writeSetLog(
+                            config.writeSetGroup(), name, config.raftSettings(), config.site(), config.writeSetLinks()),
                     new LogStateMachine(
                             name,
                             applier::deliver,

@@ -185,6 +185,18 @@ class NodeConfigTest {
         String message = error(good + "site: eu\n");
         assertTrue(message.contains("key 'site' needs mode gargamel and isolation psi"), message);
         assertTrue(error(gargamel + "site: 'e u'\n").contains("key 'site' must be 1 to 32 letters"));
+
+        String delayed = gargamel + "site: eu\nsiteOfReplicas: {node-1: eu, node-2: us, node-3: us}\n";
+        NodeConfig links = read(delayed + "siteDelayMillis: {us: 50}\n");
+        assertEquals(java.time.Duration.ofMillis(50), links.writeSetLinks().delay("us", "eu"));
+        assertEquals(java.time.Duration.ZERO, links.writeSetLinks().delay("us", "us"), "within a site: none");
+        assertTrue(eu.writeSetLinks().isEmpty(), "no delay unless configured");
+        assertTrue(error(delayed + "siteDelayMillis: {ap: 50}\n").contains("key 'siteDelayMillis': 'ap'"));
+        assertTrue(error(delayed + "siteDelayMillis: {us: -1}\n").contains("key 'siteDelayMillis.us'"));
+        assertTrue(error(gargamel + "site: eu\nsiteOfReplicas: {node-1: eu}\n").contains("every replica"));
+        assertTrue(error(gargamel + "site: eu\nsiteOfReplicas: {node-1: us, node-2: us, node-3: eu}\n")
+                .contains("puts this node in site us"));
+        assertTrue(error(gargamel + "siteDelayMillis: {us: 5}\n").contains("are for a node with key 'site'"));
     }
 
     @Test

@@ -87,6 +87,15 @@ public final class Channels {
     }
 
     /**
+     * As {@link #writeSetLog(GroupConfig, String, RaftSettings)}, for a node of {@code site} whose log spans sites on
+     * one machine: {@code links} delays what comes from other sites' nodes ({@link SiteDelay}).
+     */
+    public static JChannel writeSetLog(
+            GroupConfig config, String name, RaftSettings raft, String site, SiteDelay.Links links) throws Exception {
+        return raftLog(config, name, raft, links.isEmpty() ? List.of() : List.of(new SiteDelay(site, links)));
+    }
+
+    /**
      * An unconnected channel for the schedule log among the sites' schedulers (docs/multisite.md): a Raft group like
      * the write-set log's, each member named after its site. {@code links} delays what comes from other sites
      * ({@link SiteDelay}: wide-area sites on one machine); {@link SiteDelay.Links#NONE} for none.

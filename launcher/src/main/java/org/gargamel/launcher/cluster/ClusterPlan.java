@@ -53,19 +53,7 @@ public record ClusterPlan(
 
     /** This plan with a front end. */
     public ClusterPlan withFrontend(FrontendPlan plan) {
-        return new ClusterPlan(
-                mode,
-                isolation,
-                rules,
-                jdbcUrls,
-                workers,
-                directory,
-                durableLog,
-                schedulers,
-                plan,
-                appliers,
-                applyGroup,
-                sites);
+        return withOptions(plan, appliers, applyGroup, sites);
     }
 
     /**
@@ -73,19 +61,7 @@ public record ClusterPlan(
      * most {@code groupLimit} delivered write-sets per transaction (docs/node.md, Parallel apply and Apply groups).
      */
     public ClusterPlan withApply(int connections, int groupLimit) {
-        return new ClusterPlan(
-                mode,
-                isolation,
-                rules,
-                jdbcUrls,
-                workers,
-                directory,
-                durableLog,
-                schedulers,
-                frontend,
-                connections,
-                groupLimit,
-                sites);
+        return withOptions(frontend, connections, groupLimit, sites);
     }
 
     /**
@@ -93,6 +69,11 @@ public record ClusterPlan(
      * order (docs/multisite.md).
      */
     public ClusterPlan withSites(SitesPlan plan) {
+        return withOptions(frontend, appliers, applyGroup, plan);
+    }
+
+    /** This plan with the optional parts the withers change; the required parts stay. */
+    private ClusterPlan withOptions(FrontendPlan frontendPlan, int applierCount, int groupLimit, SitesPlan sitesPlan) {
         return new ClusterPlan(
                 mode,
                 isolation,
@@ -102,10 +83,10 @@ public record ClusterPlan(
                 directory,
                 durableLog,
                 schedulers,
-                frontend,
-                appliers,
-                applyGroup,
-                plan);
+                frontendPlan,
+                applierCount,
+                groupLimit,
+                sitesPlan);
     }
 
     public ClusterPlan {

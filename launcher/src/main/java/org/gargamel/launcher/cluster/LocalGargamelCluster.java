@@ -224,6 +224,20 @@ public final class LocalGargamelCluster implements GargamelCluster {
         }
         if (site != null) {
             node.put("site", site);
+            SitesPlan sites = plan.sites();
+            if (sites.delayMillis() > 0) {
+                // The write-set log crosses sites too: what this node receives from another site's nodes is delayed.
+                Map<String, String> siteOfReplicas = new LinkedHashMap<>();
+                for (int other = 0; other < plan.replicas(); other++) {
+                    siteOfReplicas.put("node-" + (other + 1), sites.names().get(sites.siteOfNode(other)));
+                }
+                Map<String, Integer> delays = new LinkedHashMap<>();
+                sites.names().stream()
+                        .filter(other -> !other.equals(site))
+                        .forEach(other -> delays.put(other, sites.delayMillis()));
+                node.put("siteOfReplicas", siteOfReplicas);
+                node.put("siteDelayMillis", delays);
+            }
         }
         Path config = directory.resolve(name + ".yaml");
         ConfigFiles.write(config, node);
