@@ -3,12 +3,19 @@ package org.gargamel.scheduler;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.gargamel.classifier.ClassifierRules;
@@ -92,15 +99,15 @@ public final class SchedulerServer implements AutoCloseable {
      * Appends to the schedule log off the loop, one at a time in the order placed (an append waits while the log has
      * no leader; a site's entries keep their order, though the agreement would also take them out of order).
      */
-    private java.util.concurrent.ExecutorService appender;
+    private ExecutorService appender;
     /**
      * Site schedulers: the update calls in the agreement (this site's, and other sites' read from the log) with the
      * nodes of this site that made each visible, until all of them have; then the agreement forgets the call. Other
      * sites' calls a node reports before this scheduler read them from the log wait in {@link #reportedEarly}.
      */
-    private final Map<Long, java.util.Set<String>> visibleAt = new HashMap<>();
+    private final Map<Long, Set<String>> visibleAt = new HashMap<>();
 
-    private final Map<Long, java.util.Set<String>> reportedEarly = new HashMap<>();
+    private final Map<Long, Set<String>> reportedEarly = new HashMap<>();
     private final GroupConfig group;
     private final Supervisor supervisor = new Supervisor("scheduler");
     private final MessageEndpoint endpoint;
@@ -366,7 +373,7 @@ public final class SchedulerServer implements AutoCloseable {
         if (site != null) {
             // Before the control group: no call is placed before the log can take its entry.
             String name = config.site().name();
-            appender = java.util.concurrent.Executors.newSingleThreadExecutor(runnable -> {
+            appender = Executors.newSingleThreadExecutor(runnable -> {
                 Thread thread = new Thread(runnable, "schedule-log-appender");
                 thread.setDaemon(true);
                 return thread;
@@ -455,18 +462,17 @@ public final class SchedulerServer implements AutoCloseable {
      * A site scheduler's agreement counters (calls placed and agreed, collisions, restacks, copies and early entries
      * of the schedule log), read on the loop; empty for a single-site scheduler.
      */
-    public java.util.Optional<SiteAgreement.Counters> agreementCounters()
-            throws InterruptedException, java.util.concurrent.TimeoutException {
+    public Optional<SiteAgreement.Counters> agreementCounters() throws InterruptedException, TimeoutException {
         if (site == null) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
         CompletableFuture<SiteAgreement.Counters> read = new CompletableFuture<>();
         enqueue(new Task(
                 "read the agreement's counters",
                 () -> read.complete(site.agreement().counters())));
         try {
-            return java.util.Optional.of(read.get(10, TimeUnit.SECONDS));
-        } catch (java.util.concurrent.ExecutionException e) {
+            return Optional.of(read.get(10, TimeUnit.SECONDS));
+        } catch (ExecutionException e) {
             throw new IllegalStateException("reading the agreement's counters failed", e.getCause());
         }
     }
@@ -657,7 +663,7 @@ public final class SchedulerServer implements AutoCloseable {
                             home != null && home.provisional()));
         }
         if (home != null && home.entry() != null) {
-            visibleAt.put(placement.txn(), new java.util.HashSet<>());
+            visibleAt.put(placement.txn(), new HashSet<>());
             appendToScheduleLog(home.entry());
         }
     }
@@ -706,8 +712,8 @@ public final class SchedulerServer implements AutoCloseable {
             }
         }
         if (!entry.site().equals(config.site().name())) {
-            java.util.Set<String> early = reportedEarly.remove(entry.txn());
-            visibleAt.put(entry.txn(), early == null ? new java.util.HashSet<>() : early);
+            Set<String> early = reportedEarly.remove(entry.txn());
+            visibleAt.put(entry.txn(), early == null ? new HashSet<>() : early);
         }
         forgetIfVisibleHere(entry.txn());
     }
@@ -718,12 +724,12 @@ public final class SchedulerServer implements AutoCloseable {
      * write-sets of conflicting calls in the write-set log's order, row by row.
      */
     private void noteVisible(String node, long txn) {
-        java.util.Set<String> by = visibleAt.get(txn);
+        Set<String> by = visibleAt.get(txn);
         if (by == null) {
             if (TransactionIds.epochOf(txn) == epoch) {
                 return; // this site's read-only call, or one already forgotten
             }
-            by = reportedEarly.computeIfAbsent(txn, id -> new java.util.HashSet<>()); // not read from the log yet
+            by = reportedEarly.computeIfAbsent(txn, id -> new HashSet<>()); // not read from the log yet
         }
         by.add(node);
         forgetIfVisibleHere(txn);
@@ -744,7 +750,7 @@ public final class SchedulerServer implements AutoCloseable {
     }
 
     private void forgetIfVisibleHere(long txn) {
-        java.util.Set<String> by = visibleAt.get(txn);
+        Set<String> by = visibleAt.get(txn);
         if (by != null
                 && !nodes.isEmpty()
                 && by.containsAll(nodes.keySet())
