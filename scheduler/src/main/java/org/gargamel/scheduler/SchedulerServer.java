@@ -650,22 +650,26 @@ public final class SchedulerServer implements AutoCloseable {
         inFlightCalls.put(new CallRef(client, callId), placement.txn());
         scheduled.incrementAndGet();
         if (home == null || home.dispatchNow()) {
-            send(
-                    target,
-                    new Execute(
-                            placement.txn(),
-                            placement.worker().index(),
-                            placement.readOnly(),
-                            placement.backDependencies(),
-                            client,
-                            callId,
-                            call,
-                            home != null && home.provisional()));
+            send(target, execute(placement, client, callId, call, home != null && home.provisional()));
         }
         if (home != null && home.entry() != null) {
             visibleAt.put(placement.txn(), new HashSet<>());
             appendToScheduleLog(home.entry());
         }
+    }
+
+    /** The {@code EXECUTE} of a placed call ({@code provisional}: it commits only on its {@code AGREEMENT}). */
+    private static Execute execute(
+            Placement placement, Address client, long callId, ProcedureCall call, boolean provisional) {
+        return new Execute(
+                placement.txn(),
+                placement.worker().index(),
+                placement.readOnly(),
+                placement.backDependencies(),
+                client,
+                callId,
+                call,
+                provisional);
     }
 
     /**
@@ -699,16 +703,7 @@ public final class SchedulerServer implements AutoCloseable {
             if (decision instanceof SiteScheduler.Decision.Agreement agreed) {
                 send(target, new Agreement(agreed.txn(), agreed.collided(), agreed.dependencies()));
             } else if (decision instanceof SiteScheduler.Decision.Dispatch dispatch) {
-                send(
-                        target,
-                        new Execute(
-                                dispatch.txn(),
-                                dispatch.placement().worker().index(),
-                                false,
-                                dispatch.placement().backDependencies(),
-                                call.client(),
-                                call.callId(),
-                                call.call()));
+                send(target, execute(dispatch.placement(), call.client(), call.callId(), call.call(), false));
             }
         }
         if (!entry.site().equals(config.site().name())) {

@@ -149,23 +149,8 @@ public final class LocalGargamelCluster implements GargamelCluster {
                 directory);
         // One after the other: the first to join is the active one, the others stand by (docs/protocol.md).
         for (int i = 0; i < schedulerNames.size(); i++) {
-            String name = schedulerNames.get(i);
-            Map<String, Object> scheduler = new LinkedHashMap<>();
-            scheduler.put("control", Map.of("bind", "127.0.0.1:" + schedulerPorts[i], "initialHosts", controlHosts));
-            scheduler.put("rules", plan.rules().toAbsolutePath().toString());
-            scheduler.put("mode", plan.mode().configName());
-            scheduler.put("isolation", plan.isolation().configName());
-            if (security != null) {
-                scheduler.put("clusterSecurity", security);
-            }
-            Path schedulerConfig = directory.resolve(name + ".yaml");
-            ConfigFiles.write(schedulerConfig, scheduler);
-            ChildProcess schedulerProcess = launch(
-                    name,
-                    new Launch(
-                            List.of("scheduler", "--config", schedulerConfig.toString()),
-                            directory.resolve(name + ".log"),
-                            SCHEDULER_READY));
+            ChildProcess schedulerProcess =
+                    launchScheduler(schedulerNames.get(i), schedulerPorts[i], controlHosts, security, null);
             awaitReady(schedulerProcess, SCHEDULER_READY, 0);
         }
 
@@ -180,6 +165,38 @@ public final class LocalGargamelCluster implements GargamelCluster {
         if (plan.frontend() != null) {
             launchFrontend(directory, controlHosts, security);
         }
+    }
+
+    /**
+     * Writes scheduler {@code name}'s configuration and starts it, listening on {@code port} in the control group of
+     * {@code controlHosts}; {@code siteSection}: its {@code site} section, or null for a single-site cluster.
+     */
+    private ChildProcess launchScheduler(
+            String name,
+            int port,
+            List<String> controlHosts,
+            Map<String, Object> security,
+            Map<String, Object> siteSection)
+            throws IOException {
+        Map<String, Object> scheduler = new LinkedHashMap<>();
+        scheduler.put("control", Map.of("bind", "127.0.0.1:" + port, "initialHosts", controlHosts));
+        scheduler.put("rules", plan.rules().toAbsolutePath().toString());
+        scheduler.put("mode", plan.mode().configName());
+        scheduler.put("isolation", plan.isolation().configName());
+        if (security != null) {
+            scheduler.put("clusterSecurity", security);
+        }
+        if (siteSection != null) {
+            scheduler.put("site", siteSection);
+        }
+        Path config = plan.directory().resolve(name + ".yaml");
+        ConfigFiles.write(config, scheduler);
+        return launch(
+                name,
+                new Launch(
+                        List.of("scheduler", "--config", config.toString()),
+                        plan.directory().resolve(name + ".log"),
+                        SCHEDULER_READY));
     }
 
     /** Writes node {@code index}'s configuration and starts it ({@code site}: its site, or null). */
@@ -297,25 +314,8 @@ public final class LocalGargamelCluster implements GargamelCluster {
             siteSection.put("schedule", Map.of("bind", "127.0.0.1:" + schedulePorts[s], "initialHosts", scheduleHosts));
             siteSection.put("agreement", sites.agreement());
             siteSection.put("delayMillis", delays);
-            Map<String, Object> scheduler = new LinkedHashMap<>();
-            scheduler.put(
-                    "control", Map.of("bind", "127.0.0.1:" + schedulerPorts[s], "initialHosts", controlHosts.get(s)));
-            scheduler.put("rules", plan.rules().toAbsolutePath().toString());
-            scheduler.put("mode", plan.mode().configName());
-            scheduler.put("isolation", plan.isolation().configName());
-            if (security != null) {
-                scheduler.put("clusterSecurity", security);
-            }
-            scheduler.put("site", siteSection);
-            String name = plan.schedulerNames().get(s);
-            Path config = directory.resolve(name + ".yaml");
-            ConfigFiles.write(config, scheduler);
-            schedulers.add(launch(
-                    name,
-                    new Launch(
-                            List.of("scheduler", "--config", config.toString()),
-                            directory.resolve(name + ".log"),
-                            SCHEDULER_READY)));
+            schedulers.add(launchScheduler(
+                    plan.schedulerNames().get(s), schedulerPorts[s], controlHosts.get(s), security, siteSection));
         }
         for (ChildProcess scheduler : schedulers) {
             awaitReady(scheduler, SCHEDULER_READY, 0); // together: the schedule log needs a majority of the sites
