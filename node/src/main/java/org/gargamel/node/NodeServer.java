@@ -47,9 +47,11 @@ import org.gargamel.common.wire.MessageEndpoint;
 import org.gargamel.common.wire.MessageType;
 import org.gargamel.common.wire.NodeHello;
 import org.gargamel.common.wire.NodeRefused;
+import org.gargamel.common.wire.Progress;
 import org.gargamel.common.wire.Superseded;
 import org.gargamel.common.wire.TakeOver;
 import org.gargamel.common.wire.TransactionIds;
+import org.gargamel.common.wire.VisibilityQuery;
 import org.gargamel.node.apply.ApplyLoop;
 import org.gargamel.node.capture.Increments;
 import org.gargamel.node.capture.WriteSetCapture;
@@ -352,6 +354,7 @@ public final class NodeServer implements AutoCloseable {
                     .on(Execute.class, MessageType.EXECUTE, (source, call) -> dispatch(source, call))
                     // From a site scheduler: where the schedule log placed a provisional call (docs/multisite.md).
                     .on(Agreement.class, MessageType.AGREEMENT, (source, agreement) -> agreements.decided(agreement))
+                    .on(VisibilityQuery.class, MessageType.VISIBILITY_QUERY, this::answerVisibility)
                     // From the scheduler: settle a departed node's transactions in the log's order, at every node
                     // alike.
                     .on(Abandon.class, MessageType.ABANDON, (source, decision) -> appendDecision(decision))
@@ -541,6 +544,17 @@ public final class NodeServer implements AutoCloseable {
                                 failure.toString());
                     }
                 });
+    }
+
+    /**
+     * A site scheduler that took over asks which calls of the schedule log are visible here (docs/multisite.md): the
+     * visible ones go back at once in a PROGRESS; the others are reported as usual when they become visible.
+     */
+    private void answerVisibility(Address source, VisibilityQuery query) {
+        long[] visible = java.util.Arrays.stream(query.transactions())
+                .filter(visibility::isVisible)
+                .toArray();
+        sendControl(source, new Progress(name, visible));
     }
 
     /** From the scheduler: its decision goes into the log (each survivor appends a copy; the first decides). */

@@ -2,6 +2,7 @@ package org.gargamel.scheduler;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -47,6 +48,7 @@ import org.gargamel.common.wire.SubmitCall;
 import org.gargamel.common.wire.Superseded;
 import org.gargamel.common.wire.TakeOver;
 import org.gargamel.common.wire.TransactionIds;
+import org.gargamel.common.wire.VisibilityQuery;
 import org.gargamel.common.wire.WireCodec;
 import org.gargamel.scheduler.core.Placement;
 import org.gargamel.scheduler.core.RejectedCallException;
@@ -108,6 +110,26 @@ public final class SchedulerServer implements AutoCloseable {
     private final Map<Long, Set<String>> visibleAt = new HashMap<>();
 
     private final Map<Long, Set<String>> reportedEarly = new HashMap<>();
+    /**
+     * Site schedulers: calls read from the log before this scheduler's own first entry came back, to ask the nodes
+     * about: they may have reported them to an earlier scheduler of the site ({@link #askVisibility}).
+     */
+    private final Set<Long> visibilityToAsk = new java.util.LinkedHashSet<>();
+    /** Whether this scheduler's first own entry came back from the log: no later entry was reported elsewhere. */
+    private boolean caughtUp;
+
+    /**
+     * Site schedulers: this site's calls placed by an earlier scheduler of the site, read from the log, to settle
+     * ({@link #settleOrphans}), with when they were read.
+     */
+    private final Map<Long, Orphan> orphans = new java.util.LinkedHashMap<>();
+
+    /** An orphan: when it was read, and its agreed back-dependencies (settled before it). */
+    @SuppressWarnings("ArrayRecordComponent") // read, never written
+    private record Orphan(long readAt, long[] dependencies) {}
+    /** How long an orphan waits for its nodes' answers to the visibility query before it is settled. */
+    private static final Duration ORPHAN_GRACE = Duration.ofMillis(500);
+
     private final GroupConfig group;
     private final Supervisor supervisor = new Supervisor("scheduler");
     private final MessageEndpoint endpoint;
@@ -371,13 +393,14 @@ public final class SchedulerServer implements AutoCloseable {
         running = true;
         loop = supervisor.start(LOOP_THREAD, this::runLoop);
         if (site != null) {
-            // Before the control group: no call is placed before the log can take its entry.
             String name = config.site().name();
             appender = Executors.newSingleThreadExecutor(runnable -> {
                 Thread thread = new Thread(runnable, "schedule-log-appender");
                 thread.setDaemon(true);
                 return thread;
             });
+            // Connected only once the write-set log made this scheduler its site's active one (onGranted): its member
+            // name in the schedule log is the site's, which a standby must not take while the active one is there.
             scheduleLog = new ScheduleLog(
                     name,
                     Channels.scheduleLog(
@@ -387,7 +410,6 @@ public final class SchedulerServer implements AutoCloseable {
                             config.site().links()),
                     entry -> enqueue(new Logged(entry)),
                     RaftLog.Patience.DEFAULT);
-            scheduleLog.connect();
         }
         channel = Channels.schedulerControl(group, GargamelClient.SCHEDULER_NAME);
         channel.setReceiver(endpoint);
@@ -534,6 +556,10 @@ public final class SchedulerServer implements AutoCloseable {
             if (!held.isEmpty()) {
                 releaseHeld();
             }
+            if (site != null) {
+                askVisibility();
+                settleOrphans();
+            }
             if (first == null) {
                 continue;
             }
@@ -673,6 +699,24 @@ public final class SchedulerServer implements AutoCloseable {
     }
 
     /**
+     * Joins the schedule log as this site's member, on the appender thread, so that this site's first entries are
+     * appended once it is connected. The log's entries are read into the loop from the first one (docs/multisite.md, A
+     * site scheduler's failover): a successor learns its predecessor's calls there.
+     */
+    private void connectScheduleLog() {
+        appender.execute(() -> {
+            try {
+                scheduleLog.connect();
+                LOG.info("joined the schedule log as {}", config.site().name());
+            } catch (Exception e) {
+                if (running) {
+                    supervisor.fail(new FatalException("cannot join the schedule log: " + e.getMessage(), e));
+                }
+            }
+        });
+    }
+
+    /**
      * Sends a home call to the schedule log. An append that cannot be committed (no majority of the sites within the
      * log's patience) stops this scheduler: a site cut off from the others cannot have its calls placed, and its
      * provisional calls cannot commit (docs/multisite.md).
@@ -695,22 +739,125 @@ public final class SchedulerServer implements AutoCloseable {
         eventTxn = entry.txn();
         for (SiteScheduler.Decision decision : site.read(entry)) {
             eventTxn = decision.txn();
-            PendingCall call = pending.get(decision.txn());
-            Address target = call == null ? null : nodes.get(call.node());
-            if (target == null) {
+            if (decision instanceof SiteScheduler.Decision.Remote
+                    || decision instanceof SiteScheduler.Decision.Orphaned) {
+                // Placed by another site or an earlier scheduler of this one: followed until visible at every node.
+                Set<String> early = reportedEarly.remove(decision.txn());
+                visibleAt.put(decision.txn(), early == null ? new HashSet<>() : early);
+                if (!caughtUp) {
+                    visibilityToAsk.add(decision.txn());
+                }
+                if (decision instanceof SiteScheduler.Decision.Orphaned orphan) {
+                    orphans.putIfAbsent(orphan.txn(), new Orphan(System.nanoTime(), orphan.dependencies()));
+                }
+                forgetIfVisibleHere(decision.txn());
                 continue;
             }
-            if (decision instanceof SiteScheduler.Decision.Agreement agreed) {
+            caughtUp = true; // one of this scheduler's own calls: every later entry was committed while it served
+            PendingCall call = pending.get(decision.txn());
+            Address target = call == null ? null : nodes.get(call.node());
+            if (target != null && decision instanceof SiteScheduler.Decision.Agreement agreed) {
                 send(target, new Agreement(agreed.txn(), agreed.collided(), agreed.dependencies()));
-            } else if (decision instanceof SiteScheduler.Decision.Dispatch dispatch) {
+            } else if (target != null && decision instanceof SiteScheduler.Decision.Dispatch dispatch) {
                 send(target, execute(dispatch.placement(), call.client(), call.callId(), call.call(), false));
             }
+            forgetIfVisibleHere(decision.txn());
         }
-        if (!entry.site().equals(config.site().name())) {
-            Set<String> early = reportedEarly.remove(entry.txn());
-            visibleAt.put(entry.txn(), early == null ? new HashSet<>() : early);
+    }
+
+    /**
+     * A site scheduler reads the whole schedule log when it starts, and the nodes reported the calls they made visible
+     * to the schedulers of the site before it: until its own first entry comes back (every entry after it was
+     * committed once it served), it asks the nodes which of the calls it read are visible there (VISIBILITY_QUERY,
+     * answered with a PROGRESS). Without it, those calls would never be forgotten and a drain never ended.
+     */
+    private void askVisibility() {
+        if (visibilityToAsk.isEmpty() || !takeOverDone || nodes.isEmpty()) {
+            return;
         }
-        forgetIfVisibleHere(entry.txn());
+        long[] asked = visibilityToAsk.stream().mapToLong(Long::longValue).toArray();
+        visibilityToAsk.clear();
+        for (Address node : nodes.values()) {
+            send(node, new VisibilityQuery(asked));
+        }
+    }
+
+    /**
+     * A node joined: it may have made visible, before it joined, calls this scheduler counts as not visible everywhere
+     * (a node that restarted, or one that reported them to an earlier scheduler of the site).
+     */
+    private void askVisibility(String node, Address address) {
+        if (site == null) {
+            return;
+        }
+        long[] unknown = visibleAt.entrySet().stream()
+                .filter(call -> !call.getValue().contains(node))
+                .mapToLong(Map.Entry::getKey)
+                .toArray();
+        if (unknown.length > 0) {
+            send(address, new VisibilityQuery(unknown));
+        }
+    }
+
+    /**
+     * Whether {@code txn}'s write-set (or its settlement) is in the write-set log: a node of this site made it visible,
+     * or every one did and the agreement forgot it. An orphan is settled only after its agreed back-dependencies are:
+     * every node handles the log's entries in order, so they are visible everywhere before the orphan is, and a call
+     * placed after the orphan alone still runs after them.
+     */
+    private boolean inTheWriteSetLog(long txn) {
+        Set<String> by = visibleAt.get(txn);
+        return by != null ? !by.isEmpty() : !site.agreement().knows(txn);
+    }
+
+    /**
+     * A site scheduler's failover (docs/multisite.md): once the take-over is done, the nodes have finished or dropped
+     * every call of the earlier epochs (a stalled provisional one was rolled back when the new claim was applied), and
+     * the write-sets of those that committed are in the write-set log. So a call of this site that an earlier
+     * scheduler placed and the log holds, which no node of the site has said is visible {@link #ORPHAN_GRACE} after it
+     * was read (the nodes answer the visibility query meanwhile), goes into an ABANDON once its agreed back-dependencies
+     * are in the write-set log ({@link #inTheWriteSetLog}): settled as done with no effect,
+     * so that the other sites' calls placed after it do not wait for it for ever, unless the log holds its write-set
+     * first (then it stands: a late answer costs nothing but the entry). Its client resubmits it here.
+     */
+    private void settleOrphans() {
+        if (!takeOverDone || orphans.isEmpty() || nodes.isEmpty()) {
+            return;
+        }
+        List<Long> unrun = new ArrayList<>();
+        long now = System.nanoTime();
+        for (java.util.Iterator<Map.Entry<Long, Orphan>> read =
+                        orphans.entrySet().iterator();
+                read.hasNext(); ) {
+            Map.Entry<Long, Orphan> orphan = read.next();
+            if (now - orphan.getValue().readAt() < ORPHAN_GRACE.toNanos()) {
+                break; // read in order: the ones after it are younger
+            }
+            Set<String> by = visibleAt.get(orphan.getKey());
+            if (by == null || !by.isEmpty()) {
+                read.remove(); // a node has it (it committed) or all have (forgotten): it stands
+                continue;
+            }
+            if (Arrays.stream(orphan.getValue().dependencies())
+                    .allMatch(dependency -> unrun.contains(dependency) || inTheWriteSetLog(dependency))) {
+                read.remove();
+                unrun.add(orphan.getKey());
+            }
+        }
+        if (unrun.isEmpty()) {
+            return;
+        }
+        Abandon decision = new Abandon(
+                "the earlier scheduler of " + config.site().name(),
+                unrun.stream().mapToLong(Long::longValue).toArray());
+        LOG.info(
+                "asking {} to settle {} call(s) of this site's earlier scheduler(s) (those that committed stand): {}",
+                nodes.keySet(),
+                unrun.size(),
+                unrun);
+        for (Address node : nodes.values()) {
+            send(node, decision);
+        }
     }
 
     /**
@@ -786,6 +933,9 @@ public final class SchedulerServer implements AutoCloseable {
             return;
         }
         nodes.put(hello.nodeName(), source);
+        if (previous == null) {
+            askVisibility(hello.nodeName(), source);
+        }
         checkTakeOver();
         if (reference == null) {
             reference = hello.profile();
@@ -868,6 +1018,9 @@ public final class SchedulerServer implements AutoCloseable {
                     "the write-set log made this scheduler the active one: epoch {} (granted by {})",
                     epoch,
                     grant.nodeName());
+            if (site != null) {
+                connectScheduleLog();
+            }
         } else if (grant.epoch() != epoch) {
             LOG.warn("ignored {} from {}: this scheduler's epoch is {}", grant.describe(), source, epoch);
             return;
@@ -922,6 +1075,9 @@ public final class SchedulerServer implements AutoCloseable {
         }
         takeOverDone = true;
         LOG.info("take-over done: {} node(s) here, none still running calls of an earlier scheduler", nodes.size());
+        if (site != null) {
+            settleOrphans();
+        }
         List<Drain> waiting = new ArrayList<>(heldDrains);
         heldDrains.clear();
         for (Drain drain : waiting) {
@@ -977,6 +1133,21 @@ public final class SchedulerServer implements AutoCloseable {
                 unsettled.size(),
                 waiting.isEmpty() ? "" : " " + waiting + (unsettled.size() > BUSY_EXAMPLES ? " ..." : ""),
                 nodes.keySet());
+        if (site != null) {
+            List<String> notVisible = visibleAt.entrySet().stream()
+                    .filter(call -> TransactionIds.epochOf(call.getKey()) != epoch)
+                    .limit(BUSY_EXAMPLES)
+                    .map(call -> call.getKey() + " (visible at " + call.getValue() + ")")
+                    .toList();
+            LOG.info(
+                    "the agreement: {} home call(s) not yet back from the schedule log, {} other sites' call(s) not yet"
+                            + " visible at every node here{}, {} reported before their entry was read; {}",
+                    site.agreement().pending(),
+                    otherSitesCallsNotVisibleHere(),
+                    notVisible.isEmpty() ? "" : " " + notVisible,
+                    reportedEarly.size(),
+                    site.agreement().counters());
+        }
     }
 
     private void onView(View view) {

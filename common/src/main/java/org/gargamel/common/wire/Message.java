@@ -18,6 +18,7 @@ public sealed interface Message
                 EpochGranted,
                 Superseded,
                 Progress,
+                VisibilityQuery,
                 WriteSet,
                 DrainQuery,
                 DrainStatus,

@@ -43,7 +43,9 @@ public enum MessageType {
     /** site scheduler → schedule log: an update call of a site, in the order all sites agree on (docs/multisite.md). */
     SCHEDULE_CALL(17, ScheduleCall.class),
     /** site scheduler → node: where the schedule log placed a provisional call (confirmed, or collided: run after). */
-    AGREEMENT(18, Agreement.class);
+    AGREEMENT(18, Agreement.class),
+    /** site scheduler → node: which of these calls are visible there (a site scheduler's failover); answered by PROGRESS. */
+    VISIBILITY_QUERY(19, VisibilityQuery.class);
 
     private final byte tag;
     private final Class<? extends Message> messageClass;

@@ -80,6 +80,7 @@ public final class WireCodec {
                 case SUPERSEDED -> Superseded.read(in);
                 case SCHEDULE_CALL -> ScheduleCall.read(in);
                 case AGREEMENT -> Agreement.read(in);
+                case VISIBILITY_QUERY -> VisibilityQuery.read(in);
             };
             if (in.available() > 0) {
                 throw new MalformedMessageException(type + ": " + in.available() + " unexpected trailing bytes");

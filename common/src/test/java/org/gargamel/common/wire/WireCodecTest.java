@@ -130,6 +130,7 @@ class WireCodecTest {
                 new DrainQuery(5),
                 new ScheduleCall("eu-west", 3, 7L << 32 | 9, NEW_ORDER),
                 new Agreement(7L << 32 | 9, true, new long[] {5, 6}),
+                new VisibilityQuery(new long[] {7L << 32 | 9, 3}),
                 new TakeOver(),
                 new EpochClaim(org.jgroups.util.UUID.randomUUID()),
                 new EpochClaim(org.jgroups.util.UUID.randomUUID(), "eu-west"),

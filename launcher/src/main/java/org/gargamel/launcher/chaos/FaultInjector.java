@@ -54,8 +54,11 @@ public final class FaultInjector {
         this.cluster = cluster;
         this.databases = databases;
         this.activeScheduler = cluster.schedulerNames().get(0);
+        // With several sites each site has one scheduler, started again after its kill (docs/multisite.md).
         this.standbyScheduler =
-                cluster.schedulerNames().size() > 1 ? cluster.schedulerNames().get(1) : null;
+                cluster.sites() == null && cluster.schedulerNames().size() > 1
+                        ? cluster.schedulerNames().get(1)
+                        : null;
         this.plan = plan;
         this.err = err;
         this.thread = new Thread(this::run, "fault-injector");
@@ -103,7 +106,14 @@ public final class FaultInjector {
                 // The kinds take turns, so that even a short run has each of them.
                 FaultPlan.Kind kind =
                         plan.kinds().get(faults.size() % plan.kinds().size());
-                if (kind == FaultPlan.Kind.SCHEDULER) {
+                if (kind == FaultPlan.Kind.SCHEDULER && cluster.sites() != null) {
+                    // The sites' schedulers take turns.
+                    long schedulerFaults = faults.stream()
+                            .filter(fault -> fault.kind().equals(FaultPlan.Kind.SCHEDULER.configName()))
+                            .count();
+                    target = cluster.schedulerNames().get((int)
+                            (schedulerFaults % cluster.schedulerNames().size()));
+                } else if (kind == FaultPlan.Kind.SCHEDULER) {
                     target = activeScheduler;
                 }
                 if (!inject(kind, target, nodes.indexOf(target))) {
@@ -117,7 +127,7 @@ public final class FaultInjector {
 
     /** One fault of {@code kind} on {@code target}; false if its node could not be brought back. */
     private boolean inject(FaultPlan.Kind kind, String target, int index) {
-        GargamelClient client = cluster.client();
+        GargamelClient client = clientOf(target, index);
         int before = answeredNodeCount(client);
         double at = (System.nanoTime() - startNanos) / 1e9;
         long killed = System.nanoTime();
@@ -181,6 +191,17 @@ public final class FaultInjector {
                 "chaos: %s: out of the cluster after %d ms, caught up and back after %d ms%n",
                 describe(kind, target), recovered, rejoined);
         return true;
+    }
+
+    /** The client of the target's site (the one client of a single-site cluster): it counts that site's nodes. */
+    private GargamelClient clientOf(String target, int nodeIndex) {
+        if (cluster.sites() == null) {
+            return cluster.client();
+        }
+        int site = nodeIndex >= 0
+                ? cluster.sites().siteOfNode(nodeIndex)
+                : cluster.schedulerNames().indexOf(target);
+        return cluster.client(site);
     }
 
     private static String describe(FaultPlan.Kind kind, String target) {

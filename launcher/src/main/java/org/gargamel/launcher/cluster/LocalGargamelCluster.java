@@ -548,6 +548,11 @@ public final class LocalGargamelCluster implements GargamelCluster {
         return client;
     }
 
+    /** With several sites: the client of site {@code site} (0-based). */
+    public GargamelClient client(int site) {
+        return siteClients.get(site);
+    }
+
     /** Called (once) if a process of the cluster dies before {@link #stop()}. */
     @Override
     public void onFailure(Runnable listener) {

@@ -89,11 +89,13 @@ public final class ChaosCommand implements Callable<Integer> {
         if (request.target().modeName().equals("direct")) {
             throw Usage.error(spec, "chaos needs a Gargamel cluster to kill nodes of: --mode direct has none");
         }
-        if (request.replicas() < 3) {
+        boolean onlySchedulers =
+                kinds != null && kinds.stream().allMatch(kind -> kind.trim().equalsIgnoreCase("scheduler"));
+        if (request.replicas() < 3 && !onlySchedulers) {
             throw Usage.error(
                     spec,
                     "chaos needs at least 3 replicas (a killed node must leave a majority of the write-set log); got "
-                            + request.replicas());
+                            + request.replicas() + " (--kinds scheduler needs none)");
         }
         return request;
     }

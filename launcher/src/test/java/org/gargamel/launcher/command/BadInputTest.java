@@ -65,6 +65,10 @@ class BadInputTest {
         assertRejected(
                 CommandRunner.run("chaos", "--kinds", "node,disk", "--out", out.toString()),
                 "option --kinds: unknown fault kind 'disk' (expected node, postgres or scheduler)");
+        assertRejected(
+                CommandRunner.run("chaos", "--sites", "2", "--kinds", "node", "--out", out.toString()),
+                "chaos needs at least 3 replicas (a killed node must leave a majority of the write-set log); got 2"
+                        + " (--kinds scheduler needs none)");
         String url = "jdbc:postgresql://127.0.0.1:1/x";
         String url2 = "jdbc:postgresql://127.0.0.1:2/x";
         String url3 = "jdbc:postgresql://127.0.0.1:3/x";

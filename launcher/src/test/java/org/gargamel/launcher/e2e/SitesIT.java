@@ -17,7 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
  * a site scheduler and a node JVM per site (30 ms apart on the schedule log), and drives TPC-C with every site's
  * terminals on the one warehouse (shared), so the sites' Payments collide. No call may fail or see a conflict abort;
  * the collisions are counted (each one a cancel or a kill at its node); each site's latency is reported; the replicas
- * are consistent and identical.
+ * are consistent and identical. The second test kills the sites' schedulers during such a run.
  */
 @Tag("e2e")
 class SitesIT {
@@ -75,5 +75,66 @@ class SitesIT {
             assertTrue(latency.get("p50").asDouble() > 0, site + ": " + sites);
         }
         assertTrue(output.contains("collisions"), output);
+    }
+
+    /**
+     * A site scheduler's failover (docs/multisite.md): {@code gargamel chaos --sites 2 --kinds scheduler} kills the two
+     * sites' schedulers in turn with SIGKILL while every site's terminals share the one warehouse (so calls stall and
+     * collide when the kill comes), and starts each again on its configuration and its copy of the schedule log. The
+     * other site goes on, the killed site's nodes roll back their stalled calls and follow the new scheduler, its
+     * clients resubmit; every call gets its one outcome, every acknowledged New-Order is on every replica, none ran
+     * twice, and the replicas are consistent and identical.
+     */
+    @Test
+    void killedSiteSchedulersFailOverAndNothingIsLostOrRunTwice(
+            @TempDir(cleanup = CleanupMode.ON_SUCCESS) Path directory) throws Exception {
+        Path out = directory.resolve("result");
+        String output = GargamelProcess.runCleanly(
+                directory,
+                6,
+                "chaos",
+                "--sites",
+                "2",
+                "--site-delay",
+                "20ms",
+                "--warehouses-per-site",
+                "shared",
+                "--warehouses",
+                "1",
+                "--terminals",
+                "6",
+                "--duration",
+                "24s",
+                "--interval",
+                "5s",
+                "--downtime",
+                "1s",
+                "--kinds",
+                "scheduler",
+                "--seed",
+                "5",
+                "--fault-seed",
+                "1",
+                "--out",
+                out.toString());
+
+        JsonNode result = new ObjectMapper().readTree(out.resolve("result.json").toFile());
+        JsonNode faults = result.get("faults");
+        java.util.Set<String> killed = new java.util.TreeSet<>();
+        for (JsonNode fault : faults) {
+            assertEquals("scheduler", fault.get("kind").asText(), fault.toString());
+            assertTrue(fault.get("pid").asLong() > 0, fault.toString());
+            assertTrue(fault.get("error") == null, fault.toString());
+            killed.add(fault.get("target").asText());
+        }
+        assertEquals(java.util.Set.of("scheduler-site-1", "scheduler-site-2"), killed, faults.toString());
+        assertEquals(0, result.get("errors").asLong(), "no call failed: " + output);
+        assertEquals(0, result.get("conflictAborts").asLong(), output);
+        assertTrue(result.get("acknowledgedNewOrders").asLong() > 50, output);
+        assertEquals(0, result.get("acknowledgedMissing").asLong(), output);
+        assertEquals(0, result.get("duplicateOrders").asLong(), output);
+        assertTrue(result.get("sites").get("collisions").asLong() > 0, "the sites shared the warehouse: " + output);
+        assertTrue(result.get("consistency").get("passed").asBoolean(), output);
+        assertTrue(result.get("convergence").get("identical").asBoolean(), output);
     }
 }

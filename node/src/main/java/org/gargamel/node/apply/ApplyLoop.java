@@ -292,6 +292,8 @@ public final class ApplyLoop {
             for (long txn : decision.transactions()) {
                 abandonedInLog.put(txn, Boolean.TRUE);
             }
+        } else if (message instanceof EpochClaim claim && activeScheduler.concerns(claim.site())) {
+            activeScheduler.announce(claim.claimant(), index);
         } else if (message instanceof WriteSet writeSet
                 && writeSet.origin().equals(node)
                 && !abandonedInLog.containsKey(writeSet.txnId())) {

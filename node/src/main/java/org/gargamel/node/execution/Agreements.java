@@ -4,6 +4,9 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
 import org.gargamel.common.wire.Agreement;
 
 /**
@@ -13,6 +16,8 @@ import org.gargamel.common.wire.Agreement;
  * stalls until then).
  */
 public final class Agreements {
+    private static final long GIVE_UP_CHECK_MILLIS = 20;
+
     private final Map<Long, CompletableFuture<Agreement>> decisions = new ConcurrentHashMap<>();
     private final Runnable wakeWaiters;
 
@@ -46,8 +51,27 @@ public final class Agreements {
 
     /** Waits for the decision for {@code txn} and forgets it. */
     Agreement await(long txn) throws InterruptedException {
+        Agreement decision = awaitUnless(txn, () -> false);
+        return decision;
+    }
+
+    /**
+     * Waits for the decision for {@code txn} and forgets it; null if {@code giveUp} becomes true first (checked every
+     * {@value #GIVE_UP_CHECK_MILLIS} ms: a new scheduler of the site took over, and the one that placed the call will
+     * never send its decision; docs/multisite.md, A site scheduler's failover).
+     */
+    Agreement awaitUnless(long txn, BooleanSupplier giveUp) throws InterruptedException {
+        CompletableFuture<Agreement> decision = decision(txn);
         try {
-            return decision(txn).get();
+            while (true) {
+                try {
+                    return decision.get(GIVE_UP_CHECK_MILLIS, TimeUnit.MILLISECONDS);
+                } catch (TimeoutException e) {
+                    if (giveUp.getAsBoolean()) {
+                        return null;
+                    }
+                }
+            }
         } catch (ExecutionException e) {
             throw new IllegalStateException("a decision never fails", e);
         } finally {

@@ -91,6 +91,10 @@ final class ScheduledExecution implements UpdateExecution {
                 unsound = checkWrites(call, split, attempt, commitInPipeline);
                 if (call.provisional() && (unsound.isEmpty() || !checkBeforeCommit)) {
                     Agreement placed = awaitAgreement(call); // its transaction stays open meanwhile: a stall
+                    if (placed == null) {
+                        dropOrphaned(call, connection, attempt);
+                        return;
+                    }
                     if (placed.collided()) {
                         collided = placed;
                     } else {
@@ -117,6 +121,10 @@ final class ScheduledExecution implements UpdateExecution {
                 if (call.provisional()) {
                     // Its error may come from what it read: it stands only where the log placed the call.
                     Agreement placed = awaitAgreement(call);
+                    if (placed == null) {
+                        dropOrphaned(call, connection, attempt); // rolled back already
+                        return;
+                    }
                     if (placed.collided()) {
                         killAndRunAgain(call, placed, connection, attempt);
                         return;
@@ -169,7 +177,8 @@ final class ScheduledExecution implements UpdateExecution {
 
     /**
      * Waits for where the schedule log placed provisional {@code call} (docs/multisite.md); a wait is a stall, counted
-     * with its length.
+     * with its length. Null if a newer scheduler of the site took over first: the one that placed the call is gone and
+     * will not say (docs/multisite.md, A site scheduler's failover).
      */
     private Agreement awaitAgreement(Execute call) throws InterruptedException {
         boolean stalls = !context.agreements().decided(call.txnId());
@@ -177,9 +186,26 @@ final class ScheduledExecution implements UpdateExecution {
             context.statistics().stalls();
         }
         long from = System.nanoTime();
-        Agreement placed = context.agreements().await(call.txnId());
+        ActiveScheduler active = context.activeScheduler();
+        Agreement placed = context.agreements().awaitUnless(call.txnId(), () -> active.superseding(call.txnId()));
         context.statistics().provisionalRan(stalls ? System.nanoTime() - from : 0);
         return placed;
+    }
+
+    /**
+     * A provisional call whose scheduler was superseded before it said where the log placed the call: rolled back and
+     * dropped, like a call of an earlier epoch that had not started. Its client resubmits it to the new scheduler, and
+     * the new scheduler has it settled as done with no effect everywhere (other sites may have placed calls after it).
+     */
+    private void dropOrphaned(Execute call, WorkerConnection connection, CallAttempt attempt) {
+        connection.endTransactionOrStop(call, null);
+        attempt.revocable();
+        context.statistics().droppedStaleCall();
+        LOG.info(
+                "{}: rolled back provisional transaction {}: a new scheduler of the site took over before the one that"
+                        + " placed it said where the schedule log put it",
+                context.node(),
+                call.txnId());
     }
 
     /**

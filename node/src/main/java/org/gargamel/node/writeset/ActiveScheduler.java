@@ -29,6 +29,11 @@ public final class ActiveScheduler {
     private volatile Address claimant;
     private volatile long epoch;
     private final Set<Address> superseded = ConcurrentHashMap.newKeySet();
+    /** The same decisions as the log commits claims, ahead of the apply loop ({@link #announce}). */
+    private Address announcedClaimant;
+
+    private volatile long announcedEpoch;
+    private final Set<Address> announcedSuperseded = new java.util.HashSet<>();
     private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
 
     /** A single-site node's. */
@@ -65,6 +70,32 @@ public final class ActiveScheduler {
         }
         toRun.forEach(Runnable::run);
         return true;
+    }
+
+    /**
+     * The log committed a claim of {@code by} at entry {@code index} (told in log order as entries are committed,
+     * before the apply loop reaches them): the same decision as {@link #claim}, taken early. A provisional call
+     * (multi-site) waiting for its scheduler's decision gives up on it when a newer scheduler of its site is announced
+     * ({@link #superseding}): the apply loop may be unable to reach the claim, held by another site's write-set that
+     * waits for that very call (docs/multisite.md, A site scheduler's failover).
+     */
+    public synchronized void announce(Address by, long index) {
+        if (by.equals(announcedClaimant) || announcedSuperseded.contains(by) || index <= announcedEpoch) {
+            return;
+        }
+        if (announcedClaimant != null) {
+            announcedSuperseded.add(announcedClaimant);
+        }
+        announcedClaimant = by;
+        announcedEpoch = index;
+    }
+
+    /**
+     * Whether {@code txn} belongs to an epoch before the active one or before the latest one the log committed
+     * ({@link #announce}): its scheduler will never be active again.
+     */
+    public boolean superseding(long txn) {
+        return TransactionIds.epochOf(txn) < Math.max(epoch, announcedEpoch);
     }
 
     /** Runs {@code listener} after every change of the active scheduler (from the apply loop's thread). */
@@ -108,6 +139,13 @@ public final class ActiveScheduler {
                     superseded.add(Util.readAddress(in));
                 } catch (ClassNotFoundException e) {
                     throw new IOException("unreadable scheduler address in the log's snapshot", e);
+                }
+            }
+            synchronized (this) {
+                if (recordedEpoch > announcedEpoch) {
+                    announcedClaimant = recordedClaimant;
+                    announcedEpoch = recordedEpoch;
+                    announcedSuperseded.addAll(superseded);
                 }
             }
             if (recordedEpoch <= epoch) {

@@ -23,7 +23,13 @@ public record Agreed(
          */
         COLLIDED,
         /** A home call under {@link AgreementMode#PESSIMISTIC}: dispatch it now, after {@link #dependencies()}. */
-        DISPATCH
+        DISPATCH,
+        /**
+         * A call of this site placed by an earlier scheduler of the site (it died, or was superseded): it takes its
+         * place in the graph like another site's call, and this scheduler has it settled if no node ran it
+         * (docs/multisite.md, A site scheduler's failover).
+         */
+        ORPHANED
     }
 
     public long txn() {

@@ -10,6 +10,7 @@ import java.util.PriorityQueue;
 import java.util.TreeMap;
 import org.gargamel.classifier.WriteKey;
 import org.gargamel.classifier.index.ConflictIndex;
+import org.gargamel.common.wire.TransactionIds;
 
 /**
  * One site's side of multi-site scheduling (docs/multisite.md; thesis ch. 4, Alg 2): places the site's home calls
@@ -75,10 +76,20 @@ public final class SiteAgreement {
     private final PriorityQueue<Forgettable> toForget =
             new PriorityQueue<>((a, b) -> Long.compare(a.learned(), b.learned()));
 
-    /** Per site: the last sequence read from the log, and entries read ahead of a missing one. */
-    private final Map<String, Long> readUpTo = new HashMap<>();
+    /**
+     * The log is a FIFO channel per site and epoch: each scheduler of a site numbers its entries from 1 (a successor
+     * cannot know how far its predecessor got, and the predecessor's last appends may still be committed after it).
+     */
+    private record Stream(String site, long epoch) {
+        static Stream of(ScheduleEntry entry) {
+            return new Stream(entry.site(), TransactionIds.epochOf(entry.txn()));
+        }
+    }
 
-    private final Map<String, TreeMap<Long, ScheduleEntry>> heldBack = new HashMap<>();
+    /** Per stream: the last sequence read from the log, and entries read ahead of a missing one. */
+    private final Map<Stream, Long> readUpTo = new HashMap<>();
+
+    private final Map<Stream, TreeMap<Long, ScheduleEntry>> heldBack = new HashMap<>();
 
     private long clock;
     private long nextSequence = 1;
@@ -122,7 +133,7 @@ public final class SiteAgreement {
      * entries held back behind it.
      */
     public List<Agreed> read(ScheduleEntry entry) {
-        String from = entry.site();
+        Stream from = Stream.of(entry);
         long last = readUpTo.getOrDefault(from, 0L);
         TreeMap<Long, ScheduleEntry> ahead = heldBack.get(from);
         if (entry.sequence() <= last || (ahead != null && ahead.containsKey(entry.sequence()))) {
@@ -184,7 +195,7 @@ public final class SiteAgreement {
     }
 
     private Agreed place(ScheduleEntry entry) {
-        readUpTo.put(entry.site(), entry.sequence());
+        readUpTo.put(Stream.of(entry), entry.sequence());
         agreedCount++;
         long[] dependencies = agreed.add(entry.txn(), entry.keys());
         if (!entry.site().equals(site)) {
@@ -196,14 +207,13 @@ public final class SiteAgreement {
         }
         Pending home = pending.remove(entry.txn());
         if (home == null) {
-            // A home entry this scheduler did not place (an earlier scheduler of this site did): its node may have run
-            // it against anything, so it runs again after the agreed calls, which is always safe.
+            // A home entry this scheduler did not place (an earlier scheduler of this site did): it is in the graph as
+            // another site's call is; the site scheduler has it settled if no node of the site ran it.
             learned.put(entry.txn(), ++clock);
             if (view != null) {
                 learnInView(entry);
             }
-            collidedCount++;
-            return new Agreed(entry, dependencies, Agreed.Verdict.COLLIDED);
+            return new Agreed(entry, dependencies, Agreed.Verdict.ORPHANED);
         }
         learned.put(entry.txn(), home.stamp());
         if (mode == AgreementMode.PESSIMISTIC) {

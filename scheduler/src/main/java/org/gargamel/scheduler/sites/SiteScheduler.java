@@ -46,6 +46,18 @@ public final class SiteScheduler {
             }
         }
 
+        /** Another site's call, placed here too: nothing to tell a node; its visibility here is followed. */
+        record Remote(long txn) implements Decision {}
+
+        /**
+         * A call of this site that an earlier scheduler of the site placed (docs/multisite.md, A site scheduler's
+         * failover): nothing to tell a node, but it must be settled if no node ran it, once its agreed
+         * {@code dependencies} are.
+         */
+        // ArrayRecordComponent: the array is read, never written.
+        @SuppressWarnings("ArrayRecordComponent")
+        record Orphaned(long txn, long[] dependencies) implements Decision {}
+
         /** Pessimistic: the call may be dispatched now, placed for good. */
         record Dispatch(Placement placement) implements Decision {
             @Override
@@ -104,8 +116,8 @@ public final class SiteScheduler {
     }
 
     /**
-     * An entry the schedule log committed, in log order: what to tell this site's nodes (nothing for another site's
-     * call, or an entry held back or read twice).
+     * An entry the schedule log committed, in log order: a decision for each call it placed (none for an entry held
+     * back or read twice; more when it releases entries held back behind it).
      */
     public List<Decision> read(ScheduleCall entry) {
         List<WriteKey> keys = rules.conflictKeys(entry.call(), isolation);
@@ -113,11 +125,17 @@ public final class SiteScheduler {
         List<Decision> decisions = new ArrayList<>(1);
         for (Agreed call : agreed) {
             if (call.verdict() == Agreed.Verdict.REMOTE) {
+                decisions.add(new Decision.Remote(call.txn()));
+                continue;
+            }
+            if (call.verdict() == Agreed.Verdict.ORPHANED) {
+                decisions.add(new Decision.Orphaned(call.txn(), call.dependencies()));
                 continue;
             }
             Placement local = placed.remove(call.txn());
             if (local == null) {
-                continue; // this site's call placed by an earlier scheduler of the site (failover: not handled yet)
+                throw new IllegalStateException("transaction " + call.txn() + " came back from the log as this "
+                        + "scheduler's, but it has no placement of it");
             }
             long[] dependencies = union(local.backDependencies(), call.dependencies());
             decisions.add(

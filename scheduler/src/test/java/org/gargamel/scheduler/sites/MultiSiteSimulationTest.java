@@ -183,6 +183,7 @@ class MultiSiteSimulationTest {
                     case CONFIRMED -> after(1, () -> replica.confirm(agreed.txn(), agreed.dependencies()));
                     case COLLIDED -> after(1, () -> replica.replace(agreed.txn(), agreed.dependencies()));
                     case DISPATCH -> after(1, () -> replica.dispatch(agreed.txn(), agreed.dependencies(), true));
+                    case ORPHANED -> throw new AssertionError("no site scheduler is replaced here: " + agreed);
                 }
                 if (visibleEverywhere.contains(agreed.txn())) {
                     agreements.get(site).forget(agreed.txn());

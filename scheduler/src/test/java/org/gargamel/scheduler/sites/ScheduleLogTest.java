@@ -96,6 +96,91 @@ class ScheduleLogTest {
         assertEquals(read(left.get(0)), read(left.get(1)));
     }
 
+    /**
+     * A site's scheduler fails over (docs/multisite.md): its successor joins under the site's name with an empty log
+     * of its own, the leader's or a follower's, and must read every entry from the first, in the others' order.
+     */
+    @Test
+    void aSiteThatJoinsAgainWithAnEmptyLogReadsTheWholeLog() throws Exception {
+        start(Duration.ZERO, RaftLog.Patience.DEFAULT);
+        for (int round = 0; round < 2; round++) {
+            List<CompletableFuture<Void>> appended = new ArrayList<>();
+            for (int sequence = 1; sequence <= 20; sequence++) {
+                appended.add(logs.get("eu").append(entry("eu", round * 20 + sequence)));
+            }
+            CompletableFuture.allOf(appended.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+            // First the leader (unless eu, which appends: then us), then a follower other than eu.
+            boolean wantLeader = round == 0;
+            String replaced = SITES.stream()
+                    .filter(s -> !s.equals("eu") && logs.get(s).isLeader() == wantLeader)
+                    .findFirst()
+                    .orElse("us");
+            logs.remove(replaced).close();
+            String survivor =
+                    SITES.stream().filter(s -> logs.containsKey(s)).findFirst().orElseThrow();
+            List<ScheduleCall> before = read(survivor);
+            ScheduleLog again = open(replaced, SITES, Duration.ZERO, RaftLog.Patience.DEFAULT, (site, call) -> {});
+            logs.put(replaced, again);
+            again.connect();
+            logs.get("eu").append(entry("eu", 100 + round)).get(30, TimeUnit.SECONDS);
+            String site = replaced;
+            Await.until(
+                    site + " to read the whole log again",
+                    WAIT,
+                    () -> read(site).size() >= before.size() + 1,
+                    () -> read(site).size() + " of " + (before.size() + 1));
+            assertEquals(
+                    read(survivor).subList(0, before.size() + 1), read(site).subList(0, before.size() + 1));
+        }
+    }
+
+    /**
+     * Two sites, and the leader's scheduler dies: the other cannot go on alone; the successor joins with an empty log,
+     * the survivor must be elected (its log is the longer), and the successor must read the whole log.
+     */
+    @Test
+    void twoSitesTheLeaderReplacedWithAnEmptyLogLosesNothing() throws Exception {
+        List<String> two = List.of("eu", "us");
+        for (String site : two) {
+            logs.put(site, open(site, two, Duration.ZERO, RaftLog.Patience.DEFAULT, (s, call) -> {}));
+        }
+        for (String site : two) {
+            logs.get(site).connect();
+        }
+        List<CompletableFuture<Void>> appended = new ArrayList<>();
+        for (int sequence = 1; sequence <= 20; sequence++) {
+            appended.add(logs.get("us").append(entry("us", sequence)));
+        }
+        CompletableFuture.allOf(appended.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+        String leader =
+                two.stream().filter(s -> logs.get(s).isLeader()).findFirst().orElseThrow();
+        String survivor = leader.equals("eu") ? "us" : "eu";
+        logs.remove(leader).close();
+        // An append waits for a leader (RaftLog.append): on its own thread, while the survivor has no majority.
+        ScheduleLog survivingLog = logs.get(survivor);
+        CompletableFuture<CompletableFuture<Void>> sent = new CompletableFuture<>();
+        Thread appender = new Thread(() -> sent.complete(survivingLog.append(entry(survivor, 100))));
+        appender.start();
+        Thread.sleep(300);
+        List<ScheduleCall> before = read(survivor);
+        ScheduleLog again = open(leader, two, Duration.ZERO, RaftLog.Patience.DEFAULT, (s, call) -> {});
+        logs.put(leader, again);
+        again.connect();
+        sent.get(30, TimeUnit.SECONDS).get(30, TimeUnit.SECONDS);
+        logs.get(leader).append(entry(leader, 200)).get(30, TimeUnit.SECONDS);
+        Await.until(
+                leader + " to read the whole log",
+                WAIT,
+                () -> read(leader).size() >= before.size() + 2,
+                () -> read(leader) + " against " + read(survivor));
+        Await.until(
+                survivor + " to read the new entries",
+                WAIT,
+                () -> read(survivor).size() >= before.size() + 2);
+        assertEquals(read(survivor).subList(0, before.size() + 2), read(leader).subList(0, before.size() + 2));
+        assertEquals(before, read(survivor).subList(0, before.size()), "nothing the survivor read was taken back");
+    }
+
     @Test
     void aSiteWithoutAMajorityAppendsNothing() throws Exception {
         start(Duration.ZERO, IMPATIENT);
@@ -198,26 +283,33 @@ class ScheduleLogTest {
 
     private void start(Duration delay, RaftLog.Patience patience, Reader also) throws Exception {
         for (String site : SITES) {
-            read.put(site, new ArrayList<>());
-            ScheduleLog log = new ScheduleLog(
-                    site,
-                    Channels.scheduleLog(
-                            GroupConfig.inMemory(),
-                            site,
-                            new RaftSettings(site, SITES, null, false),
-                            SiteDelay.Links.uniform(SITE_OF_MEMBER, delay)),
-                    call -> {
-                        synchronized (read) {
-                            read.get(site).add(call);
-                        }
-                        also.read(site, call);
-                    },
-                    patience);
-            logs.put(site, log);
+            logs.put(site, open(site, SITES, delay, patience, also));
         }
         for (ScheduleLog log : logs.values()) {
             log.connect();
         }
+    }
+
+    /** Site {@code site}'s member of the log, with an empty log of its own and nothing read yet; not connected. */
+    private ScheduleLog open(String site, List<String> sites, Duration delay, RaftLog.Patience patience, Reader also)
+            throws Exception {
+        synchronized (read) {
+            read.put(site, new ArrayList<>());
+        }
+        return new ScheduleLog(
+                site,
+                Channels.scheduleLog(
+                        GroupConfig.inMemory(),
+                        site,
+                        new RaftSettings(site, sites, null, false),
+                        SiteDelay.Links.uniform(SITE_OF_MEMBER, delay)),
+                call -> {
+                    synchronized (read) {
+                        read.get(site).add(call);
+                    }
+                    also.read(site, call);
+                },
+                patience);
     }
 
     private List<ScheduleCall> read(String site) {

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.util.List;
 import org.gargamel.classifier.WriteKey;
+import org.gargamel.common.wire.TransactionIds;
 import org.gargamel.scheduler.sites.Agreed.Verdict;
 import org.gargamel.scheduler.sites.ProvisionalCall.Step;
 import org.junit.jupiter.api.Tag;
@@ -195,6 +196,37 @@ class SiteAgreementTest {
         s1.placeHome(1, A);
         assertThrows(IllegalArgumentException.class, () -> s1.placeHome(1, B));
         assertThrows(IllegalArgumentException.class, () -> new ScheduleEntry("s1", 0, 5, A));
+    }
+
+    /**
+     * A site's scheduler fails over (docs/multisite.md): its successor numbers its entries from 1 again, in a new epoch,
+     * and every reader takes them as a new stream, not as copies of the predecessor's; the predecessor's entries the
+     * log commits later (appends in flight when it died) are still placed, and at the successor they are orphans.
+     */
+    @Test
+    void aSuccessorsEntriesAreANewStreamAndItsPredecessorsAreOrphans() {
+        long epoch1 = TransactionIds.firstOf(5);
+        long epoch2 = TransactionIds.firstOf(9);
+        ScheduleEntry first = s1.placeHome(epoch1, A).entry();
+        ScheduleEntry second = s1.placeHome(epoch1 + 1, A).entry(); // in flight when s1's scheduler dies
+        SiteAgreement successor = new SiteAgreement("s1", AgreementMode.OPTIMISTIC);
+        ScheduleEntry next = successor.placeHome(epoch2, A).entry();
+        assertEquals(1, next.sequence(), "a successor cannot know how far its predecessor got");
+
+        for (SiteAgreement reader : List.of(s2, successor)) {
+            Agreed predecessors = only(reader.read(first));
+            assertEquals(reader == s2 ? Verdict.REMOTE : Verdict.ORPHANED, predecessors.verdict());
+            Agreed successors = only(reader.read(next));
+            assertArrayEquals(new long[] {epoch1}, successors.dependencies(), "not a copy of the first entry");
+            Agreed late = only(reader.read(second));
+            assertEquals(reader == s2 ? Verdict.REMOTE : Verdict.ORPHANED, late.verdict());
+            assertArrayEquals(new long[] {epoch2}, late.dependencies(), "the log's order, whatever the epochs");
+        }
+        assertEquals(
+                1,
+                successor.counters().collided(),
+                "its own call, placed before it had read its predecessor's, collided with it; the orphans count as none");
+        assertEquals(0, s2.counters().duplicates());
     }
 
     private void readEverywhere(ScheduleEntry entry) {
