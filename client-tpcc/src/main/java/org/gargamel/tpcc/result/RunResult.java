@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Consumer;
+import org.gargamel.common.stats.LatencyHistogram;
 import org.gargamel.tpcc.workload.TransactionType;
 
 /**

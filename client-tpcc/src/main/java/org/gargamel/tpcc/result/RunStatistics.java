@@ -2,6 +2,7 @@ package org.gargamel.tpcc.result;
 
 import java.util.EnumMap;
 import java.util.Map;
+import org.gargamel.common.stats.LatencyHistogram;
 import org.gargamel.tpcc.workload.ExecutionOutcome;
 import org.gargamel.tpcc.workload.TransactionType;
 

@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.gargamel.common.call.ProcedureCall;
+import org.gargamel.common.stats.LatencyHistogram;
 import org.gargamel.launcher.cluster.SitesPlan;
-import org.gargamel.tpcc.result.LatencyHistogram;
 import org.gargamel.tpcc.workload.CallExecutor;
 import org.gargamel.tpcc.workload.ExecutionOutcome;
 

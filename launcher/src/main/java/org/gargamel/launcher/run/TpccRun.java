@@ -12,6 +12,7 @@ import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import org.gargamel.common.stats.LatencyHistogram;
 import org.gargamel.launcher.chaos.Fault;
 import org.gargamel.launcher.chaos.FaultInjector;
 import org.gargamel.launcher.chaos.FaultPlan;
@@ -205,11 +206,28 @@ public final class TpccRun {
         figures.put("cancels", cancels);
         figures.put("kills", kills);
         figures.put("stalls", stalls);
-        figures.put(
-                "agreementWaitMs",
-                Map.of("meanOfStalls", stalls == 0 ? 0.0 : Math.round(stallMillis / stalls * 1000) / 1000.0));
+        LatencyHistogram agreementWait = new LatencyHistogram();
+        for (com.fasterxml.jackson.databind.JsonNode node : nodes.nodes()) {
+            agreementWait.add(agreementWaitOf(node));
+        }
+        Map<String, Object> wait = new java.util.LinkedHashMap<>();
+        wait.put("p50", Math.round(agreementWait.percentileMillis(50) * 1000) / 1000.0);
+        wait.put("p99", Math.round(agreementWait.percentileMillis(99) * 1000) / 1000.0);
+        wait.put("meanOfStalls", stalls == 0 ? 0.0 : Math.round(stallMillis / stalls * 1000) / 1000.0);
+        figures.put("agreementWaitMs", wait);
         figures.put("latencyMsBySite", latencies.summary());
         return figures;
+    }
+
+    /** A node's agreement waits as its statistics file has them (none from a node that wrote none). */
+    private static LatencyHistogram agreementWaitOf(com.fasterxml.jackson.databind.JsonNode node) {
+        com.fasterxml.jackson.databind.JsonNode written = node.path("agreementWait");
+        Map<Integer, Long> buckets = new java.util.HashMap<>();
+        for (Map.Entry<String, com.fasterxml.jackson.databind.JsonNode> bucket :
+                written.path("buckets").properties()) {
+            buckets.put(Integer.parseInt(bucket.getKey()), bucket.getValue().asLong());
+        }
+        return LatencyHistogram.of(buckets, written.path("maxMicros").asLong());
     }
 
     /** The summary's lines for a multi-site run. */
@@ -219,13 +237,16 @@ public final class TpccRun {
                 "sites: %s, %s ms apart, %s agreement, warehouses %s%n",
                 sites.get("sites"), sites.get("siteDelayMs"), sites.get("agreement"), sites.get("warehousesPerSite")));
         text.append(String.format(
-                "  %s provisional calls, %s collisions (%s cancelled, %s killed), %s stalls (mean %s ms)%n",
+                "  %s provisional calls, %s collisions (%s cancelled, %s killed), %s stalls (mean %s ms); agreement"
+                        + " wait after the run p50 %s ms, p99 %s ms%n",
                 sites.get("provisionalCalls"),
                 sites.get("collisions"),
                 sites.get("cancels"),
                 sites.get("kills"),
                 sites.get("stalls"),
-                ((Map<?, ?>) sites.get("agreementWaitMs")).get("meanOfStalls")));
+                ((Map<?, ?>) sites.get("agreementWaitMs")).get("meanOfStalls"),
+                ((Map<?, ?>) sites.get("agreementWaitMs")).get("p50"),
+                ((Map<?, ?>) sites.get("agreementWaitMs")).get("p99")));
         ((Map<?, ?>) sites.get("latencyMsBySite")).forEach((site, figures) -> {
             Map<?, ?> latency = (Map<?, ?>) figures;
             text.append(String.format(

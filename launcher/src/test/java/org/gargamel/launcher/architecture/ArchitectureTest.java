@@ -84,6 +84,7 @@ class ArchitectureTest {
         common.put(COMMON + ".group", "the JGroups stacks of the scheduler, the nodes and the clients");
         common.put(COMMON + ".jdbc", "connecting to PostgreSQL by URL (provisioning, the TPC-C kit, the commands)");
         common.put(COMMON + ".lifecycle", "Supervisor and FatalException, for the threads of the server processes");
+        common.put(COMMON + ".stats", "latency histograms: the TPC-C results' and the nodes' agreement waits");
         common.put(COMMON + ".wire", "the messages of the protocol and their codec");
         EXPORTS.put(COMMON, common);
         EXPORTS.put(PROVISIONING, Map.of());

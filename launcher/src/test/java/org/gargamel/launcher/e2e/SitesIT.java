@@ -74,6 +74,14 @@ class SitesIT {
             assertTrue(latency.get("calls").asDouble() > 0, site + " had terminals: " + sites);
             assertTrue(latency.get("p50").asDouble() > 0, site + ": " + sites);
         }
+        JsonNode wait = sites.get("agreementWaitMs");
+        assertTrue(
+                wait.get("p50").asDouble() >= 0
+                        && wait.get("p99").asDouble() >= wait.get("p50").asDouble(),
+                wait.toString());
+        assertTrue(
+                wait.get("p99").asDouble() > 1,
+                "with 30 ms between the sites, the slowest provisional calls wait for their agreement: " + wait);
         assertTrue(output.contains("collisions"), output);
     }
 

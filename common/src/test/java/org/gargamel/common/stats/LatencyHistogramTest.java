@@ -1,6 +1,7 @@
-package org.gargamel.tpcc.result;
+package org.gargamel.common.stats;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Arrays;
@@ -40,5 +41,27 @@ class LatencyHistogramTest {
         LatencyHistogram histogram = new LatencyHistogram();
         assertEquals(0, histogram.percentileMillis(99));
         assertEquals(0, histogram.maxMillis());
+    }
+
+    /** A node writes its histogram into its statistics file; the run reads it back and merges: nothing changes. */
+    @Test
+    void whatIsWrittenAsMapReadsBackAsTheSameHistogram() {
+        LatencyHistogram written = new LatencyHistogram();
+        for (long micros = 1; micros < 400_000; micros = micros * 3 + 7) {
+            written.recordMicros(micros);
+        }
+        @SuppressWarnings("unchecked")
+        java.util.Map<String, Long> buckets =
+                (java.util.Map<String, Long>) written.toMap().get("buckets");
+        java.util.Map<Integer, Long> read = new java.util.HashMap<>();
+        buckets.forEach((index, count) -> read.put(Integer.parseInt(index), count));
+        LatencyHistogram back = LatencyHistogram.of(read, (Long) written.toMap().get("maxMicros"));
+        assertEquals(written.count(), back.count());
+        assertEquals(written.maxMillis(), back.maxMillis());
+        for (double percentile : new double[] {1, 50, 90, 99, 100}) {
+            assertEquals(written.percentileMillis(percentile), back.percentileMillis(percentile), "p" + percentile);
+        }
+        assertThrows(IllegalArgumentException.class, () -> LatencyHistogram.of(java.util.Map.of(-1, 1L), 5));
+        assertThrows(IllegalArgumentException.class, () -> LatencyHistogram.of(java.util.Map.of(3, -1L), 5));
     }
 }
