@@ -51,8 +51,7 @@ public final class Agreements {
 
     /** Waits for the decision for {@code txn} and forgets it. */
     Agreement await(long txn) throws InterruptedException {
-        Agreement decision = awaitUnless(txn, () -> false);
-        return decision;
+        return awaitUnless(txn, () -> false);
     }
 
     /**
