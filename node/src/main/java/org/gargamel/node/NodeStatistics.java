@@ -279,7 +279,7 @@ public final class NodeStatistics {
         map.put("provisionalCalls", provisional);
         map.put("stalled", stalled);
         map.put("stallMs", Sums.mean(stallNanos, stalled));
-        // Every provisional call's wait for its agreement after its run (0 when it was in first), for percentiles.
+        // Every provisional call's wait for its agreement after its run (1 µs when it was in first), for percentiles.
         map.put("agreementWait", agreementWait.toMap());
         map.put("cancelled", cancelled);
         map.put("killed", killed);
