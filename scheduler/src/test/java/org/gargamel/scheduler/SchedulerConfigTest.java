@@ -115,6 +115,7 @@ class SchedulerConfigTest {
                 java.time.Duration.ofMillis(100), config.site().links().delay("ap", "eu"), "ap's messages are held");
         assertEquals(java.time.Duration.ZERO, config.site().links().delay("us", "ap"), "not a link of this site's");
         assertEquals(3, config.site().raft().members().size());
+        assertEquals(null, config.site().raft().logDirectory(), "in memory unless a directory is named");
         assertEquals("gargamel-control", SchedulerConfig.read(write(control)).controlCluster());
 
         String site = "site:\n  name: eu\n  sites: [eu, us]\n  schedule: {transport: in-memory}\n";
@@ -127,6 +128,13 @@ class SchedulerConfigTest {
         assertTrue(error(control + site + "  delayMillis: {ap: 5}\n").contains("key 'site.delayMillis'"));
         assertTrue(error(control + site + "  delayMillis: {us: -5}\n").contains("key 'site.delayMillis.us'"));
         assertTrue(error(control + site + "  colour: blue\n").contains("unknown key 'site.colour'"));
+        assertTrue(error(control + site + "  logDir: ''\n").contains("key 'site.logDir'"));
+        SchedulerConfig onDisk =
+                SchedulerConfig.read(write(control + site + "  logDir: /var/lib/eu-schedule\n  logFsync: false\n"));
+        assertEquals(
+                java.nio.file.Path.of("/var/lib/eu-schedule"),
+                onDisk.site().raft().logDirectory());
+        assertTrue(!onDisk.site().raft().fsync());
         assertTrue(error(control + "site: {name: eu, sites: [us, ap], schedule: {transport: in-memory}}\n")
                 .contains("does not name this site"));
         assertTrue(error(control + "site: {name: eu, sites: [eu], schedule: {transport: in-memory}}\n")

@@ -314,6 +314,12 @@ public final class LocalGargamelCluster implements GargamelCluster {
             siteSection.put("schedule", Map.of("bind", "127.0.0.1:" + schedulePorts[s], "initialHosts", scheduleHosts));
             siteSection.put("agreement", sites.agreement());
             siteSection.put("delayMillis", delays);
+            // On disk, so that a site scheduler killed and started again (chaos) comes back as the member of the
+            // schedule log it was: Raft counts on a member's log, term and vote surviving it. A new cluster, a new log.
+            Path scheduleLog = directory.resolve(plan.schedulerNames().get(s) + "-schedule-log");
+            Directories.deleteRecursively(scheduleLog);
+            siteSection.put("logDir", scheduleLog.toAbsolutePath().toString());
+            siteSection.put("logFsync", plan.durableLog());
             schedulers.add(launchScheduler(
                     plan.schedulerNames().get(s), schedulerPorts[s], controlHosts.get(s), security, siteSection));
         }

@@ -2,6 +2,7 @@ package org.gargamel.scheduler.sites;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -24,14 +25,22 @@ import org.gargamel.common.group.SiteDelay;
  *   agreement: optimistic         # optimistic (run at once, commit once placed) | pessimistic (run once placed)
  *   delayMillis: {us: 50, ap: 100}   # optional, tests and demos on one machine: this site's one-way delay to each
  *                                    # other site, applied to what this scheduler receives from it
+ *   logDir: /var/lib/gargamel/eu-schedule   # optional: this site's copy of the schedule log (default: in memory)
+ *   logFsync: true                # optional: force each append to disk before it counts (default true)
  * </pre>
+ *
+ * <p>Raft assumes a member never forgets its log, its term and its vote. A scheduler started again on {@code logDir}
+ * comes back as the member it was; one in memory comes back empty, which is safe with two sites and not with three
+ * or more (docs/multisite.md, A site scheduler's failover).
  */
 public record SiteSettings(
         String name,
         List<String> sites,
         GroupSettings schedule,
         AgreementMode agreement,
-        Map<String, Integer> delayMillis) {
+        Map<String, Integer> delayMillis,
+        Path logDir,
+        boolean logFsync) {
 
     @JsonCreator
     public SiteSettings(
@@ -39,8 +48,34 @@ public record SiteSettings(
             @JsonProperty("sites") List<String> sites,
             @JsonProperty("schedule") GroupSettings schedule,
             @JsonProperty("agreement") String agreement,
-            @JsonProperty("delayMillis") Map<String, Integer> delayMillis) {
-        this(name, sites == null ? null : List.copyOf(sites), schedule, parse(agreement), copy(delayMillis));
+            @JsonProperty("delayMillis") Map<String, Integer> delayMillis,
+            @JsonProperty("logDir") String logDir,
+            @JsonProperty("logFsync") Boolean logFsync) {
+        this(
+                name,
+                sites == null ? null : List.copyOf(sites),
+                schedule,
+                parse(agreement),
+                copy(delayMillis),
+                logDir == null ? null : directory(logDir),
+                logFsync == null || logFsync);
+    }
+
+    /** A site whose schedule log is in memory (tests). */
+    public SiteSettings(
+            String name,
+            List<String> sites,
+            GroupSettings schedule,
+            String agreement,
+            Map<String, Integer> delayMillis) {
+        this(name, sites, schedule, agreement, delayMillis, null, null);
+    }
+
+    private static Path directory(String logDir) {
+        if (logDir.isBlank()) {
+            throw new ConfigException("key 'site.logDir' must name a directory, got an empty string");
+        }
+        return Path.of(logDir);
     }
 
     private static AgreementMode parse(String agreement) {
@@ -94,9 +129,9 @@ public record SiteSettings(
         return this;
     }
 
-    /** The schedule log's consensus settings: the sites are its members, this site's name its Raft id (in memory). */
+    /** The schedule log's consensus settings: the sites are its members, this site's name its Raft id. */
     public RaftSettings raft() {
-        return new RaftSettings(name, sites, null, false);
+        return new RaftSettings(name, sites, logDir, logFsync);
     }
 
     /** What this scheduler's schedule log channel delays: each other site's messages by this site's delay to it. */

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
@@ -32,6 +33,7 @@ import org.gargamel.tpcc.TpccRules;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The schedule log among three sites' schedulers, on real JGroups channels (in memory) and jgroups-raft: every site
@@ -181,6 +183,43 @@ class ScheduleLogTest {
         assertEquals(before, read(survivor).subList(0, before.size()), "nothing the survivor read was taken back");
     }
 
+    /**
+     * Raft counts on a member that comes back still holding its log: the case an empty log cannot survive. ap is down
+     * while eu and us commit an entry; us restarts, eu dies, ap comes back. us and ap are a majority, and the entry
+     * must be there: us kept it on disk ({@code site.logDir}). With us's log in memory the two elect a leader
+     * without it and the entry, committed and read, is gone (checked: the test fails then).
+     */
+    @Test
+    void aMemberThatComesBackWithItsLogOnDiskKeepsWhatItCommitted(@TempDir Path disks) throws Exception {
+        for (String site : SITES) {
+            logs.put(site, open(site, SITES, disks.resolve(site), (s, call) -> {}));
+        }
+        for (ScheduleLog log : logs.values()) {
+            log.connect();
+        }
+        logs.get("eu").append(entry("eu", 1)).get(30, TimeUnit.SECONDS);
+        awaitRead(1);
+        logs.remove("ap").close();
+        logs.get("eu").append(entry("eu", 2)).get(30, TimeUnit.SECONDS); // on eu and us only
+        Await.until("us to read eu#2", WAIT, () -> read("us").size() >= 2, () -> read("us"));
+        logs.remove("us").close();
+        logs.remove("eu").close(); // the only other member holding eu#2
+        for (String site : List.of("us", "ap")) {
+            ScheduleLog again = open(site, SITES, disks.resolve(site), (s, call) -> {});
+            logs.put(site, again);
+            again.connect();
+        }
+        logs.get("ap").append(entry("ap", 1)).get(30, TimeUnit.SECONDS);
+        List<String> expected = List.of("eu#1", "eu#2", "ap#1");
+        for (String site : List.of("us", "ap")) {
+            Await.until(site + " to read three entries", WAIT, () -> read(site).size() >= 3, () -> read(site));
+            assertEquals(
+                    expected,
+                    read(site).stream().map(c -> c.site() + "#" + c.sequence()).toList(),
+                    site);
+        }
+    }
+
     @Test
     void aSiteWithoutAMajorityAppendsNothing() throws Exception {
         start(Duration.ZERO, IMPATIENT);
@@ -293,6 +332,17 @@ class ScheduleLogTest {
     /** Site {@code site}'s member of the log, with an empty log of its own and nothing read yet; not connected. */
     private ScheduleLog open(String site, List<String> sites, Duration delay, RaftLog.Patience patience, Reader also)
             throws Exception {
+        return open(site, sites, delay, patience, also, null);
+    }
+
+    /** As above, its log kept in {@code logDir}: started again there, it comes back with what it held. */
+    private ScheduleLog open(String site, List<String> sites, Path logDir, Reader also) throws Exception {
+        return open(site, sites, Duration.ZERO, RaftLog.Patience.DEFAULT, also, logDir);
+    }
+
+    private ScheduleLog open(
+            String site, List<String> sites, Duration delay, RaftLog.Patience patience, Reader also, Path logDir)
+            throws Exception {
         synchronized (read) {
             read.put(site, new ArrayList<>());
         }
@@ -301,7 +351,7 @@ class ScheduleLogTest {
                 Channels.scheduleLog(
                         GroupConfig.inMemory(),
                         site,
-                        new RaftSettings(site, sites, null, false),
+                        new RaftSettings(site, sites, logDir, false),
                         SiteDelay.Links.uniform(SITE_OF_MEMBER, delay)),
                 call -> {
                     synchronized (read) {
