@@ -120,6 +120,15 @@ public final class GargamelClient implements AutoCloseable {
      * talks to its own site's scheduler, in that site's control group (null: a single-site cluster).
      */
     public static GargamelClient connect(GroupConfig group, ClientOptions options, String site) throws Exception {
+        return connect(group, options, site, Duration.ZERO);
+    }
+
+    /**
+     * As {@link #connect(GroupConfig, ClientOptions, String)}, for a client {@code distance} (one way) from the
+     * scheduler and the nodes: a remote site's client of one scheduler, emulated on one machine (compare --sites).
+     */
+    public static GargamelClient connect(GroupConfig group, ClientOptions options, String site, Duration distance)
+            throws Exception {
         // TCPPING needs a fixed port, even for a client: take a free one.
         GroupConfig bound = group.transport() == GroupConfig.Transport.TCP && group.bindPort() == 0
                 ? group.withBindPort(LoopbackPorts.pick())
@@ -127,7 +136,7 @@ public final class GargamelClient implements AutoCloseable {
         long deadline = System.nanoTime() + options.connectTimeout().toNanos();
         while (true) {
             JChannel channel = Channels.control(
-                    bound, CLIENT_NAME_PREFIX + UUID.randomUUID().toString().substring(0, 8));
+                    bound, CLIENT_NAME_PREFIX + UUID.randomUUID().toString().substring(0, 8), distance);
             GargamelClient client = new GargamelClient(channel, options);
             channel.setReceiver(client.endpoint);
             try {

@@ -3,6 +3,7 @@ package org.gargamel.common.group;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -68,6 +69,17 @@ public final class Channels {
      */
     public static JChannel control(GroupConfig config, String name) throws Exception {
         return create(config, name, false, bundlerType(DIRECT_BUNDLER));
+    }
+
+    /**
+     * As {@link #control}, for a member {@code distance} away from every other one (one way; {@link DistantMember}):
+     * a client of a site whose scheduler is elsewhere, on one machine. Zero: as {@link #control}.
+     */
+    public static JChannel control(GroupConfig config, String name, Duration distance) throws Exception {
+        if (distance.isZero()) {
+            return control(config, name);
+        }
+        return create(config, name, List.of(new DistantMember(distance)), List.of(), bundlerType(DIRECT_BUNDLER));
     }
 
     /** The scheduler's control channel: as {@link #control}, but batching its sends (see {@link #bundlerType}). */

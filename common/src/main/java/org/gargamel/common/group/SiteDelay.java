@@ -3,10 +3,6 @@ package org.gargamel.common.group;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.DelayQueue;
-import java.util.concurrent.Delayed;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import org.jgroups.Address;
 import org.jgroups.Message;
 import org.jgroups.stack.Protocol;
@@ -70,28 +66,24 @@ public final class SiteDelay extends Protocol {
 
     private final String site;
     private final Links links;
-    private final DelayQueue<Held> held = new DelayQueue<>();
-    private final AtomicLong order = new AtomicLong();
-    private Thread releaser;
+    private final DelayLine held;
 
     /** @param site the site of the member whose stack this is */
     public SiteDelay(String site, Links links) {
         this.site = Objects.requireNonNull(site, "site");
         this.links = Objects.requireNonNull(links, "links");
+        this.held = new DelayLine("site-delay-" + site, this::passUp);
     }
 
     @Override
     public void start() throws Exception {
         super.start();
-        releaser = new Thread(this::release, "site-delay-" + site);
-        releaser.setDaemon(true);
-        releaser.start();
+        held.start();
     }
 
     @Override
     public void stop() {
-        releaser.interrupt();
-        held.clear();
+        held.stop();
         super.stop();
     }
 
@@ -101,7 +93,7 @@ public final class SiteDelay extends Protocol {
         if (nanos == 0) {
             return up_prot.up(message);
         }
-        held.add(new Held(message, System.nanoTime() + nanos, order.incrementAndGet()));
+        held.hold(message, System.nanoTime() + nanos);
         return null;
     }
 
@@ -114,7 +106,7 @@ public final class SiteDelay extends Protocol {
         }
         long due = System.nanoTime() + nanos;
         for (Message message : batch) {
-            held.add(new Held(message, due, order.incrementAndGet()));
+            held.hold(message, due);
         }
         batch.clear();
     }
@@ -127,34 +119,11 @@ public final class SiteDelay extends Protocol {
         return links.delay(links.siteOf().get(name), site).toNanos();
     }
 
-    /** Passes held messages up when due, in the order they came (one delay per link keeps a sender's order). */
-    private void release() {
-        while (!Thread.currentThread().isInterrupted()) {
-            Held due;
-            try {
-                due = held.take();
-            } catch (InterruptedException e) {
-                return;
-            }
-            try {
-                up_prot.up(due.message);
-            } catch (RuntimeException e) {
-                log.warn("%s: a delayed message from %s failed above: %s", site, due.message.getSrc(), e);
-            }
-        }
-    }
-
-    private record Held(Message message, long dueNanos, long order) implements Delayed {
-        @Override
-        public long getDelay(TimeUnit unit) {
-            return unit.convert(dueNanos - System.nanoTime(), TimeUnit.NANOSECONDS);
-        }
-
-        @Override
-        public int compareTo(Delayed other) {
-            Held that = (Held) other;
-            int byDue = Long.compare(dueNanos, that.dueNanos);
-            return byDue != 0 ? byDue : Long.compare(order, that.order);
+    private void passUp(Message message) {
+        try {
+            up_prot.up(message);
+        } catch (RuntimeException e) {
+            log.warn("%s: a delayed message from %s failed above: %s", site, message.getSrc(), e);
         }
     }
 }

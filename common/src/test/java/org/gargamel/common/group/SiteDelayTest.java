@@ -38,7 +38,7 @@ class SiteDelayTest {
 
     private final List<JChannel> channels = new ArrayList<>();
     private final Map<String, List<Arrival>> arrivals =
-            Map.of("a1", new ArrayList<>(), "a2", new ArrayList<>(), "b1", new ArrayList<>());
+            Map.of("a1", new ArrayList<>(), "a2", new ArrayList<>(), "b1", new ArrayList<>(), "far", new ArrayList<>());
 
     @AfterEach
     void close() {
@@ -89,7 +89,41 @@ class SiteDelayTest {
         assertTrue((atB1.arrivedNanos() - atB1.sentNanos()) / 1_000_000 < LINK.toMillis(), "b1's own multicast");
     }
 
+    /**
+     * A member far from the others ({@link DistantMember}, for a remote site's client of one scheduler): what it sends
+     * and what it receives are each held one delay, in their order, so a round trip costs two.
+     */
+    @Test
+    void aDistantMembersMessagesAreHeldBothWaysAndKeepTheirOrder() throws Exception {
+        JChannel a1 = member("a1", new SiteDelay("a", SiteDelay.Links.NONE));
+        JChannel far = member("far", new DistantMember(LINK));
+        Await.until(
+                "one view of two", Duration.ofSeconds(20), () -> a1.getView().size() == 2);
+        for (int i = 0; i < 30; i++) {
+            far.send(message(a1.getAddress(), i));
+            a1.send(message(far.getAddress(), i));
+        }
+        Await.until(
+                "30 messages each way",
+                Duration.ofSeconds(20),
+                () -> received("a1").size() == 30 && received("far").size() == 30);
+        for (String member : List.of("a1", "far")) {
+            List<Integer> sequences = new ArrayList<>();
+            for (Arrival arrival : received(member)) {
+                long heldMillis = (arrival.arrivedNanos() - arrival.sentNanos()) / 1_000_000;
+                assertTrue(heldMillis >= LINK.toMillis(), "at " + member + " after " + heldMillis + " ms");
+                assertTrue(heldMillis < 2 * LINK.toMillis(), "at " + member + ", held twice: " + heldMillis + " ms");
+                sequences.add(arrival.sequence());
+            }
+            assertEquals(java.util.stream.IntStream.range(0, 30).boxed().toList(), sequences, "in order at " + member);
+        }
+    }
+
     private JChannel member(String name) throws Exception {
+        return member(name, new SiteDelay(SITE_OF.get(name), SiteDelay.Links.uniform(SITE_OF, LINK)));
+    }
+
+    private JChannel member(String name, org.jgroups.stack.Protocol delay) throws Exception {
         JChannel channel = new JChannel(
                 new SHARED_LOOPBACK(),
                 new SHARED_LOOPBACK_PING(),
@@ -97,7 +131,7 @@ class SiteDelayTest {
                 new UNICAST3(),
                 new STABLE(),
                 new GMS().setJoinTimeout(500),
-                new SiteDelay(SITE_OF.get(name), SiteDelay.Links.uniform(SITE_OF, LINK)));
+                delay);
         channel.setName(name);
         channel.setReceiver(new Receiver() {
             @Override

@@ -112,7 +112,7 @@ public final class LocalGargamelCluster implements GargamelCluster {
     }
 
     private void launch(PrintStream err) throws IOException, InterruptedException {
-        if (plan.sites() != null) {
+        if (plan.sites() != null && !plan.sites().oneScheduler()) {
             launchSites(err);
         } else {
             launchOneSite(err);
@@ -161,7 +161,15 @@ public final class LocalGargamelCluster implements GargamelCluster {
         for (ChildProcess node : nodes) {
             awaitReady(node, NODE_READY, 0);
         }
-        client = connectClient(schedulerPorts, secret, null, plan.replicas());
+        client = connectClient(schedulerPorts, secret, null, plan.replicas(), Duration.ZERO);
+        if (plan.sites() != null) {
+            // One scheduler serving every site (compare --sites): the other sites' clients call it from afar.
+            siteClients.add(client);
+            Duration distance = Duration.ofMillis(plan.sites().delayMillis());
+            for (int s = 1; s < plan.sites().count(); s++) {
+                siteClients.add(connectClient(schedulerPorts, secret, null, plan.replicas(), distance));
+            }
+        }
         if (plan.frontend() != null) {
             launchFrontend(directory, controlHosts, security);
         }
@@ -342,21 +350,26 @@ public final class LocalGargamelCluster implements GargamelCluster {
             awaitReady(node, NODE_READY, 0);
         }
         for (int s = 0; s < names.size(); s++) {
-            siteClients.add(
-                    connectClient(new int[] {schedulerPorts[s]}, secret, names.get(s), sites.replicasPerSite()));
+            siteClients.add(connectClient(
+                    new int[] {schedulerPorts[s]}, secret, names.get(s), sites.replicasPerSite(), Duration.ZERO));
         }
         client = siteClients.get(0);
     }
 
-    /** A client of the scheduler(s) at {@code ports} (of {@code site}, or null), once they see {@code nodes} nodes. */
-    private GargamelClient connectClient(int[] ports, Path secret, String site, int nodes) throws InterruptedException {
+    /**
+     * A client of the scheduler(s) at {@code ports} (of {@code site}, or null), {@code distance} from them one way,
+     * once they see {@code nodes} nodes.
+     */
+    private GargamelClient connectClient(int[] ports, Path secret, String site, int nodes, Duration distance)
+            throws InterruptedException {
         GargamelClient connected = null;
         try {
             connected = GargamelClient.connect(
                     GroupConfig.tcp("127.0.0.1", 0, schedulerHosts(ports))
                             .withSecurity(secret == null ? null : ClusterSecurity.fromSecretFile(secret)),
                     ClientOptions.defaults(),
-                    site);
+                    site,
+                    distance);
             connected.awaitNodes(nodes, START_TIMEOUT);
             return connected;
         } catch (TimeoutException e) {

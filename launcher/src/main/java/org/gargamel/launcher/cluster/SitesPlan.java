@@ -6,7 +6,8 @@ import java.util.List;
 /**
  * Several sites on this machine (docs/multisite.md): {@code count} sites named site-1 .. site-S, each with its own
  * scheduler and {@code replicasPerSite} nodes, the schedulers {@code delayMillis} apart on the schedule log, agreeing
- * {@code agreement} (optimistic or pessimistic). The terminals of a warehouse talk to one site when {@code partitioned}
+ * {@code agreement} (optimistic or pessimistic). Or, {@code agreement} one-scheduler, for comparison: site-1's one
+ * scheduler with every node serves every site, the other sites' clients calling it from {@code delayMillis} away. The terminals of a warehouse talk to one site when {@code partitioned}
  * (warehouse w to site (w - 1) mod S, so sites rarely conflict), or every site has terminals on every warehouse
  * (terminal t to site t mod S, so sites conflict as often as TPC-C lets them).
  */
@@ -21,9 +22,20 @@ public record SitesPlan(int count, int replicasPerSite, int delayMillis, String 
         if (delayMillis < 0) {
             throw new IllegalArgumentException("site delay: not negative, got " + delayMillis);
         }
-        if (!agreement.equals("optimistic") && !agreement.equals("pessimistic")) {
-            throw new IllegalArgumentException("agreement: optimistic or pessimistic, got " + agreement);
+        if (!AGREEMENTS.contains(agreement)) {
+            throw new IllegalArgumentException("agreement: one of " + AGREEMENTS + ", got " + agreement);
         }
+    }
+
+    /** No agreement: site-1's scheduler serves every site (the thesis's single site with distant clients). */
+    public static final String ONE_SCHEDULER = "one-scheduler";
+
+    /** What {@code --agreement} may be. */
+    public static final List<String> AGREEMENTS = List.of("optimistic", "pessimistic", ONE_SCHEDULER);
+
+    /** Whether one scheduler, at site-1 with every node, serves every site (no schedule log). */
+    public boolean oneScheduler() {
+        return agreement.equals(ONE_SCHEDULER);
     }
 
     /** site-1 .. site-S. */

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import org.gargamel.launcher.chaos.FaultPlan;
 import org.gargamel.launcher.run.RunRequest;
+import org.gargamel.launcher.run.RunTarget;
 import org.gargamel.launcher.run.TpccRun;
 import org.gargamel.launcher.server.CommandContext;
 import org.gargamel.launcher.server.Usage;
@@ -88,6 +89,14 @@ public final class ChaosCommand implements Callable<Integer> {
         RunRequest request = options.request("chaos");
         if (request.target().modeName().equals("direct")) {
             throw Usage.error(spec, "chaos needs a Gargamel cluster to kill nodes of: --mode direct has none");
+        }
+        if (request.target() instanceof RunTarget.Gargamel through
+                && through.sites() != null
+                && through.sites().oneScheduler()) {
+            throw Usage.error(
+                    spec,
+                    "chaos --sites needs --agreement optimistic or pessimistic (one-scheduler is for comparing "
+                            + "latency; chaos without --sites kills a single site's scheduler)");
         }
         boolean onlySchedulers =
                 kinds != null && kinds.stream().allMatch(kind -> kind.trim().equalsIgnoreCase("scheduler"));

@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import org.gargamel.common.config.Isolation;
 import org.gargamel.common.config.Mode;
+import org.gargamel.launcher.cluster.SitesPlan;
 import org.gargamel.launcher.compare.CompareReport;
 import org.gargamel.launcher.compare.CompareRun;
 import org.gargamel.launcher.compare.DatabaseCopies;
@@ -44,11 +45,16 @@ import picocli.CommandLine.Spec;
  * and {@code centralized}, closed loop at 1 and 4 warehouses with 1 and 3 replicas, plus an open-loop sweep of the
  * incoming rate; writes {@code compare.json} and {@code compare.html}. Every run starts from a fresh copy of the
  * same loaded database, so runs do not see each other's orders.
+ *
+ * <p>{@code compare --sites}: two sites {@code --site-delay} apart served each way (docs/multisite.md): a single
+ * site for reference, one scheduler serving both sites, and a scheduler per site agreeing optimistically or
+ * pessimistically, with the warehouses partitioned by site and shared.
  */
 @Command(
         name = "compare",
         description = "the same workload through every mode, side by side (compare.json, compare.html)",
-        customSynopsis = "scripts/gargamel compare [--quick] [--warmup D] [--duration D] [--out DIR]")
+        customSynopsis =
+                "scripts/gargamel compare [--quick] [--sites [--site-delay D]] [--warmup D] [--duration D] [--out DIR]")
 public final class CompareCommand implements Callable<Integer> {
     private static final long LOAD_SEED = 1;
     private static final long RUN_SEED = 42;
@@ -63,6 +69,20 @@ public final class CompareCommand implements Callable<Integer> {
             description = "17 runs of 8 s (the baselines with 3 replicas only, Gargamel through the front end at 1 "
                     + "replica and 1 warehouse) and a short rate sweep: about 10 minutes on 2 cores")
     private boolean quick;
+
+    @Option(
+            names = "--sites",
+            description = "the multi-site comparison instead: 7 runs of 2 sites (a single site for reference; one "
+                    + "scheduler for both sites; a scheduler per site, optimistic and pessimistic; warehouses "
+                    + "partitioned by site and shared), 2 warehouses, 10 terminals")
+    private boolean sites;
+
+    @Option(
+            names = "--site-delay",
+            paramLabel = "D",
+            converter = DurationConverter.class,
+            description = "with --sites: the one-way delay between the sites (default 50ms)")
+    private Duration siteDelay;
 
     @Option(
             names = "--duration",
@@ -110,6 +130,10 @@ public final class CompareCommand implements Callable<Integer> {
     /** One run of the comparison, before it is executed. */
     record Plan(RunTarget target, int replicas, int warehouses, int terminals, Double rate) {
         String label() {
+            if (target instanceof RunTarget.Gargamel through && through.sites() != null) {
+                return "sites-" + through.sites().agreement() + "-"
+                        + through.sites().warehousesPerSite();
+            }
             return String.format(
                     Locale.ROOT,
                     "%s%s-%s-r%d-w%d-%s",
@@ -142,7 +166,16 @@ public final class CompareCommand implements Callable<Integer> {
         if (Files.exists(directory) && !Files.isDirectory(directory)) {
             throw Usage.error(spec, "--out " + directory + " exists and is not a directory");
         }
-        List<Plan> plans = plans(quick, RunTarget.Gargamel.tpccRulesOrDefault(tpccRules));
+        if (siteDelay != null && !sites) {
+            throw Usage.error(spec, "--site-delay is for --sites");
+        }
+        Duration delay = siteDelay == null ? Duration.ofMillis(50) : siteDelay;
+        if (delay.isNegative() || delay.compareTo(Duration.ofSeconds(10)) > 0) {
+            throw Usage.error(spec, "--site-delay must be between 0 and 10s, got " + delay);
+        }
+        List<Plan> plans = sites
+                ? sitePlans((int) delay.toMillis(), RunTarget.Gargamel.tpccRulesOrDefault(tpccRules))
+                : plans(quick, RunTarget.Gargamel.tpccRulesOrDefault(tpccRules));
         String machine = MachineDescription.describe();
         err.printf(
                 "compare: %d runs of %s each on %s%n",
@@ -228,6 +261,40 @@ public final class CompareCommand implements Callable<Integer> {
         return plans;
     }
 
+    /**
+     * The multi-site comparison (docs/multisite.md), 2 warehouses and 10 terminals each: a single site with 2
+     * replicas, the reference the issue's latency target names; then, with the warehouses partitioned by site and
+     * shared by both: one scheduler at site-1 with both replicas (site-2's terminals call it across the delay), and a
+     * scheduler and a replica per site agreeing optimistically, then pessimistically.
+     */
+    static List<Plan> sitePlans(int delayMillis, TpccRules.Variant rules) {
+        int warehouses = 2;
+        int terminals = 10;
+        List<Plan> plans = new ArrayList<>();
+        plans.add(new Plan(through(Mode.GARGAMEL, Isolation.PSI, rules), 2, warehouses, terminals, null));
+        for (boolean partitioned : new boolean[] {true, false}) {
+            for (String agreement : List.of(SitesPlan.ONE_SCHEDULER, "optimistic", "pessimistic")) {
+                SitesPlan sites = new SitesPlan(2, 1, delayMillis, agreement, partitioned);
+                plans.add(new Plan(acrossSites(sites, rules), 2, warehouses, terminals, null));
+            }
+        }
+        return plans;
+    }
+
+    private static RunTarget acrossSites(SitesPlan sites, TpccRules.Variant rules) {
+        return new RunTarget.Gargamel(
+                Mode.GARGAMEL,
+                Isolation.PSI,
+                RunOptions.DEFAULT_WORKERS,
+                List.of(),
+                RunOptions.DEFAULT_BIND,
+                RunTarget.Client.LIBRARY,
+                rules,
+                1,
+                org.gargamel.node.NodeConfig.DEFAULT_APPLY_GROUP,
+                sites);
+    }
+
     private static RunTarget direct() {
         return new RunTarget.Direct(DirectIsolation.READ_COMMITTED, MAX_RETRIES);
     }
@@ -269,11 +336,13 @@ public final class CompareCommand implements Callable<Integer> {
                 "[%d/%d] %-15s %-14s %d replica(s), %d wh, %s ... ",
                 index,
                 total,
-                plan.target().modeName()
-                        + (plan.target().clientName() == null
-                                        || plan.target().clientName().equals("library")
-                                ? ""
-                                : " " + plan.target().clientName()),
+                plan.label().startsWith("sites-")
+                        ? plan.label()
+                        : plan.target().modeName()
+                                + (plan.target().clientName() == null
+                                                || plan.target().clientName().equals("library")
+                                        ? ""
+                                        : " " + plan.target().clientName()),
                 plan.target().isolationName(),
                 plan.replicas(),
                 plan.warehouses(),

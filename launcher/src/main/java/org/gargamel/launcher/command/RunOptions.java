@@ -164,8 +164,9 @@ final class RunOptions {
     @Option(
             names = "--agreement",
             paramLabel = "A",
-            description = "with --sites: optimistic (default: run at once, commit once placed) or pessimistic (run "
-                    + "once placed)")
+            description = "with --sites: optimistic (default: run at once, commit once placed), pessimistic (run "
+                    + "once placed) or one-scheduler (for comparison: site-1's scheduler and every node serve every "
+                    + "site, the others' clients calling across the delay)")
     private String agreement;
 
     @Option(
@@ -306,8 +307,9 @@ final class RunOptions {
                             + "--scheduler or --client pgwire");
         }
         String agreed = agreement == null ? "optimistic" : agreement;
-        if (!agreed.equals("optimistic") && !agreed.equals("pessimistic")) {
-            throw Usage.error(spec, "--agreement must be optimistic or pessimistic, got '" + agreed + "'");
+        if (!SitesPlan.AGREEMENTS.contains(agreed)) {
+            throw Usage.error(
+                    spec, "--agreement must be optimistic, pessimistic or one-scheduler, got '" + agreed + "'");
         }
         String placement = warehousesPerSite == null ? "partitioned" : warehousesPerSite;
         if (!placement.equals("partitioned") && !placement.equals("shared")) {

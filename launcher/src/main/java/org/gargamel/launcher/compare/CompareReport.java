@@ -44,8 +44,16 @@ public final class CompareReport {
         Files.writeString(directory.resolve("compare.html"), html(), StandardCharsets.UTF_8);
     }
 
+    /** Whether this is the multi-site comparison ({@code compare --sites}). */
+    private boolean multiSite() {
+        return runs.stream().anyMatch(run -> run.sites() != null);
+    }
+
     /** A fixed-width table of every run, for the terminal and the README. */
     public String table() {
+        if (multiSite()) {
+            return sitesTable();
+        }
         StringBuilder text = new StringBuilder();
         text.append(String.format(
                 Locale.ROOT,
@@ -81,7 +89,71 @@ public final class CompareReport {
         return text.toString();
     }
 
+    /**
+     * The multi-site comparison's table: per run, the median and p99 latency of each site's terminals (a single-site
+     * run's overall figures under site-1), tpmC and what the agreement cost.
+     */
+    String sitesTable() {
+        StringBuilder text = new StringBuilder();
+        text.append(String.format(
+                Locale.ROOT,
+                "%-42s %8s %11s %11s %11s %11s %18s %14s%n",
+                "configuration",
+                "tpmC",
+                "p50 site-1",
+                "p50 site-2",
+                "p99 site-1",
+                "p99 site-2",
+                "collisions (c, k)",
+                "agree p50/p99"));
+        for (CompareRun run : runs) {
+            String collisions = run.sites() == null
+                    ? "-"
+                    : String.format(
+                            Locale.ROOT,
+                            "%d (%d, %d)",
+                            run.siteCount("collisions"),
+                            run.siteCount("cancels"),
+                            run.siteCount("kills"));
+            String wait = "-";
+            if (run.sites() != null && run.sites().get("agreementWaitMs") instanceof Map<?, ?> agreed) {
+                wait = String.format(
+                        Locale.ROOT,
+                        "%.0f/%.0f",
+                        ((Number) agreed.get("p50")).doubleValue(),
+                        ((Number) agreed.get("p99")).doubleValue());
+            }
+            text.append(String.format(
+                    Locale.ROOT,
+                    "%-42s %8.0f %11s %11s %11s %11s %18s %14s%n",
+                    run.label(),
+                    run.tpmC(),
+                    millis(siteLatency(run, 0, "p50")),
+                    millis(siteLatency(run, 1, "p50")),
+                    millis(siteLatency(run, 0, "p99")),
+                    millis(siteLatency(run, 1, "p99")),
+                    collisions,
+                    run.agreement() == null || run.agreement().equals("one-scheduler") ? "-" : wait));
+        }
+        return text.toString();
+    }
+
+    /** Site {@code site}'s percentile of a run: a single-site run's overall figure is site-1's. */
+    private static Double siteLatency(CompareRun run, int site, String percentile) {
+        if (run.sites() == null) {
+            return site == 0 ? run.latencyMs().get(percentile) : null;
+        }
+        return run.siteLatency(site, percentile);
+    }
+
+    private static String millis(Double value) {
+        return value == null ? "-" : String.format(Locale.ROOT, "%.1f", value);
+    }
+
     String html() {
+        if (multiSite()) {
+            return sitesHtml();
+        }
         StringBuilder page = new StringBuilder();
         page.append("<!doctype html><html><head><meta charset=\"utf-8\"><title>Gargamel comparison</title><style>")
                 .append("body{font-family:sans-serif;margin:2em;color:#222}table{border-collapse:collapse}")
@@ -129,6 +201,90 @@ public final class CompareReport {
                     .append("</td></tr>");
         }
         return page.append("</table></body></html>\n").toString();
+    }
+
+    /** The multi-site comparison's page: each site's median and p99 by configuration, then the table. */
+    private String sitesHtml() {
+        StringBuilder page = new StringBuilder();
+        page.append("<!doctype html><html><head><meta charset=\"utf-8\"><title>Gargamel: sites compared</title><style>")
+                .append("body{font-family:sans-serif;margin:2em;color:#222}pre{background:#f6f6f6;padding:1em}")
+                .append("svg{margin:1em 0}</style></head><body>")
+                .append("<h1>Gargamel across sites: one TPC-C workload, each way of serving two sites</h1><p>")
+                .append(escape(machine))
+                .append("</p><p>Each configuration's terminals at site-1 and site-2 (a single-site run: all at one")
+                .append(" site). one-scheduler: site-1's scheduler and every node serve both sites, site-2's clients")
+                .append(" call it across the delay; optimistic and pessimistic: a scheduler and a replica per site,")
+                .append(" agreeing through the schedule log (docs/multisite.md).</p>");
+        page.append("<h2>Median latency by site (ms)</h2>").append(sitesChart("p50"));
+        page.append("<h2>p99 latency by site (ms)</h2>").append(sitesChart("p99"));
+        page.append("<h2>All runs</h2><pre>").append(escape(sitesTable())).append("</pre>");
+        return page.append("</body></html>\n").toString();
+    }
+
+    /** One group of two bars (site-1, site-2) per run. */
+    private String sitesChart(String percentile) {
+        double max = 1;
+        for (CompareRun run : runs) {
+            for (int site = 0; site < 2; site++) {
+                Double value = siteLatency(run, site, percentile);
+                max = value == null ? max : Math.max(max, value);
+            }
+        }
+        int barWidth = 22;
+        int groupWidth = 2 * barWidth + 40;
+        int height = 260;
+        int left = 70;
+        StringBuilder svg = new StringBuilder(String.format(
+                Locale.ROOT,
+                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-size=\"11\">",
+                left + runs.size() * groupWidth + 120,
+                height + 90));
+        svg.append(axis(left, height, max));
+        int x = left + 10;
+        for (CompareRun run : runs) {
+            for (int site = 0; site < 2; site++) {
+                Double value = siteLatency(run, site, percentile);
+                if (value != null) {
+                    int h = (int) Math.round(value / max * (height - 20));
+                    svg.append(String.format(
+                            Locale.ROOT,
+                            "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"><title>%s, site-%d: %s ms"
+                                    + "</title></rect>",
+                            x + site * barWidth,
+                            height - h,
+                            barWidth - 3,
+                            h,
+                            COLORS[site],
+                            escape(run.label()),
+                            site + 1,
+                            format(value)));
+                }
+            }
+            List<String> words =
+                    run.sites() == null ? List.of("single", "site") : List.of(run.agreement(), run.warehousesPerSite());
+            for (int line = 0; line < words.size(); line++) {
+                svg.append(String.format(
+                        Locale.ROOT,
+                        "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>",
+                        x + barWidth,
+                        height + 16 + 14 * line,
+                        escape(words.get(line))));
+            }
+            x += groupWidth;
+        }
+        for (int site = 0; site < 2; site++) {
+            svg.append(String.format(
+                    Locale.ROOT,
+                    "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">"
+                            + "site-%d</text>",
+                    x + 10,
+                    20 + 18 * site,
+                    COLORS[site],
+                    x + 28,
+                    30 + 18 * site,
+                    site + 1));
+        }
+        return svg.append("</svg>").toString();
     }
 
     /** Groups = (warehouses, replicas); one bar per mode inside a group. */

@@ -7,7 +7,8 @@ import org.gargamel.tpcc.result.RunResult;
 
 /**
  * One row of {@code compare.json}: a configuration and what it achieved. {@code terminals} is set for
- * closed-loop runs, {@code rate} for open-loop ones. Latency is over all five transaction types.
+ * closed-loop runs, {@code rate} for open-loop ones. Latency is over all five transaction types. {@code sites}: a
+ * multi-site run's figures as its result.json has them (docs/multisite.md), else absent.
  */
 @JsonPropertyOrder({
     "mode",
@@ -26,6 +27,7 @@ import org.gargamel.tpcc.result.RunResult;
     "latencyMs",
     "consistent",
     "identical",
+    "sites",
     "result"
 })
 @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -46,6 +48,7 @@ public record CompareRun(
         Map<String, Double> latencyMs,
         boolean consistent,
         boolean identical,
+        Map<String, Object> sites,
         String result) {
 
     /** A row from a run's result; {@code overallLatency} holds p50/p95/p99 over every call of the run. */
@@ -72,7 +75,37 @@ public record CompareRun(
                 overallLatency,
                 consistent,
                 identical,
+                sitesOf(run),
                 resultPath);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> sitesOf(RunResult run) {
+        return run.sites() instanceof Map<?, ?> figures ? (Map<String, Object>) figures : null;
+    }
+
+    /** A multi-site run's agreement (optimistic, pessimistic, one-scheduler), or null. */
+    public String agreement() {
+        return sites == null ? null : (String) sites.get("agreement");
+    }
+
+    /** A multi-site run's warehouse placement (partitioned, shared), or null. */
+    public String warehousesPerSite() {
+        return sites == null ? null : (String) sites.get("warehousesPerSite");
+    }
+
+    /** A multi-site run's latency percentile {@code p} (p50, p99) at site {@code site} (0-based), or null. */
+    public Double siteLatency(int site, String p) {
+        if (sites == null) {
+            return null;
+        }
+        Object bySite = ((Map<?, ?>) sites.get("latencyMsBySite")).get("site-" + (site + 1));
+        return bySite == null ? null : ((Number) ((Map<?, ?>) bySite).get(p)).doubleValue();
+    }
+
+    /** A multi-site run's count {@code key} (collisions, cancels, kills, stalls), 0 if absent. */
+    public long siteCount(String key) {
+        return sites == null || !(sites.get(key) instanceof Number n) ? 0 : n.longValue();
     }
 
     public boolean openLoop() {
@@ -86,6 +119,10 @@ public record CompareRun(
 
     /** e.g. {@code gargamel psi, 3 replicas, 1 wh}, or {@code gargamel pgwire psi, 1 repl., 1 wh}. */
     public String label() {
+        if (sites != null) {
+            return agreement() + ", " + ((java.util.List<?>) sites.get("sites")).size() + " sites "
+                    + sites.get("siteDelayMs") + " ms, " + warehousesPerSite();
+        }
         return modeAndClient() + (mode.equals("direct") ? "" : " " + isolation) + ", " + replicas + " repl., "
                 + warehouses + " wh";
     }

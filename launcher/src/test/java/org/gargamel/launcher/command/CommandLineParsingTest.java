@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.List;
 import org.gargamel.common.config.Isolation;
 import org.gargamel.common.config.Mode;
+import org.gargamel.launcher.cluster.SitesPlan;
 import org.gargamel.launcher.run.RunRequest;
 import org.gargamel.launcher.run.RunTarget;
 import org.gargamel.launcher.server.CommandContext;
@@ -211,13 +212,17 @@ class CommandLineParsingTest {
         assertEquals("pessimistic", shared.sites().agreement());
         assertEquals(2, shared.sites().siteOfTerminal(5, 2), "shared: terminal 5 of 3 sites");
         assertEquals(null, ((RunTarget.Gargamel) request(true).target()).sites(), "one site unless asked");
+        RunTarget.Gargamel central = (RunTarget.Gargamel)
+                request(true, "--sites", "2", "--agreement", "one-scheduler").target();
+        assertTrue(central.sites().oneScheduler());
+        assertTrue(!target.sites().oneScheduler());
 
         assertUsageError(CommandRunner.run("demo", "--sites", "1"), "option --sites of 'demo' must be between 2 and 8");
         assertUsageError(CommandRunner.run("demo", "--site-delay", "50ms"), "--site-delay is for --sites");
         assertUsageError(CommandRunner.run("demo", "--agreement", "pessimistic"), "--agreement is for --sites");
         assertUsageError(
                 CommandRunner.run("demo", "--sites", "2", "--agreement", "eventual"),
-                "--agreement must be optimistic or pessimistic");
+                "--agreement must be optimistic, pessimistic or one-scheduler");
         assertUsageError(
                 CommandRunner.run("demo", "--sites", "2", "--warehouses-per-site", "some"),
                 "--warehouses-per-site must be partitioned or shared");
@@ -387,6 +392,34 @@ class CommandLineParsingTest {
                     "the library row beside it");
         }
         assertEquals(17, CompareCommand.plans(true).size());
+    }
+
+    /**
+     * compare --sites: a single site for reference, then one scheduler, optimistic and pessimistic sites, each with
+     * the warehouses partitioned and shared; --site-delay only with it.
+     */
+    @Test
+    void compareSitesServesTwoSitesEachWay() {
+        List<CompareCommand.Plan> plans = CompareCommand.sitePlans(50, RunTarget.Gargamel.DEFAULT_TPCC_RULES);
+        assertEquals(
+                List.of(
+                        "gargamel-psi-r2-w2-t10",
+                        "sites-one-scheduler-partitioned",
+                        "sites-optimistic-partitioned",
+                        "sites-pessimistic-partitioned",
+                        "sites-one-scheduler-shared",
+                        "sites-optimistic-shared",
+                        "sites-pessimistic-shared"),
+                plans.stream().map(CompareCommand.Plan::label).toList());
+        for (CompareCommand.Plan plan : plans) {
+            assertEquals(2, plan.replicas(), plan.label());
+            SitesPlan sites = ((RunTarget.Gargamel) plan.target()).sites();
+            assertTrue(sites == null || sites.delayMillis() == 50, plan.label());
+        }
+        assertUsageError(CommandRunner.run("compare", "--site-delay", "20ms"), "--site-delay is for --sites");
+        assertUsageError(
+                CommandRunner.run("chaos", "--sites", "2", "--agreement", "one-scheduler", "--kinds", "scheduler"),
+                "chaos --sites needs --agreement optimistic or pessimistic");
     }
 
     /** serve's options, checked before anything starts: what contradicts what, and the defaults. */

@@ -86,6 +86,52 @@ class SitesIT {
     }
 
     /**
+     * The comparison's third way of serving two sites ({@code --agreement one-scheduler}, docs/multisite.md): site-1's
+     * one scheduler and both replicas serve both sites, site-2's terminals calling across the 40 ms delay each way. No
+     * agreement runs (no provisional call), every site-2 call pays at least the 80 ms round trip, site-1's do not.
+     */
+    @Test
+    void oneSchedulerServesBothSitesAndTheFarSitesCallsPayTheRoundTrip(
+            @TempDir(cleanup = CleanupMode.ON_SUCCESS) Path directory) throws Exception {
+        Path out = directory.resolve("result");
+        String output = GargamelProcess.runCleanly(
+                directory,
+                5,
+                "demo",
+                "--sites",
+                "2",
+                "--site-delay",
+                "40ms",
+                "--agreement",
+                "one-scheduler",
+                "--warehouses-per-site",
+                "shared",
+                "--warehouses",
+                "1",
+                "--terminals",
+                "4",
+                "--duration",
+                "5s",
+                "--seed",
+                "5",
+                "--out",
+                out.toString());
+
+        JsonNode result = new ObjectMapper().readTree(out.resolve("result.json").toFile());
+        assertEquals(0, result.get("errors").asLong(), output);
+        assertTrue(result.get("consistency").get("passed").asBoolean(), output);
+        assertTrue(result.get("convergence").get("identical").asBoolean(), output);
+        JsonNode sites = result.get("sites");
+        assertEquals("one-scheduler", sites.get("agreement").asText());
+        assertEquals(0, sites.get("provisionalCalls").asLong(), "no agreement: " + sites);
+        double near = sites.get("latencyMsBySite").get("site-1").get("p50").asDouble();
+        double far = sites.get("latencyMsBySite").get("site-2").get("p50").asDouble();
+        assertTrue(far >= 80, "site-2's calls cross the 40 ms twice: " + sites);
+        assertTrue(near < far, "site-1's calls do not: " + sites);
+        assertTrue(output.contains("one scheduler at site-1 serves every site"), output);
+    }
+
+    /**
      * A site scheduler's failover (docs/multisite.md): {@code gargamel chaos --sites 2 --kinds scheduler} kills the two
      * sites' schedulers in turn with SIGKILL while every site's terminals share the one warehouse (so calls stall and
      * collide when the kill comes), and starts each again on its configuration and its copy of the schedule log. The
