@@ -420,9 +420,24 @@ public final class GargamelClient implements AutoCloseable {
      */
     private void sweepTimeoutsOrFail() {
         try {
+            lookForTheSchedulerAgain();
             sweepTimeouts();
         } catch (RuntimeException | Error e) {
             failed(e);
+        }
+    }
+
+    /**
+     * A member's name can come after the view that brought it in: a client is in no member's list of initial hosts,
+     * so when it is the coordinator (the scheduler died, and the nodes joined after the client) a scheduler started
+     * again joins through it without the client having seen its discovery, and the client learns the name from the
+     * merge protocol's gossip seconds later. Looked up only at the view change, the new scheduler stayed unseen for
+     * good (chaos --sites 3: a site's client saw "no scheduler in the group" for 60 s beside it).
+     */
+    private void lookForTheSchedulerAgain() {
+        View view = channel.getView();
+        if (scheduler == null && view != null && activeScheduler(view) != null) {
+            viewChanged(view);
         }
     }
 
