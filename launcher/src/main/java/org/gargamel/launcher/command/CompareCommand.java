@@ -169,12 +169,9 @@ public final class CompareCommand implements Callable<Integer> {
         if (siteDelay != null && !sites) {
             throw Usage.error(spec, "--site-delay is for --sites");
         }
-        Duration delay = siteDelay == null ? Duration.ofMillis(50) : siteDelay;
-        if (delay.isNegative() || delay.compareTo(Duration.ofSeconds(10)) > 0) {
-            throw Usage.error(spec, "--site-delay must be between 0 and 10s, got " + delay);
-        }
+        int delayMillis = RunOptions.siteDelayMillis(spec, siteDelay == null ? Duration.ofMillis(50) : siteDelay);
         List<Plan> plans = sites
-                ? sitePlans((int) delay.toMillis(), RunTarget.Gargamel.tpccRulesOrDefault(tpccRules))
+                ? sitePlans(delayMillis, RunTarget.Gargamel.tpccRulesOrDefault(tpccRules))
                 : plans(quick, RunTarget.Gargamel.tpccRulesOrDefault(tpccRules));
         String machine = MachineDescription.describe();
         err.printf(

@@ -315,13 +315,18 @@ final class RunOptions {
         if (!placement.equals("partitioned") && !placement.equals("shared")) {
             throw Usage.error(spec, "--warehouses-per-site must be partitioned or shared, got '" + placement + "'");
         }
-        Duration delay = siteDelay == null ? Duration.ZERO : siteDelay;
+        int delayMillis = siteDelayMillis(spec, siteDelay == null ? Duration.ZERO : siteDelay);
+        int siteCount = Usage.range(spec, "--sites", sites, 2, 8);
+        int perSite = replicaOptions.replicas == null ? 1 : replicaOptions.replicas;
+        return new SitesPlan(siteCount, perSite, delayMillis, agreed, placement.equals("partitioned"));
+    }
+
+    /** {@code --site-delay} in milliseconds, once checked (demo's and compare's): 0 to 10 s. */
+    static int siteDelayMillis(CommandSpec spec, Duration delay) {
         if (delay.isNegative() || delay.compareTo(Duration.ofSeconds(10)) > 0) {
             throw Usage.error(spec, "--site-delay must be between 0 and 10s, got " + delay);
         }
-        int siteCount = Usage.range(spec, "--sites", sites, 2, 8);
-        int perSite = replicaOptions.replicas == null ? 1 : replicaOptions.replicas;
-        return new SitesPlan(siteCount, perSite, (int) delay.toMillis(), agreed, placement.equals("partitioned"));
+        return (int) delay.toMillis();
     }
 
     private void checkSitesAgainstWarehouses(SitesPlan plan, int warehouseCount, int terminalCount) {

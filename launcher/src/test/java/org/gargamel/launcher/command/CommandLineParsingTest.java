@@ -418,6 +418,9 @@ class CommandLineParsingTest {
         }
         assertUsageError(CommandRunner.run("compare", "--site-delay", "20ms"), "--site-delay is for --sites");
         assertUsageError(
+                CommandRunner.run("compare", "--sites", "--site-delay", "11s"),
+                "--site-delay must be between 0 and 10s");
+        assertUsageError(
                 CommandRunner.run("chaos", "--sites", "2", "--agreement", "one-scheduler", "--kinds", "scheduler"),
                 "chaos --sites needs --agreement optimistic or pessimistic");
     }
