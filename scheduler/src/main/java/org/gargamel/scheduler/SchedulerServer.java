@@ -130,6 +130,12 @@ public final class SchedulerServer implements AutoCloseable {
     /** How long an orphan waits for its nodes' answers to the visibility query before it is settled. */
     private static final Duration ORPHAN_GRACE = Duration.ofMillis(500);
 
+    /**
+     * A site's updates whose every node left before they were settled and before the schedule log placed them: they
+     * become orphans when it does ({@link #settleWhenANodeIsBack}).
+     */
+    private final Set<Long> lostBeforeAgreed = new HashSet<>();
+
     private final GroupConfig group;
     private final Supervisor supervisor = new Supervisor("scheduler");
     private final MessageEndpoint endpoint;
@@ -216,7 +222,25 @@ public final class SchedulerServer implements AutoCloseable {
 
     /** A call placed on a node and not yet reported by it: who to tell, and what to run again, if the node leaves. */
     /** A placed call: what is needed to answer it, or to place it again (with its session's transaction). */
-    private record PendingCall(Address client, long callId, String node, ProcedureCall call, long after) {}
+    /**
+     * A dispatched call until its outcome. {@code agreed}: a site's call's agreed back-dependencies once the schedule
+     * log placed it (null before, and for a single site): what settling it needs if every node of the site is lost.
+     */
+    private record PendingCall(
+            Address client,
+            long callId,
+            String node,
+            ProcedureCall call,
+            long after,
+            @SuppressWarnings("ArrayRecordComponent") long[] agreed) {
+        PendingCall(Address client, long callId, String node, ProcedureCall call, long after) {
+            this(client, callId, node, call, after, null);
+        }
+
+        PendingCall withAgreed(long[] dependencies) {
+            return new PendingCall(client, callId, node, call, after, dependencies);
+        }
+    }
 
     /** One unit of the loop's work, one object per received message; named in the log line if it fails. */
     private interface Event {
@@ -754,6 +778,18 @@ public final class SchedulerServer implements AutoCloseable {
                 continue;
             }
             caughtUp = true; // one of this scheduler's own calls: every later entry was committed while it served
+            long[] agreedDependencies = decision instanceof SiteScheduler.Decision.Agreement agreement
+                    ? agreement.dependencies()
+                    : decision instanceof SiteScheduler.Decision.Dispatch dispatch
+                            ? dispatch.placement().backDependencies()
+                            : null;
+            if (agreedDependencies != null) {
+                pending.computeIfPresent(decision.txn(), (txn, call) -> call.withAgreed(agreedDependencies));
+                unsettled.computeIfPresent(decision.txn(), (txn, call) -> call.withAgreed(agreedDependencies));
+                if (lostBeforeAgreed.remove(decision.txn())) {
+                    settleWhenANodeIsBack(decision.txn(), agreedDependencies);
+                }
+            }
             PendingCall call = pending.get(decision.txn());
             Address target = call == null ? null : nodes.get(call.node());
             if (target != null && decision instanceof SiteScheduler.Decision.Agreement agreed) {
@@ -820,6 +856,17 @@ public final class SchedulerServer implements AutoCloseable {
      * so that the other sites' calls placed after it do not wait for it for ever, unless the log holds its write-set
      * first (then it stands: a late answer costs nothing but the entry). Its client resubmits it here.
      */
+    /**
+     * A call of this site that no node is left to settle (every node of the site left while it ran): settled as an
+     * orphan is ({@link #settleOrphans}) once a node is back and its agreed back-dependencies are in the write-set log.
+     * Without it the other sites' later calls that conflict with it waited for it for ever (chaos --sites 3, a site's
+     * one node killed with updates in flight).
+     */
+    private void settleWhenANodeIsBack(long txn, long[] agreedDependencies) {
+        visibleAt.putIfAbsent(txn, new HashSet<>());
+        orphans.putIfAbsent(txn, new Orphan(System.nanoTime(), agreedDependencies));
+    }
+
     private void settleOrphans() {
         if (!takeOverDone || orphans.isEmpty() || nodes.isEmpty()) {
             return;
@@ -848,10 +895,11 @@ public final class SchedulerServer implements AutoCloseable {
             return;
         }
         Abandon decision = new Abandon(
-                "the earlier scheduler of " + config.site().name(),
+                "site " + config.site().name() + " (calls no node of it settled)",
                 unrun.stream().mapToLong(Long::longValue).toArray());
         LOG.info(
-                "asking {} to settle {} call(s) of this site's earlier scheduler(s) (those that committed stand): {}",
+                "asking {} to settle {} call(s) of this site no node settled, an earlier scheduler's or whose every node"
+                        + " left (those that committed stand): {}",
                 nodes.keySet(),
                 unrun.size(),
                 unrun);
@@ -935,6 +983,13 @@ public final class SchedulerServer implements AutoCloseable {
         nodes.put(hello.nodeName(), source);
         if (previous == null) {
             askVisibility(hello.nodeName(), source);
+        }
+        if (site != null && nodes.size() == 1) {
+            // Reports that came while no node was here (a restarted node reports before its hello) marked calls
+            // visible without forgetting them (forgetIfVisibleHere needs a node): the drain waited for them for ever.
+            for (long txn : new ArrayList<>(visibleAt.keySet())) {
+                forgetIfVisibleHere(txn);
+            }
         }
         checkTakeOver();
         if (reference == null) {
@@ -1201,6 +1256,16 @@ public final class SchedulerServer implements AutoCloseable {
         if (nodes.isEmpty() && !unsettled.isEmpty()) {
             LOG.warn("every node has left: the outcomes of {} call(s) are unknown", unsettled.size());
             for (Map.Entry<Long, PendingCall> waiting : unsettled.entrySet()) {
+                if (site != null) {
+                    // In the agreed order of every site: the other sites' later calls wait for it, so it must be
+                    // settled through the write-set log once a node of this site is back.
+                    if (waiting.getValue().agreed() != null) {
+                        settleWhenANodeIsBack(
+                                waiting.getKey(), waiting.getValue().agreed());
+                    } else {
+                        lostBeforeAgreed.add(waiting.getKey());
+                    }
+                }
                 inFlightCalls.remove(new CallRef(
                         waiting.getValue().client(), waiting.getValue().callId()));
                 reject(
