@@ -220,11 +220,10 @@ public final class SchedulerServer implements AutoCloseable {
     private Thread loop;
     private volatile boolean running;
 
-    /** A call placed on a node and not yet reported by it: who to tell, and what to run again, if the node leaves. */
-    /** A placed call: what is needed to answer it, or to place it again (with its session's transaction). */
     /**
-     * A dispatched call until its outcome. {@code agreed}: a site's call's agreed back-dependencies once the schedule
-     * log placed it (null before, and for a single site): what settling it needs if every node of the site is lost.
+     * A call placed on a node and not yet reported by it: who to tell, and what to place again (with its session's
+     * transaction) if the node leaves. {@code agreed}: a site's call's agreed back-dependencies once the schedule log
+     * placed it (null before, and for a single site): what settling it needs if every node of the site is lost.
      */
     private record PendingCall(
             Address client,
@@ -847,16 +846,6 @@ public final class SchedulerServer implements AutoCloseable {
     }
 
     /**
-     * A site scheduler's failover (docs/multisite.md): once the take-over is done, the nodes have finished or dropped
-     * every call of the earlier epochs (a stalled provisional one was rolled back when the new claim was applied), and
-     * the write-sets of those that committed are in the write-set log. So a call of this site that an earlier
-     * scheduler placed and the log holds, which no node of the site has said is visible {@link #ORPHAN_GRACE} after it
-     * was read (the nodes answer the visibility query meanwhile), goes into an ABANDON once its agreed back-dependencies
-     * are in the write-set log ({@link #inTheWriteSetLog}): settled as done with no effect,
-     * so that the other sites' calls placed after it do not wait for it for ever, unless the log holds its write-set
-     * first (then it stands: a late answer costs nothing but the entry). Its client resubmits it here.
-     */
-    /**
      * A call of this site that no node is left to settle (every node of the site left while it ran): settled as an
      * orphan is ({@link #settleOrphans}) once a node is back and its agreed back-dependencies are in the write-set log.
      * Without it the other sites' later calls that conflict with it waited for it for ever (chaos --sites 3, a site's
@@ -867,6 +856,16 @@ public final class SchedulerServer implements AutoCloseable {
         orphans.putIfAbsent(txn, new Orphan(System.nanoTime(), agreedDependencies));
     }
 
+    /**
+     * A site scheduler's failover (docs/multisite.md): once the take-over is done, the nodes have finished or dropped
+     * every call of the earlier epochs (a stalled provisional one was rolled back when the new claim was applied), and
+     * the write-sets of those that committed are in the write-set log. So a call of this site that an earlier
+     * scheduler placed and the log holds, which no node of the site has said is visible {@link #ORPHAN_GRACE} after it
+     * was read (the nodes answer the visibility query meanwhile), goes into an ABANDON once its agreed back-dependencies
+     * are in the write-set log ({@link #inTheWriteSetLog}): settled as done with no effect,
+     * so that the other sites' calls placed after it do not wait for it for ever, unless the log holds its write-set
+     * first (then it stands: a late answer costs nothing but the entry). Its client resubmits it here.
+     */
     private void settleOrphans() {
         if (!takeOverDone || orphans.isEmpty() || nodes.isEmpty()) {
             return;
