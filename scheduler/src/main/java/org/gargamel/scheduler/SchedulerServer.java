@@ -880,12 +880,16 @@ public final class SchedulerServer implements AutoCloseable {
                 break; // read in order: the ones after it are younger
             }
             Set<String> by = visibleAt.get(orphan.getKey());
-            if (by == null || !by.isEmpty()) {
-                read.remove(); // a node has it (it committed) or all have (forgotten): it stands
+            boolean committed = by == null || !by.isEmpty(); // a node has it, or all have (forgotten): it stands
+            if (committed && !unsettled.containsKey(orphan.getKey())) {
+                read.remove();
                 continue;
             }
-            if (Arrays.stream(orphan.getValue().dependencies())
-                    .allMatch(dependency -> unrun.contains(dependency) || inTheWriteSetLog(dependency))) {
+            // A departed node's call whose client waits here goes into the ABANDON even if it committed: the
+            // survivors' SETTLEMENT is what answers the client (it stood, with its outcome).
+            if (committed
+                    || Arrays.stream(orphan.getValue().dependencies())
+                            .allMatch(dependency -> unrun.contains(dependency) || inTheWriteSetLog(dependency))) {
                 read.remove();
                 unrun.add(orphan.getKey());
             }
@@ -897,8 +901,8 @@ public final class SchedulerServer implements AutoCloseable {
                 "site " + config.site().name() + " (calls no node of it settled)",
                 unrun.stream().mapToLong(Long::longValue).toArray());
         LOG.info(
-                "asking {} to settle {} call(s) of this site no node settled, an earlier scheduler's or whose every node"
-                        + " left (those that committed stand): {}",
+                "asking {} to settle {} call(s) of this site no node settled, an earlier scheduler's or a departed"
+                        + " node's (those that committed stand): {}",
                 nodes.keySet(),
                 unrun.size(),
                 unrun);
@@ -1245,7 +1249,7 @@ public final class SchedulerServer implements AutoCloseable {
                     unsettled.put(placement.txn(), call);
                 }
             }
-            abandon(node, lost);
+            abandon(node, site == null ? lost : settledInAgreedOrder(lost));
         }
         if (site != null && !gone.isEmpty()) {
             for (long txn : new ArrayList<>(visibleAt.keySet())) {
@@ -1316,6 +1320,32 @@ public final class SchedulerServer implements AutoCloseable {
                 place(call.client(), call.callId(), call.call(), call.after());
             }
         }
+    }
+
+    /**
+     * Site schedulers: a departed node's unreported updates are in (or on their way to) every site's agreed order, and
+     * the calls placed after one may depend on it alone for its agreed back-dependencies (a dependency list names the
+     * last writer of each class). Abandoned at once, before those dependencies are in the write-set log, a later call
+     * could run before them. So each is settled as an orphan is ({@link #settleOrphans}): once it is agreed and its
+     * agreed back-dependencies are in the write-set log. Returns the ones that still go into an ABANDON at once (none
+     * in practice: every lost update of this scheduler is in flight here).
+     */
+    private List<Placement> settledInAgreedOrder(List<Placement> lost) {
+        List<Placement> now = new ArrayList<>();
+        lost.stream()
+                .filter(placement -> !placement.readOnly())
+                .sorted(java.util.Comparator.comparingLong(Placement::txn))
+                .forEach(placement -> {
+                    PendingCall call = unsettled.get(placement.txn());
+                    if (call == null) {
+                        now.add(placement);
+                    } else if (call.agreed() != null) {
+                        settleWhenANodeIsBack(placement.txn(), call.agreed());
+                    } else {
+                        lostBeforeAgreed.add(placement.txn());
+                    }
+                });
+        return now;
     }
 
     /**

@@ -20,6 +20,7 @@ import org.gargamel.common.config.Mode;
 import org.gargamel.common.group.Channels;
 import org.gargamel.common.group.GroupConfig;
 import org.gargamel.common.wire.Abandon;
+import org.gargamel.common.wire.Agreement;
 import org.gargamel.common.wire.CallOutcome;
 import org.gargamel.common.wire.ClusterProfile;
 import org.gargamel.common.wire.EpochGranted;
@@ -57,6 +58,8 @@ public final class FakeNode implements AutoCloseable {
         public final ConcurrentHashMap<Long, String> executed = new ConcurrentHashMap<>();
         /** The outcomes of those update transactions (what their write-sets carry). */
         public final ConcurrentHashMap<Long, CallOutcome> outcomes = new ConcurrentHashMap<>();
+        /** Update transactions an ABANDON settled as done with no effect (a dependency satisfied without running). */
+        public final Set<Long> abandoned = ConcurrentHashMap.newKeySet();
 
         public final List<String> violations = new CopyOnWriteArrayList<>();
         public final AtomicLong executions = new AtomicLong();
@@ -68,6 +71,8 @@ public final class FakeNode implements AutoCloseable {
         final ConcurrentHashMap<Address, Long> epochs = new ConcurrentHashMap<>();
 
         private final AtomicLong claims = new AtomicLong();
+        /** The latest epoch granted to a scheduler of each site ("" in a single-site cluster). */
+        private final ConcurrentHashMap<String, Long> latestEpochBySite = new ConcurrentHashMap<>();
         /** Calls of a superseded scheduler dropped before they ran. */
         public final AtomicLong droppedStale = new AtomicLong();
 
@@ -82,6 +87,9 @@ public final class FakeNode implements AutoCloseable {
     private record Claimed(Address claimant) {}
 
     private final String name;
+    /** This node's site ("" in a single-site cluster): it joins that site's control group. */
+    private final String site;
+
     private final int workers;
     private final Bus bus;
     private final JChannel channel;
@@ -106,6 +114,15 @@ public final class FakeNode implements AutoCloseable {
     /** ABANDON decisions the scheduler asked this node to broadcast (a fake node only records them). */
     public final List<Abandon> abandons = new CopyOnWriteArrayList<>();
 
+    /** Every EXECUTE received, in order (a test finds where a call went, and its back-dependencies). */
+    public final List<Execute> received = new CopyOnWriteArrayList<>();
+
+    /**
+     * The AGREEMENTs a site scheduler sent (a fake node runs a provisional call at once and ignores them: a test of no
+     * collision reads the agreed back-dependencies here).
+     */
+    public final List<Agreement> agreements = new CopyOnWriteArrayList<>();
+
     public FakeNode(String name, int workers, GroupConfig group, Bus bus, Consumer<JChannel> beforeConnect)
             throws Exception {
         this(name, workers, group, bus, beforeConnect, profile(Mode.GARGAMEL));
@@ -119,7 +136,21 @@ public final class FakeNode implements AutoCloseable {
             Consumer<JChannel> beforeConnect,
             ClusterProfile profile)
             throws Exception {
+        this(name, null, workers, group, bus, beforeConnect, profile);
+    }
+
+    /** A node of {@code site} (null: a single-site cluster). */
+    public FakeNode(
+            String name,
+            String site,
+            int workers,
+            GroupConfig group,
+            Bus bus,
+            Consumer<JChannel> beforeConnect,
+            ClusterProfile profile)
+            throws Exception {
         this.name = name;
+        this.site = site == null ? "" : site;
         this.profile = profile;
         this.workers = workers;
         this.bus = bus;
@@ -132,7 +163,10 @@ public final class FakeNode implements AutoCloseable {
             public void receive(org.jgroups.Message message) {
                 Message decoded = WireCodec.decode(message.getArray(), message.getOffset(), message.getLength());
                 if (decoded instanceof Execute execute) {
+                    received.add(execute);
                     inbox.add(execute);
+                } else if (decoded instanceof Agreement agreement) {
+                    agreements.add(agreement);
                 } else if (decoded instanceof TakeOver) {
                     inbox.add(new Claimed(message.getSrc()));
                 } else if (decoded instanceof NodeRefused refused) {
@@ -157,7 +191,7 @@ public final class FakeNode implements AutoCloseable {
         thread.setDaemon(true);
         thread.start();
         bus.nodes.add(this);
-        channel.connect(Channels.CONTROL_CLUSTER);
+        channel.connect(Channels.controlCluster(site));
     }
 
     public FakeNode(String name, int workers, GroupConfig group, Bus bus) throws Exception {
@@ -237,7 +271,9 @@ public final class FakeNode implements AutoCloseable {
                 } else if (event instanceof Abandon abandon) {
                     settle(abandon);
                 } else if (event instanceof Claimed claimed) {
-                    send(claimed.claimant(), new EpochGranted(name, bus.epochOf(claimed.claimant())));
+                    long epoch = bus.epochOf(claimed.claimant());
+                    bus.latestEpochBySite.merge(site, epoch, Math::max);
+                    send(claimed.claimant(), new EpochGranted(name, epoch));
                 } else if ("hello".equals(event)) {
                     send(scheduler, new NodeHello(name, workers, true, profile));
                 }
@@ -257,7 +293,8 @@ public final class FakeNode implements AutoCloseable {
             for (Queue<Execute> queue : queues) {
                 Execute head;
                 // As a real node: a call of a superseded scheduler that has not started never runs.
-                while ((head = queue.peek()) != null && TransactionIds.epochOf(head.txnId()) < bus.claims.get()) {
+                while ((head = queue.peek()) != null
+                        && TransactionIds.epochOf(head.txnId()) < bus.latestEpochBySite.getOrDefault(site, 0L)) {
                     queue.poll();
                     bus.droppedStale.incrementAndGet();
                     progressed = true;
@@ -285,7 +322,7 @@ public final class FakeNode implements AutoCloseable {
         long txn = execute.txnId();
         bus.executions.incrementAndGet();
         for (long dependency : execute.backDependencies()) {
-            if (!bus.executed.containsKey(dependency)) {
+            if (!bus.executed.containsKey(dependency) && !bus.abandoned.contains(dependency)) {
                 bus.violations.add(name + ": txn " + txn + " started before its dependency " + dependency + " ran");
             }
         }
@@ -332,7 +369,13 @@ public final class FakeNode implements AutoCloseable {
                 stood.add(outcome);
             } else {
                 abandoned.add(txn);
+                bus.abandoned.add(txn);
                 makeVisible(txn);
+                for (FakeNode other : bus.nodes) {
+                    if (other != this) {
+                        other.inbox.add(new Visible(txn)); // the settlement is in the log: every site's nodes read it
+                    }
+                }
             }
         }
         flushProgress();
