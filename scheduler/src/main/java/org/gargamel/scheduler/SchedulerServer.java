@@ -131,8 +131,8 @@ public final class SchedulerServer implements AutoCloseable {
     private static final Duration ORPHAN_GRACE = Duration.ofMillis(500);
 
     /**
-     * A site's updates whose every node left before they were settled and before the schedule log placed them: they
-     * become orphans when it does ({@link #settleWhenANodeIsBack}).
+     * A site's updates whose node left before they were settled and before the schedule log placed them: they are
+     * settled as orphans once it does ({@link #settleAsAnOrphan}).
      */
     private final Set<Long> lostBeforeAgreed = new HashSet<>();
 
@@ -786,7 +786,7 @@ public final class SchedulerServer implements AutoCloseable {
                 pending.computeIfPresent(decision.txn(), (txn, call) -> call.withAgreed(agreedDependencies));
                 unsettled.computeIfPresent(decision.txn(), (txn, call) -> call.withAgreed(agreedDependencies));
                 if (lostBeforeAgreed.remove(decision.txn())) {
-                    settleWhenANodeIsBack(decision.txn(), agreedDependencies);
+                    settleAsAnOrphan(decision.txn(), agreedDependencies);
                 }
             }
             PendingCall call = pending.get(decision.txn());
@@ -846,12 +846,12 @@ public final class SchedulerServer implements AutoCloseable {
     }
 
     /**
-     * A call of this site that no node is left to settle (every node of the site left while it ran): settled as an
-     * orphan is ({@link #settleOrphans}) once a node is back and its agreed back-dependencies are in the write-set log.
-     * Without it the other sites' later calls that conflict with it waited for it for ever (chaos --sites 3, a site's
-     * one node killed with updates in flight).
+     * A call of this site whose node left before it was settled, agreed after {@code agreedDependencies}: settled as an
+     * orphan is ({@link #settleOrphans}), once this site has a node and those dependencies are in the write-set log.
+     * Without it, when every node of the site had left, the other sites' later calls that conflict with it waited for
+     * it for ever (chaos --sites 3, a site's one node killed with updates in flight).
      */
-    private void settleWhenANodeIsBack(long txn, long[] agreedDependencies) {
+    private void settleAsAnOrphan(long txn, long[] agreedDependencies) {
         visibleAt.putIfAbsent(txn, new HashSet<>());
         orphans.putIfAbsent(txn, new Orphan(System.nanoTime(), agreedDependencies));
     }
@@ -1263,8 +1263,7 @@ public final class SchedulerServer implements AutoCloseable {
                     // In the agreed order of every site: the other sites' later calls wait for it, so it must be
                     // settled through the write-set log once a node of this site is back.
                     if (waiting.getValue().agreed() != null) {
-                        settleWhenANodeIsBack(
-                                waiting.getKey(), waiting.getValue().agreed());
+                        settleAsAnOrphan(waiting.getKey(), waiting.getValue().agreed());
                     } else {
                         lostBeforeAgreed.add(waiting.getKey());
                     }
@@ -1340,7 +1339,7 @@ public final class SchedulerServer implements AutoCloseable {
                     if (call == null) {
                         now.add(placement);
                     } else if (call.agreed() != null) {
-                        settleWhenANodeIsBack(placement.txn(), call.agreed());
+                        settleAsAnOrphan(placement.txn(), call.agreed());
                     } else {
                         lostBeforeAgreed.add(placement.txn());
                     }

@@ -219,7 +219,7 @@ class SiteNodeFailureTest {
         CallOutcome unknown = atEu.get(30, TimeUnit.SECONDS);
         assertEquals(CallOutcome.Status.REJECTED, unknown.status(), unknown.toString());
         assertTrue(unknown.message().contains("outcome is unknown"), unknown.toString());
-        Thread.sleep(1_000);
+        Thread.sleep(1_000); // a negative: nothing can be polled for; twice the orphans' grace
         assertFalse(atUs.isDone(), "B waits for A, which no node has settled");
 
         FakeNode back = node("eu-2", "eu");
