@@ -77,7 +77,9 @@ class SitesIT {
      * collide when the kill comes), and starts each again on its configuration and its copy of the schedule log. The
      * other site goes on, the killed site's nodes roll back their stalled calls and follow the new scheduler, its
      * clients resubmit; every call gets its one outcome, every acknowledged New-Order is on every replica, none ran
-     * twice, and the replicas are consistent and identical.
+     * twice, and the replicas are consistent and identical. With two sites the schedule log has no majority while a
+     * site's scheduler is out (7-8 s each under CI's load), so both sites stall then: 30 s leaves about 15 s of service
+     * (24 s left about 9, and twice in CI the run acknowledged fewer than the 50 New-Orders asked for: 17 and 42).
      */
     @Test
     void killedSiteSchedulersFailOverAndNothingIsLostOrRunTwice(
@@ -98,7 +100,7 @@ class SitesIT {
                 "--terminals",
                 "6",
                 "--duration",
-                "24s",
+                "30s",
                 "--interval",
                 "5s",
                 "--downtime",
