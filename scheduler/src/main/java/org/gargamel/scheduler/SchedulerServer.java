@@ -1261,12 +1261,9 @@ public final class SchedulerServer implements AutoCloseable {
             for (Map.Entry<Long, PendingCall> waiting : unsettled.entrySet()) {
                 if (site != null) {
                     // In the agreed order of every site: the other sites' later calls wait for it, so it must be
-                    // settled through the write-set log once a node of this site is back.
-                    if (waiting.getValue().agreed() != null) {
-                        settleAsAnOrphan(waiting.getKey(), waiting.getValue().agreed());
-                    } else {
-                        lostBeforeAgreed.add(waiting.getKey());
-                    }
+                    // settled through the write-set log once a node of this site is back (again, if the survivors
+                    // it was already sent to left before broadcasting it).
+                    settleOnceAgreed(waiting.getKey(), waiting.getValue());
                 }
                 inFlightCalls.remove(new CallRef(
                         waiting.getValue().client(), waiting.getValue().callId()));
@@ -1338,13 +1335,20 @@ public final class SchedulerServer implements AutoCloseable {
                     PendingCall call = unsettled.get(placement.txn());
                     if (call == null) {
                         now.add(placement);
-                    } else if (call.agreed() != null) {
-                        settleAsAnOrphan(placement.txn(), call.agreed());
                     } else {
-                        lostBeforeAgreed.add(placement.txn());
+                        settleOnceAgreed(placement.txn(), call);
                     }
                 });
         return now;
+    }
+
+    /** Settles {@code txn} as an orphan: now if the schedule log placed it, else once it does. */
+    private void settleOnceAgreed(long txn, PendingCall call) {
+        if (call.agreed() != null) {
+            settleAsAnOrphan(txn, call.agreed());
+        } else {
+            lostBeforeAgreed.add(txn);
+        }
     }
 
     /**
