@@ -39,6 +39,10 @@ public final class PostgresCluster implements AutoCloseable {
     private final List<AutoCloseable> servers;
     private final Path workDirectory;
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** Every server started as a copy of one snapshot ({@link #embeddedCopies}): identical by construction. */
+    private final boolean copiesOfOneSnapshot;
+    /** zonky's lock file in a data directory, held while its server runs. */
+    static final String ZONKY_LOCK_FILE = "epg-lock";
     /**
      * The environment variable naming a directory in which to unpack the PostgreSQL binaries once and keep them (the
      * build sets it, so that its many test JVMs and the commands they start do not each unpack 75 MB); unset, each
@@ -63,7 +67,17 @@ public final class PostgresCluster implements AutoCloseable {
 
     private PostgresCluster(
             PostgresBackend backend, List<String> jdbcUrls, List<AutoCloseable> servers, Path workDirectory) {
+        this(backend, jdbcUrls, servers, workDirectory, false);
+    }
+
+    private PostgresCluster(
+            PostgresBackend backend,
+            List<String> jdbcUrls,
+            List<AutoCloseable> servers,
+            Path workDirectory,
+            boolean copiesOfOneSnapshot) {
         this.backend = backend;
+        this.copiesOfOneSnapshot = copiesOfOneSnapshot;
         this.jdbcUrls = List.copyOf(jdbcUrls);
         this.servers = servers;
         this.workDirectory = workDirectory;
@@ -87,6 +101,18 @@ public final class PostgresCluster implements AutoCloseable {
      * loopback. The URLs still name 127.0.0.1; {@link #jdbcUrl(int, String)} names another address.
      */
     public static PostgresCluster embedded(int count, String clientNetwork) {
+        return start(count, clientNetwork, null);
+    }
+
+    /**
+     * {@link #embedded(int, String)}, each server's data directory a copy of {@code snapshot} (a stopped data directory
+     * of {@link PostgresSnapshots}): the servers hold the same data from the start, with nothing loaded or compared.
+     */
+    public static PostgresCluster embeddedCopies(int count, String clientNetwork, Path snapshot) {
+        return start(count, clientNetwork, snapshot);
+    }
+
+    private static PostgresCluster start(int count, String clientNetwork, Path snapshot) {
         requirePositive(count);
         Path work;
         try {
@@ -99,20 +125,15 @@ public final class PostgresCluster implements AutoCloseable {
         List<String> urls = new ArrayList<>();
         try {
             for (int i = 0; i < count; i++) {
-                EmbeddedPostgres server = EmbeddedPostgres.builder()
-                        .setDataDirectory(work.resolve("data-" + i))
-                        .setCleanDataDirectory(true)
-                        .setOverrideWorkingDirectory(binariesDirectory(work).toFile())
-                        .setServerConfig("fsync", "off")
-                        .setServerConfig("synchronous_commit", "off")
-                        .setServerConfig("full_page_writes", "off")
-                        .setServerConfig("max_connections", "300")
-                        .setServerConfig("shared_buffers", "128MB")
-                        .setServerConfig("max_locks_per_transaction", "256")
-                        .setServerConfig("listen_addresses", clientNetwork == null ? "localhost" : "*")
-                        .start();
+                Path data = work.resolve("data-" + i);
+                if (snapshot != null) {
+                    copyDataDirectory(snapshot, data);
+                }
+                // A copy is started as it is (no initdb), and zonky must not delete it when it stops: close() does.
+                EmbeddedPostgres server = startServer(
+                        data, binariesDirectory(work), snapshot == null, clientNetwork == null ? "localhost" : "*");
                 if (clientNetwork != null) {
-                    trust(work.resolve("data-" + i), clientNetwork, server.getJdbcUrl("postgres", "postgres"));
+                    trust(data, clientNetwork, server.getJdbcUrl("postgres", "postgres"));
                 }
                 started.add(server);
                 urls.add(server.getJdbcUrl("postgres", "postgres"));
@@ -125,7 +146,54 @@ public final class PostgresCluster implements AutoCloseable {
                             + e.getMessage(),
                     e);
         }
-        return new PostgresCluster(PostgresBackend.EMBEDDED, urls, started, work);
+        return new PostgresCluster(PostgresBackend.EMBEDDED, urls, started, work, snapshot != null);
+    }
+
+    /**
+     * One embedded server on {@code data}. fsync is off: its data is thrown away when it stops (a snapshot's is
+     * made again if lost). {@code clean}: run initdb on an empty directory and delete it when the server stops.
+     */
+    static EmbeddedPostgres startServer(Path data, Path binaries, boolean clean, String listenAddresses)
+            throws IOException {
+        return EmbeddedPostgres.builder()
+                .setDataDirectory(data)
+                .setCleanDataDirectory(clean)
+                .setOverrideWorkingDirectory(binaries.toFile())
+                .setServerConfig("fsync", "off")
+                .setServerConfig("synchronous_commit", "off")
+                .setServerConfig("full_page_writes", "off")
+                .setServerConfig("max_connections", "300")
+                .setServerConfig("shared_buffers", "128MB")
+                .setServerConfig("max_locks_per_transaction", "256")
+                .setServerConfig("listen_addresses", listenAddresses)
+                .start();
+    }
+
+    /** Copies a stopped data directory, keeping PostgreSQL's permissions (it refuses a group- or world-readable one). */
+    private static void copyDataDirectory(Path snapshot, Path data) throws IOException {
+        Files.walkFileTree(snapshot, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult preVisitDirectory(Path directory, BasicFileAttributes attributes)
+                    throws IOException {
+                Files.copy(
+                        directory,
+                        data.resolve(snapshot.relativize(directory).toString()),
+                        java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) throws IOException {
+                String name = file.getFileName().toString();
+                if (!name.equals(ZONKY_LOCK_FILE) && !name.equals("postmaster.pid")) {
+                    Files.copy(
+                            file,
+                            data.resolve(snapshot.relativize(file).toString()),
+                            java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
+                }
+                return FileVisitResult.CONTINUE;
+            }
+        });
     }
 
     /**
@@ -401,6 +469,11 @@ public final class PostgresCluster implements AutoCloseable {
         return words;
     }
 
+    /** Whether every server started as a copy of one snapshot, so that they hold the same data. */
+    public boolean copiesOfOneSnapshot() {
+        return copiesOfOneSnapshot;
+    }
+
     /** The temporary directory of embedded servers (null for other backends); gone after close. */
     public Path workDirectory() {
         return workDirectory;
@@ -471,7 +544,9 @@ public final class PostgresCluster implements AutoCloseable {
         long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(15);
         for (int i = 0; i < servers.size(); i++) {
             Path data = workDirectory.resolve("data-" + i);
-            while (Files.exists(data) && System.nanoTime() < deadline) {
+            // A copy of a snapshot is not removed by zonky: wait for its server to stop (its pid file goes).
+            Path gone = copiesOfOneSnapshot ? data.resolve("postmaster.pid") : data;
+            while (Files.exists(gone) && System.nanoTime() < deadline) {
                 java.util.concurrent.locks.LockSupport.parkNanos(20_000_000L);
             }
         }
@@ -512,7 +587,7 @@ public final class PostgresCluster implements AutoCloseable {
         }
     }
 
-    private static void deleteRecursively(Path root) {
+    static void deleteRecursively(Path root) {
         if (!Files.exists(root)) {
             return;
         }

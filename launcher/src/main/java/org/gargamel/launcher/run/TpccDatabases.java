@@ -1,14 +1,17 @@
 package org.gargamel.launcher.run;
 
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.Optional;
 import org.gargamel.common.config.Secrets;
 import org.gargamel.common.jdbc.JdbcConnections;
 import org.gargamel.launcher.server.CommandFailedException;
 import org.gargamel.provisioning.PostgresBackend;
 import org.gargamel.provisioning.PostgresCluster;
+import org.gargamel.provisioning.PostgresSnapshots;
 import org.gargamel.tpcc.check.CheckReport;
 import org.gargamel.tpcc.check.CheckRunner;
 import org.gargamel.tpcc.loader.LoadOptions;
@@ -30,7 +33,49 @@ public final class TpccDatabases {
 
     /** The servers of a run: the ones given, or {@code request.replicas()} started by its backend. */
     static PostgresCluster start(RunRequest request, PrintStream err) {
+        Optional<PostgresSnapshots> snapshots = PostgresSnapshots.fromEnvironment();
+        if (request.backend() == PostgresBackend.EMBEDDED && snapshots.isPresent()) {
+            return startLoaded(snapshots.get(), request.replicas(), request.warehouses(), request.loadSeed(), err);
+        }
         return start(request.backend(), request.replicas(), request.jdbcUrls(), err);
+    }
+
+    /**
+     * {@code count} embedded servers holding the same TPC-C load of {@code warehouses} and {@code loadSeed}: copies of
+     * a snapshot where {@link PostgresSnapshots} is configured (the build), else loaded now (the tests' clusters).
+     */
+    public static PostgresCluster startEmbeddedLoaded(int count, int warehouses, long loadSeed, PrintStream err) {
+        Optional<PostgresSnapshots> snapshots = PostgresSnapshots.fromEnvironment();
+        if (snapshots.isPresent()) {
+            return startLoaded(snapshots.get(), count, warehouses, loadSeed, err);
+        }
+        PostgresCluster cluster = PostgresCluster.embedded(count);
+        try {
+            new TpccLoader(new LoadOptions(warehouses, loadSeed, LoadOptions.defaultThreads()), progress(err))
+                    .load(cluster.jdbcUrls());
+            return cluster;
+        } catch (RuntimeException e) {
+            cluster.close();
+            throw e;
+        }
+    }
+
+    /**
+     * {@code count} embedded servers holding the TPC-C load of {@code warehouses} and {@code loadSeed}, copied from a
+     * snapshot of {@link PostgresSnapshots} (loaded now if there is none yet): the build's tests, which start dozens
+     * of clusters of the same load.
+     */
+    static PostgresCluster startLoaded(
+            PostgresSnapshots snapshots, int count, int warehouses, long loadSeed, PrintStream err) {
+        String key = "tpcc-w" + warehouses + "-seed" + loadSeed + "-" + CodeFingerprint.of(TpccLoader.class);
+        Path snapshot = snapshots.snapshot(
+                key,
+                url -> new TpccLoader(
+                                new LoadOptions(warehouses, loadSeed, LoadOptions.defaultThreads()), progress(err))
+                        .load(url));
+        err.println("starting " + count + " embedded PostgreSQL server(s), each a copy of the TPC-C snapshot "
+                + snapshot.getFileName() + " (" + PostgresSnapshots.DIRECTORY_VARIABLE + ") ...");
+        return PostgresCluster.embeddedCopies(count, null, snapshot);
     }
 
     /** The servers of a run of any kit: {@code jdbcUrls} (EXTERNAL), or {@code count} started by {@code backend}. */
@@ -65,17 +110,10 @@ public final class TpccDatabases {
     }
 
     /**
-     * Makes every replica hold the same TPC-C database: loads them all when all are empty; accepts them when
-     * all hold a load of the requested scale and are identical table by table; refuses anything else, naming
-     * the database and what it holds, before anything is written.
-     */
-    static LoadInfo prepareReplicas(List<String> urls, RunRequest request, PrintStream err) {
-        return prepareReplicas(urls, request.warehouses(), request.loadSeed(), request.freshCopies(), err);
-    }
-
-    /**
-     * {@link #prepareReplicas(List, RunRequest, PrintStream)} for {@code warehouses} loaded with {@code loadSeed};
-     * {@code freshCopies}: copies of one template made for this run, not compared again.
+     * Makes every replica hold the same TPC-C database of {@code warehouses} loaded with {@code loadSeed}: loads them
+     * all when all are empty; accepts them when all hold a load of that scale and are identical table by table; refuses
+     * anything else, naming the database and what it holds, before anything is written. {@code freshCopies}: copies of
+     * one template or snapshot made for this run, not compared again.
      */
     public static LoadInfo prepareReplicas(
             List<String> urls, int warehouses, long loadSeed, boolean freshCopies, PrintStream err) {

@@ -65,7 +65,12 @@ public final class TpccRun {
     public int execute() {
         try (PostgresCluster databases = TpccDatabases.start(request, err)) {
             List<String> urls = databases.jdbcUrls();
-            LoadInfo load = TpccDatabases.prepareReplicas(urls, request, err);
+            LoadInfo load = TpccDatabases.prepareReplicas(
+                    urls,
+                    request.warehouses(),
+                    request.loadSeed(),
+                    request.freshCopies() || databases.copiesOfOneSnapshot(),
+                    err);
             NURandConstants runConstants =
                     NURandConstants.forRun(load.loadConstants(), new SplittableRandom(request.seed()));
             // The machine's time zone: the calls' timestamps are the terminals' current local date and time (TPC-C's

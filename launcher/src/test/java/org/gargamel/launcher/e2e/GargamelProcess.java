@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.gargamel.provisioning.PostgresCluster;
+import org.gargamel.provisioning.PostgresSnapshots;
 
 /**
  * {@code java -jar gargamel-all.jar ARGS}, as {@code scripts/gargamel} runs it, with its own temporary directory
@@ -31,11 +32,12 @@ final class GargamelProcess {
     }
 
     /**
-     * {@link #start} without the build's shared PostgreSQL binaries ({@link PostgresCluster#BINARIES_DIRECTORY_VARIABLE}
-     * unset), as a user runs it: embedded servers unpack the binaries into the temporary directory, which must still
-     * be empty at the end.
+     * {@link #start} as a user runs it, without the build's shared PostgreSQL binaries and loaded snapshots
+     * ({@link PostgresCluster#BINARIES_DIRECTORY_VARIABLE} and {@link PostgresSnapshots#DIRECTORY_VARIABLE} unset):
+     * embedded servers unpack the binaries into the temporary directory, which must still be empty at the end, and a
+     * TPC-C run loads every replica.
      */
-    static GargamelProcess startUnpackingBinaries(Path workDirectory, String... arguments) throws IOException {
+    static GargamelProcess startAsAUser(Path workDirectory, String... arguments) throws IOException {
         return start(List.of(), workDirectory, false, arguments);
     }
 
@@ -45,7 +47,8 @@ final class GargamelProcess {
     }
 
     private static GargamelProcess start(
-            List<String> prefix, Path workDirectory, boolean sharedBinaries, String... arguments) throws IOException {
+            List<String> prefix, Path workDirectory, boolean buildsSharedFiles, String... arguments)
+            throws IOException {
         String jar = System.getProperty("gargamel.jar");
         if (jar == null || !Files.exists(Path.of(jar))) {
             throw new IllegalStateException(
@@ -64,8 +67,9 @@ final class GargamelProcess {
                 .directory(workDirectory.toFile())
                 .redirectErrorStream(true)
                 .redirectOutput(output.toFile());
-        if (!sharedBinaries) {
+        if (!buildsSharedFiles) {
             builder.environment().remove(PostgresCluster.BINARIES_DIRECTORY_VARIABLE);
+            builder.environment().remove(PostgresSnapshots.DIRECTORY_VARIABLE);
         }
         Process process = builder.start();
         return new GargamelProcess(process, output, temporary);

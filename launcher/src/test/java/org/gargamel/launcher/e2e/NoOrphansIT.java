@@ -23,7 +23,7 @@ class NoOrphansIT {
 
     @Test
     void ctrlCStopsEverything(@TempDir Path directory) throws Exception {
-        GargamelProcess demo = GargamelProcess.startUnpackingBinaries(
+        GargamelProcess demo = GargamelProcess.startAsAUser(
                 directory,
                 "demo",
                 "--warehouses",
@@ -46,7 +46,7 @@ class NoOrphansIT {
 
     @Test
     void aDemoWhoseNodeDiesFailsClearlyAndCleansUp(@TempDir Path directory) throws Exception {
-        GargamelProcess demo = GargamelProcess.startUnpackingBinaries(
+        GargamelProcess demo = GargamelProcess.startAsAUser(
                 directory,
                 "demo",
                 "--warehouses",

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.File;
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,14 +18,12 @@ import java.util.regex.Pattern;
 import org.gargamel.common.config.GroupSettings;
 import org.gargamel.frontend.FrontendConfig;
 import org.gargamel.frontend.FrontendServer;
+import org.gargamel.launcher.run.TpccDatabases;
 import org.gargamel.node.NodeServer;
 import org.gargamel.provisioning.PostgresCluster;
 import org.gargamel.tpcc.TpccRules;
 import org.gargamel.tpcc.check.CheckReport;
 import org.gargamel.tpcc.check.CheckRunner;
-import org.gargamel.tpcc.loader.LoadOptions;
-import org.gargamel.tpcc.loader.LoadProgress;
-import org.gargamel.tpcc.loader.TpccLoader;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -98,8 +97,8 @@ class PgbenchTpccTest {
             Files.writeString(directory.resolve(file), script.getValue(), StandardCharsets.UTF_8);
             command.addAll(List.of("-f", directory.resolve(script.getKey()).toString()));
         }
-        try (PostgresCluster replicas = PostgresCluster.embedded(REPLICAS)) {
-            new TpccLoader(new LoadOptions(1, 11, 2), LoadProgress.toStandardError()).load(replicas.jdbcUrls());
+        PrintStream loadProgress = System.err; // not closed: the test only lends it to the load
+        try (PostgresCluster replicas = TpccDatabases.startEmbeddedLoaded(REPLICAS, 1, 11, loadProgress)) {
             String rules = TpccRules.temporaryFile();
             String output;
             try (InProcessGargamel cluster = new InProcessGargamel("gargamel", "psi", replicas.jdbcUrls(), 2, rules);

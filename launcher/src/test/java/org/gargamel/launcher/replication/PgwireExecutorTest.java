@@ -3,6 +3,7 @@ package org.gargamel.launcher.replication;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
+import java.io.PrintStream;
 import java.math.BigDecimal;
 import java.time.LocalDateTime;
 import java.util.Arrays;
@@ -11,12 +12,10 @@ import org.gargamel.common.call.ProcedureCall;
 import org.gargamel.common.config.GroupSettings;
 import org.gargamel.frontend.FrontendConfig;
 import org.gargamel.frontend.FrontendServer;
+import org.gargamel.launcher.run.TpccDatabases;
 import org.gargamel.node.NodeStatistics;
 import org.gargamel.provisioning.PostgresCluster;
 import org.gargamel.tpcc.TpccRules;
-import org.gargamel.tpcc.loader.LoadOptions;
-import org.gargamel.tpcc.loader.LoadProgress;
-import org.gargamel.tpcc.loader.TpccLoader;
 import org.gargamel.tpcc.workload.ExecutionOutcome;
 import org.gargamel.tpcc.workload.PgwireExecutor;
 import org.junit.jupiter.api.Tag;
@@ -34,8 +33,8 @@ class PgwireExecutorTest {
 
     @Test
     void callsThroughTheFrontEndHaveTheLibrarysOutcomes() throws Exception {
-        try (PostgresCluster replica = PostgresCluster.embedded(1)) {
-            new TpccLoader(new LoadOptions(1, 7, 2), LoadProgress.toStandardError()).load(replica.jdbcUrls());
+        PrintStream loadProgress = System.err; // not closed: the test only lends it to the load
+        try (PostgresCluster replica = TpccDatabases.startEmbeddedLoaded(1, 1, 7, loadProgress)) {
             String rules = TpccRules.temporaryFile();
             try (InProcessGargamel gargamel = new InProcessGargamel("gargamel", "psi", replica.jdbcUrls(), 2);
                     FrontendServer frontend = new FrontendServer(new FrontendConfig(

@@ -26,6 +26,7 @@ import org.gargamel.common.group.RaftLog;
 import org.gargamel.common.group.RaftSettings;
 import org.gargamel.common.group.SiteDelay;
 import org.gargamel.common.wire.CallOutcome;
+import org.gargamel.launcher.run.TpccDatabases;
 import org.gargamel.node.NodeConfig;
 import org.gargamel.node.NodeServer;
 import org.gargamel.provisioning.PostgresCluster;
@@ -40,12 +41,10 @@ import org.gargamel.scheduler.sites.SiteSettings;
 import org.gargamel.tpcc.TpccRules;
 import org.gargamel.tpcc.check.CheckReport;
 import org.gargamel.tpcc.check.CheckRunner;
-import org.gargamel.tpcc.loader.LoadOptions;
-import org.gargamel.tpcc.loader.LoadProgress;
-import org.gargamel.tpcc.loader.TpccLoader;
 import org.gargamel.tpcc.random.NURandConstants;
 import org.gargamel.tpcc.result.RunStatistics;
 import org.gargamel.tpcc.schema.LoadInfo;
+import org.gargamel.tpcc.schema.TpccSchema;
 import org.gargamel.tpcc.terminal.RunSettings;
 import org.gargamel.tpcc.terminal.TerminalEmulator;
 import org.gargamel.tpcc.workload.GargamelExecutor;
@@ -74,9 +73,11 @@ class ReplicationTest {
     private static LoadInfo load;
 
     @BeforeAll
-    static void loadReplicas() {
-        replicas = PostgresCluster.embedded(3);
-        load = new TpccLoader(new LoadOptions(1, 11, 2), LoadProgress.toStandardError()).load(replicas.jdbcUrls());
+    static void loadReplicas() throws java.sql.SQLException {
+        replicas = TpccDatabases.startEmbeddedLoaded(3, 1, 11, System.err);
+        try (Connection connection = replicas.connect(0)) {
+            load = TpccSchema.readLoadInfo(connection);
+        }
     }
 
     @AfterAll

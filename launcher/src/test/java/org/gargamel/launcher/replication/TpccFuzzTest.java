@@ -17,13 +17,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.gargamel.common.call.ProcedureCall;
 import org.gargamel.common.wire.CallOutcome;
+import org.gargamel.launcher.run.TpccDatabases;
 import org.gargamel.node.NodeServer;
 import org.gargamel.provisioning.PostgresCluster;
 import org.gargamel.tpcc.check.CheckReport;
 import org.gargamel.tpcc.check.CheckRunner;
-import org.gargamel.tpcc.loader.LoadOptions;
-import org.gargamel.tpcc.loader.LoadProgress;
-import org.gargamel.tpcc.loader.TpccLoader;
 import org.gargamel.tpcc.workload.NewOrder;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -47,8 +45,7 @@ class TpccFuzzTest {
 
     @BeforeAll
     static void loadReplicas() {
-        replicas = PostgresCluster.embedded(2);
-        new TpccLoader(new LoadOptions(1, 7, 2), LoadProgress.toStandardError()).load(replicas.jdbcUrls());
+        replicas = TpccDatabases.startEmbeddedLoaded(2, 1, 7, System.err);
     }
 
     @AfterAll
