@@ -288,7 +288,7 @@ public final class NodeServer implements AutoCloseable {
                             sendControl(
                                     claimant,
                                     claimant.equals(activeScheduler.claimant())
-                                            ? new EpochGranted(name, epoch)
+                                            ? new EpochGranted(name, epoch, activeScheduler.predecessorEpoch())
                                             : new Superseded(name, epoch));
                         }
                     },

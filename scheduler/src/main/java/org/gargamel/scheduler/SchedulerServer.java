@@ -1,5 +1,8 @@
 package org.gargamel.scheduler;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -87,6 +90,10 @@ public final class SchedulerServer implements AutoCloseable {
     private static final long IDLE_POLL_MILLIS = 100;
     /** How long {@link #close()} waits for the loop to end. */
     private static final Duration STOP_GRACE = Duration.ofSeconds(5);
+    /** How long one change of the schedule log's membership may take before it is tried again. */
+    private static final Duration MEMBERSHIP_ATTEMPT = Duration.ofSeconds(10);
+    /** In {@code site.logDir}: the Raft id of the member whose log is there (docs/multisite.md). */
+    static final String MEMBER_FILE = "member";
 
     private final SchedulerConfig config;
     private final Scheduler scheduler;
@@ -95,8 +102,11 @@ public final class SchedulerServer implements AutoCloseable {
      * schedule log; null in a single-site cluster.
      */
     private final SiteScheduler site;
-    /** This site's end of the schedule log (site schedulers only; connected in {@link #start}). */
-    private ScheduleLog scheduleLog;
+    /**
+     * This site's end of the schedule log (site schedulers only): made and connected on the {@link #appender} once the
+     * write-set log made this scheduler active ({@link #connectScheduleLog}); null until then.
+     */
+    private volatile ScheduleLog scheduleLog;
     /**
      * Appends to the schedule log off the loop, one at a time in the order placed (an append waits while the log has
      * no leader; a site's entries keep their order, though the agreement would also take them out of order).
@@ -416,23 +426,13 @@ public final class SchedulerServer implements AutoCloseable {
         running = true;
         loop = supervisor.start(LOOP_THREAD, this::runLoop);
         if (site != null) {
-            String name = config.site().name();
             appender = Executors.newSingleThreadExecutor(runnable -> {
                 Thread thread = new Thread(runnable, "schedule-log-appender");
                 thread.setDaemon(true);
                 return thread;
             });
-            // Connected only once the write-set log made this scheduler its site's active one (onGranted): its member
-            // name in the schedule log is the site's, which a standby must not take while the active one is there.
-            scheduleLog = new ScheduleLog(
-                    name,
-                    Channels.scheduleLog(
-                            config.scheduleGroup(),
-                            name,
-                            config.site().raft(),
-                            config.site().links()),
-                    entry -> enqueue(new Logged(entry)),
-                    RaftLog.Patience.DEFAULT);
+            // The schedule log is joined only once the write-set log made this scheduler its site's active one
+            // (onGranted): a standby must not stand in it beside the active one as the site's member.
         }
         channel = Channels.schedulerControl(group, GargamelClient.SCHEDULER_NAME);
         channel.setReceiver(endpoint);
@@ -503,6 +503,18 @@ public final class SchedulerServer implements AutoCloseable {
         return rejected.get();
     }
 
+    /** This site scheduler's Raft id in the schedule log, once it joined it (docs/multisite.md). */
+    public Optional<String> scheduleLogMember() {
+        ScheduleLog joined = scheduleLog;
+        return joined == null ? Optional.empty() : Optional.of(joined.member());
+    }
+
+    /** The schedule log's members as this site scheduler knows them; empty before it joined. */
+    public List<String> scheduleLogMembers() {
+        ScheduleLog joined = scheduleLog;
+        return joined == null ? List.of() : joined.members();
+    }
+
     /**
      * A site scheduler's agreement counters (calls placed and agreed, collisions, restacks, copies and early entries
      * of the schedule log), read on the loop; empty for a single-site scheduler.
@@ -553,9 +565,12 @@ public final class SchedulerServer implements AutoCloseable {
         if (channel != null) {
             channel.close();
         }
-        if (scheduleLog != null) {
+        if (appender != null) {
             appender.shutdownNow();
-            scheduleLog.close();
+        }
+        ScheduleLog joined = scheduleLog;
+        if (joined != null) {
+            joined.close();
         }
         supervisor.stop(STOP_GRACE);
     }
@@ -724,19 +739,87 @@ public final class SchedulerServer implements AutoCloseable {
     /**
      * Joins the schedule log as this site's member, on the appender thread, so that this site's first entries are
      * appended once it is connected. The log's entries are read into the loop from the first one (docs/multisite.md, A
-     * site scheduler's failover): a successor learns its predecessor's calls there.
+     * site scheduler's failover): a successor learns its predecessor's calls there. Which member it is:
+     * {@link #scheduleLogMember}; one that joins as a new member then replaces its site's earlier one.
      */
-    private void connectScheduleLog() {
+    private void connectScheduleLog(EpochGranted grant) {
         appender.execute(() -> {
             try {
-                scheduleLog.connect();
-                LOG.info("joined the schedule log as {}", config.site().name());
+                String member = scheduleLogMember(grant);
+                ScheduleLog log = new ScheduleLog(
+                        config.site().name(),
+                        member,
+                        Channels.scheduleLog(
+                                config.scheduleGroup(),
+                                config.site().name(),
+                                config.site().raft(member),
+                                config.site().links()),
+                        entry -> enqueue(new Logged(entry)),
+                        RaftLog.Patience.DEFAULT);
+                scheduleLog = log;
+                if (!running) {
+                    log.close();
+                    return;
+                }
+                log.connect();
+                LOG.info("joined the schedule log as {}", member);
+                if (config.site().raft(member).joining()) {
+                    Thread replacing = new Thread(
+                            () -> {
+                                try {
+                                    log.replacePredecessors(MEMBERSHIP_ATTEMPT, () -> running);
+                                } catch (InterruptedException e) {
+                                    Thread.currentThread().interrupt();
+                                }
+                            },
+                            "schedule-log-membership");
+                    replacing.setDaemon(true);
+                    replacing.start();
+                }
             } catch (Exception e) {
                 if (running) {
                     supervisor.fail(new FatalException("cannot join the schedule log: " + e.getMessage(), e));
                 }
             }
         });
+    }
+
+    /**
+     * This scheduler's Raft id in the schedule log. Raft counts on a member never forgetting its log, term and vote, so
+     * a scheduler that comes back without its site's copy of the log must not come back as the member it was
+     * (docs/multisite.md, A site scheduler's failover): with three sites or more, a scheduler that succeeds another
+     * without a copy of the log joins as a new member ({@link ScheduleLog#newMember}) and replaces its predecessor.
+     * Its site's name otherwise: the first scheduler of the site, one started again on its log ({@code site.logDir}
+     * records which member the log there is), and any with two sites (a two-member log cannot change its membership
+     * with one member dead; there the other member holds every committed entry, so an empty log loses nothing).
+     */
+    private String scheduleLogMember(EpochGranted grant) throws IOException {
+        String site = config.site().name();
+        Path logDir = config.site().logDir();
+        Path recorded = logDir == null ? null : logDir.resolve(MEMBER_FILE);
+        if (recorded != null && Files.exists(recorded)) {
+            String member = Files.readString(recorded).trim();
+            if (!ScheduleLog.siteOf(member).equals(site)) {
+                throw new IOException(
+                        recorded + " says the log there is " + member + "'s, not a member of site " + site);
+            }
+            return member;
+        }
+        boolean holdsALog = logDir != null && Files.isDirectory(logDir) && hasFiles(logDir);
+        String member = config.site().sites().size() >= 3 && grant.succeedsAnother() && !holdsALog
+                ? ScheduleLog.newMember(site, epoch)
+                : site;
+        if (recorded != null) {
+            Files.createDirectories(logDir);
+            Files.writeString(recorded, member + "\n");
+        }
+        return member;
+    }
+
+    private static boolean hasFiles(Path directory) throws IOException {
+        try (var files = Files.list(directory)) {
+            return files.findAny().isPresent();
+        }
     }
 
     /**
@@ -1077,7 +1160,7 @@ public final class SchedulerServer implements AutoCloseable {
                     epoch,
                     grant.nodeName());
             if (site != null) {
-                connectScheduleLog();
+                connectScheduleLog(grant);
             }
         } else if (grant.epoch() != epoch) {
             LOG.warn("ignored {} from {}: this scheduler's epoch is {}", grant.describe(), source, epoch);

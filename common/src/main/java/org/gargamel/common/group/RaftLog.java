@@ -1,11 +1,14 @@
 package org.gargamel.common.group;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.gargamel.common.lifecycle.FatalException;
 import org.gargamel.common.lifecycle.Futures;
 import org.jgroups.JChannel;
+import org.jgroups.protocols.raft.DynamicMembership;
+import org.jgroups.protocols.raft.REDIRECT;
 import org.jgroups.protocols.raft.RaftLeaderException;
 import org.jgroups.raft.RaftHandle;
 import org.jgroups.raft.StateMachine;
@@ -144,6 +147,33 @@ public final class RaftLog implements AutoCloseable {
                 member + ": no leader of the " + logName + " for " + what + " (is a majority of its members up?): "
                         + e.getMessage(),
                 e);
+    }
+
+    /** The members as this member knows them: the configured ones, changed by every membership entry it applied. */
+    public List<String> members() {
+        return List.copyOf(raft.raft().members());
+    }
+
+    /**
+     * Asks the leader (through REDIRECT, from any member, a learner too) to make {@code raftId} a member; returns once
+     * the leader committed the change, throws if it did not within {@code timeout} (no leader, or none answered: the
+     * caller tries again). A member already there is not added twice.
+     */
+    public void addMember(String raftId, Duration timeout) throws Exception {
+        membership().addServer(raftId).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** As {@link #addMember}, to remove {@code raftId}; removing one that is not a member changes nothing. */
+    public void removeMember(String raftId, Duration timeout) throws Exception {
+        membership().removeServer(raftId).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    private DynamicMembership membership() {
+        REDIRECT redirect = channel.getProtocolStack().findProtocol(REDIRECT.class);
+        if (redirect == null) {
+            throw new IllegalStateException("the " + logName + "'s channel has no REDIRECT protocol");
+        }
+        return redirect;
     }
 
     @Override

@@ -11,17 +11,29 @@ import java.util.Objects;
  * embedded runs).
  *
  * @param logDirectory null keeps the log in memory (tests): a restarted member then starts from an empty log
+ * @param joining      this member is not one of {@code members} yet: it joins as a learner (it neither votes nor counts
+ *                     towards a majority) until the members add it (the schedule log's member replacing a site's
+ *                     earlier one, docs/multisite.md); {@code members} is then the configured list it starts from
  */
-public record RaftSettings(String raftId, List<String> members, Path logDirectory, boolean fsync) {
+public record RaftSettings(String raftId, List<String> members, Path logDirectory, boolean fsync, boolean joining) {
     public RaftSettings {
         Objects.requireNonNull(raftId, "raftId");
         members = List.copyOf(members);
-        if (!members.contains(raftId)) {
+        if (!joining && !members.contains(raftId)) {
             throw new IllegalArgumentException("raft id " + raftId + " is not one of the members " + members);
+        }
+        if (joining && members.contains(raftId)) {
+            throw new IllegalArgumentException(
+                    "raft id " + raftId + " joins but is already one of the members " + members);
         }
         if (members.size() != members.stream().distinct().count()) {
             throw new IllegalArgumentException("the members " + members + " name one member twice");
         }
+    }
+
+    /** A member of {@code members} from the start. */
+    public RaftSettings(String raftId, List<String> members, Path logDirectory, boolean fsync) {
+        this(raftId, members, logDirectory, fsync, false);
     }
 
     /** How many members must hold an entry before it is committed. */

@@ -135,6 +135,8 @@ class WireCodecTest {
                 new EpochClaim(org.jgroups.util.UUID.randomUUID()),
                 new EpochClaim(org.jgroups.util.UUID.randomUUID(), "eu-west"),
                 new EpochGranted("node-2", 4242),
+                new EpochGranted("node-2", 4242, 17),
+                new EpochGranted("node-2", 4242, EpochGranted.UNKNOWN),
                 new Superseded("node-3", 4343),
                 new WriteSet(11, "node-1", "payment", new long[0], -1, List.of())
                         .withOutcome(CallOutcome.committed(47, 11, "(2,'y')"), org.jgroups.util.UUID.randomUUID()),
@@ -262,6 +264,16 @@ class WireCodecTest {
         assertTrue(assertThrows(MalformedMessageException.class, () -> WireCodec.decode(flags))
                 .getMessage()
                 .contains("unknown flags 4"));
+        byte[] lateGrant = WireCodec.encode(new EpochGranted("n", 5, 4));
+        lateGrant[lateGrant.length - 1] = 9; // the predecessor's epoch 9, after the grant's own 5
+        assertTrue(assertThrows(MalformedMessageException.class, () -> WireCodec.decode(lateGrant))
+                .getMessage()
+                .contains("predecessor epoch 9 is not before epoch 5"));
+        byte[] grant = WireCodec.encode(new EpochGranted("n", 5, 4));
+        assertEquals(
+                new EpochGranted("n", 5, EpochGranted.NO_PREDECESSOR),
+                WireCodec.decode(Arrays.copyOf(grant, grant.length - Long.BYTES)),
+                "a grant without the optional last field has no predecessor");
         byte[] badValue = WireCodec.encode(new SubmitCall(1, ProcedureCall.of("f", 1)));
         badValue[badValue.length - 5 - Long.BYTES] = 77; // the argument's tag byte (the session's transaction follows)
         assertTrue(assertThrows(MalformedMessageException.class, () -> WireCodec.decode(badValue))

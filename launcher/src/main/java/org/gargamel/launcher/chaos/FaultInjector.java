@@ -106,10 +106,10 @@ public final class FaultInjector {
                 // The kinds take turns, so that even a short run has each of them.
                 FaultPlan.Kind kind =
                         plan.kinds().get(faults.size() % plan.kinds().size());
-                if (kind == FaultPlan.Kind.SCHEDULER && cluster.sites() != null) {
+                if (kind.killsAScheduler() && cluster.sites() != null) {
                     // The sites' schedulers take turns.
                     long schedulerFaults = faults.stream()
-                            .filter(fault -> fault.kind().equals(FaultPlan.Kind.SCHEDULER.configName()))
+                            .filter(fault -> FaultPlan.Kind.parse(fault.kind()).killsAScheduler())
                             .count();
                     target = cluster.schedulerNames().get((int)
                             (schedulerFaults % cluster.schedulerNames().size()));
@@ -161,10 +161,14 @@ public final class FaultInjector {
                 cluster.restart(target);
                 activeScheduler = standbyScheduler;
                 standbyScheduler = target;
-            } else if (kind == FaultPlan.Kind.SCHEDULER) {
+            } else if (kind.killsAScheduler()) {
                 // No scheduler until it is started again and made active: recovered when it serves every node.
                 sleepUninterruptibly(plan.downtime());
-                cluster.restart(target);
+                if (kind == FaultPlan.Kind.SCHEDULER_MACHINE) {
+                    cluster.restartWithoutItsScheduleLog(target);
+                } else {
+                    cluster.restart(target);
+                }
                 awaitNodes(client, count -> count >= before);
                 recovered = millisSince(killed);
             } else {

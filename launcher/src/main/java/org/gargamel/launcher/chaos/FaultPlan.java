@@ -19,7 +19,12 @@ public record FaultPlan(Duration interval, Duration downtime, long seed, List<Ki
         /** The node's PostgreSQL server (embedded servers only: the run must be able to start it again). */
         POSTGRES("postgres"),
         /** The scheduler's process (the target is the scheduler, whatever node was drawn). */
-        SCHEDULER("scheduler");
+        SCHEDULER("scheduler"),
+        /**
+         * A site scheduler's machine (with {@code --sites}): its process killed, and started again as a new machine
+         * would be, without its copy of the schedule log (docs/multisite.md, A site scheduler's failover).
+         */
+        SCHEDULER_MACHINE("scheduler-machine");
 
         private final String configName;
 
@@ -39,7 +44,12 @@ public record FaultPlan(Duration interval, Duration downtime, long seed, List<Ki
                 }
             }
             throw new IllegalArgumentException(
-                    "unknown fault kind '" + name + "' (expected node, postgres or scheduler)");
+                    "unknown fault kind '" + name + "' (expected node, postgres, scheduler or scheduler-machine)");
+        }
+
+        /** Whether the fault kills a scheduler (the target is a scheduler, whatever node was drawn). */
+        public boolean killsAScheduler() {
+            return this == SCHEDULER || this == SCHEDULER_MACHINE;
         }
 
         @Override

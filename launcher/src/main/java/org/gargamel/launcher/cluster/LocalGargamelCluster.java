@@ -324,7 +324,7 @@ public final class LocalGargamelCluster implements GargamelCluster {
             siteSection.put("delayMillis", delays);
             // On disk, so that a site scheduler killed and started again (chaos) comes back as the member of the
             // schedule log it was: Raft counts on a member's log, term and vote surviving it. A new cluster, a new log.
-            Path scheduleLog = directory.resolve(plan.schedulerNames().get(s) + "-schedule-log");
+            Path scheduleLog = scheduleLogDirectory(plan.schedulerNames().get(s));
             Directories.deleteRecursively(scheduleLog);
             siteSection.put("logDir", scheduleLog.toAbsolutePath().toString());
             siteSection.put("logFsync", plan.durableLog());
@@ -535,6 +535,23 @@ public final class LocalGargamelCluster implements GargamelCluster {
         ChildProcess started = launch(name, launch);
         awaitReady(started, launch.readyMarker(), logLength);
         downOnPurpose.remove(name);
+    }
+
+    /**
+     * {@link #restart}s site scheduler {@code name} as a new machine would start it: its copy of the schedule log (its
+     * {@code site.logDir}) deleted first (docs/multisite.md, A site scheduler's failover).
+     */
+    public void restartWithoutItsScheduleLog(String name) throws IOException, InterruptedException {
+        if (plan.sites() == null || !plan.schedulerNames().contains(name)) {
+            throw new IllegalArgumentException(name + " is not a site scheduler (only they have a schedule log)");
+        }
+        Directories.deleteRecursively(scheduleLogDirectory(name));
+        restart(name);
+    }
+
+    /** Where site scheduler {@code name} keeps its copy of the schedule log. */
+    private Path scheduleLogDirectory(String name) {
+        return plan.directory().resolve(name + "-schedule-log");
     }
 
     private ChildProcess process(String name) {

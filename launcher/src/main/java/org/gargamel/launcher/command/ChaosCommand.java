@@ -65,7 +65,8 @@ public final class ChaosCommand implements Callable<Integer> {
             paramLabel = "K[,K]",
             split = ",",
             description = "what is killed, in turn: node (a node's process), postgres (a node's PostgreSQL server; "
-                    + "embedded servers only), scheduler (the scheduler's process; a new one takes over); default "
+                    + "embedded servers only), scheduler (the scheduler's process; a new one takes over), scheduler-machine (with --sites: a site "
+                    + "scheduler's process, started again without its copy of the schedule log, as on a new machine); default "
                     + "node,postgres,scheduler on embedded servers, else node,scheduler")
     private List<String> kinds;
 
@@ -98,8 +99,10 @@ public final class ChaosCommand implements Callable<Integer> {
                     "chaos --sites needs --agreement optimistic or pessimistic (one-scheduler is for comparing "
                             + "latency; chaos without --sites kills a single site's scheduler)");
         }
-        boolean onlySchedulers =
-                kinds != null && kinds.stream().allMatch(kind -> kind.trim().equalsIgnoreCase("scheduler"));
+        boolean onlySchedulers = kinds != null
+                && kinds.stream()
+                        .allMatch(kind ->
+                                kind.trim().toLowerCase(java.util.Locale.ROOT).startsWith("scheduler"));
         if (request.replicas() < 3 && !onlySchedulers) {
             throw Usage.error(
                     spec,
@@ -132,6 +135,13 @@ public final class ChaosCommand implements Callable<Integer> {
                     throw Usage.error(spec, "option --kinds: " + e.getMessage());
                 }
             }
+        }
+        if (chosen.contains(FaultPlan.Kind.SCHEDULER_MACHINE)
+                && !(request.target() instanceof RunTarget.Gargamel through && through.sites() != null)) {
+            throw Usage.error(
+                    spec,
+                    "option --kinds: scheduler-machine faults need --sites (a site scheduler's copy of the schedule "
+                            + "log is lost); a single site's scheduler has none, use --kinds scheduler");
         }
         if (chosen.contains(FaultPlan.Kind.POSTGRES) && !embedded) {
             throw Usage.error(

@@ -90,7 +90,10 @@ public final class TpccRun {
             AtomicBoolean interrupted = new AtomicBoolean();
             // A chaos run that kills the scheduler starts a second one, standing by; a site's is started again instead.
             boolean multiSite = request.target() instanceof RunTarget.Gargamel through && through.sites() != null;
-            int schedulers = faults != null && faults.kinds().contains(FaultPlan.Kind.SCHEDULER) && !multiSite ? 2 : 1;
+            int schedulers =
+                    faults != null && faults.kinds().stream().anyMatch(FaultPlan.Kind::killsAScheduler) && !multiSite
+                            ? 2
+                            : 1;
             try (RunConnection connection = RunConnection.open(request, urls, schedulers, err)) {
                 TerminalEmulator emulator = new TerminalEmulator(settings, connection::executor);
                 connection.onFailure(emulator::stop);

@@ -64,7 +64,10 @@ class BadInputTest {
         assertRejected(CommandRunner.run("compare", "--warmup", "-5s", "--out", out.toString()), "--warmup");
         assertRejected(
                 CommandRunner.run("chaos", "--kinds", "node,disk", "--out", out.toString()),
-                "option --kinds: unknown fault kind 'disk' (expected node, postgres or scheduler)");
+                "option --kinds: unknown fault kind 'disk' (expected node, postgres, scheduler or scheduler-machine)");
+        assertRejected(
+                CommandRunner.run("chaos", "--kinds", "scheduler-machine", "--out", out.toString()),
+                "option --kinds: scheduler-machine faults need --sites");
         assertRejected(
                 CommandRunner.run("chaos", "--sites", "2", "--kinds", "node", "--out", out.toString()),
                 "chaos needs at least 3 replicas (a killed node must leave a majority of the write-set log); got 2"

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.gargamel.common.wire.EpochGranted;
 import org.gargamel.common.wire.TransactionIds;
 import org.jgroups.Address;
 import org.jgroups.util.Util;
@@ -28,6 +29,9 @@ public final class ActiveScheduler {
 
     private volatile Address claimant;
     private volatile long epoch;
+    /** The epoch of the claimant before the active one (EpochGranted: 0 for none, -1 if a snapshot hid it). */
+    private volatile long predecessorEpoch = EpochGranted.NO_PREDECESSOR;
+
     private final Set<Address> superseded = ConcurrentHashMap.newKeySet();
     /** The same decisions as the log commits claims, ahead of the apply loop ({@link #announce}). */
     private Address announcedClaimant;
@@ -64,6 +68,7 @@ public final class ActiveScheduler {
             if (claimant != null) {
                 superseded.add(claimant);
             }
+            predecessorEpoch = claimant == null ? EpochGranted.NO_PREDECESSOR : epoch;
             claimant = by;
             epoch = index;
             toRun = new ArrayList<>(listeners);
@@ -156,6 +161,7 @@ public final class ActiveScheduler {
             }
             claimant = recordedClaimant;
             epoch = recordedEpoch;
+            predecessorEpoch = EpochGranted.UNKNOWN; // not in a snapshot
             toRun = new ArrayList<>(listeners);
         }
         toRun.forEach(Runnable::run);
@@ -164,6 +170,14 @@ public final class ActiveScheduler {
     /** The active scheduler's address, or null if no claim was ever applied here. */
     public Address claimant() {
         return claimant;
+    }
+
+    /**
+     * The epoch of the scheduler the active one took over from: {@link EpochGranted#NO_PREDECESSOR} if it is its
+     * site's first, {@link EpochGranted#UNKNOWN} if this node started from a snapshot taken after its claim.
+     */
+    public long predecessorEpoch() {
+        return predecessorEpoch;
     }
 
     public long epoch() {

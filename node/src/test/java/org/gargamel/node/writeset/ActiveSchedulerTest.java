@@ -13,6 +13,7 @@ import java.io.DataOutputStream;
 import java.util.ArrayList;
 import java.util.List;
 import org.gargamel.common.lifecycle.FatalException;
+import org.gargamel.common.wire.EpochGranted;
 import org.gargamel.common.wire.LogMark;
 import org.gargamel.common.wire.TransactionIds;
 import org.gargamel.common.wire.WireCodec;
@@ -36,7 +37,9 @@ class ActiveSchedulerTest {
     void aSupersededSchedulerNeverComesBack() {
         ActiveScheduler schedulers = new ActiveScheduler();
         assertTrue(schedulers.claim(first, 5));
+        assertEquals(EpochGranted.NO_PREDECESSOR, schedulers.predecessorEpoch(), "the first scheduler succeeds none");
         assertTrue(schedulers.claim(second, 9));
+        assertEquals(5, schedulers.predecessorEpoch(), "the second succeeds the first's epoch");
         assertTrue(schedulers.superseded(first));
         assertFalse(schedulers.superseded(second));
         assertFalse(schedulers.claim(first, 12), "a later copy of a superseded claim changes nothing");
@@ -62,6 +65,7 @@ class ActiveSchedulerTest {
         assertEquals(List.of(), rebuilds);
         assertEquals(second, restarted.claimant());
         assertEquals(9, restarted.epoch());
+        assertEquals(EpochGranted.UNKNOWN, restarted.predecessorEpoch(), "a snapshot does not say whom 9 succeeded");
         assertEquals(List.of(9L), changes, "listeners hear of the epoch once");
         assertTrue(restarted.stale(TransactionIds.firstOf(5)), "a call of the superseded epoch must not run");
         assertTrue(restarted.superseded(first));

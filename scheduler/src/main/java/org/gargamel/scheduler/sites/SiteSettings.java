@@ -30,8 +30,9 @@ import org.gargamel.common.group.SiteDelay;
  * </pre>
  *
  * <p>Raft assumes a member never forgets its log, its term and its vote. A scheduler started again on {@code logDir}
- * comes back as the member it was; one in memory comes back empty, which is safe with two sites and not with three
- * or more (docs/multisite.md, A site scheduler's failover).
+ * comes back as the member it was; one that succeeds another without a copy of the log joins as a new member and
+ * replaces its predecessor (three sites or more), or comes back empty as the site's member, which is safe with two
+ * sites (docs/multisite.md, A site scheduler's failover).
  */
 public record SiteSettings(
         String name,
@@ -131,7 +132,16 @@ public record SiteSettings(
 
     /** The schedule log's consensus settings: the sites are its members, this site's name its Raft id. */
     public RaftSettings raft() {
-        return new RaftSettings(name, sites, logDir, logFsync);
+        return raft(name);
+    }
+
+    /**
+     * The schedule log's consensus settings for Raft id {@code member}: this site's name (one of the configured
+     * members), or a new member of it ({@link ScheduleLog#newMember}) that joins as a learner, starting from the
+     * configured members (the log's membership entries tell it the current ones).
+     */
+    public RaftSettings raft(String member) {
+        return new RaftSettings(member, sites, logDir, logFsync, !sites.contains(member));
     }
 
     /** What this scheduler's schedule log channel delays: each other site's messages by this site's delay to it. */

@@ -73,6 +73,8 @@ public final class FakeNode implements AutoCloseable {
         private final AtomicLong claims = new AtomicLong();
         /** The latest epoch granted to a scheduler of each site ("" in a single-site cluster). */
         private final ConcurrentHashMap<String, Long> latestEpochBySite = new ConcurrentHashMap<>();
+        /** The epoch each claimant's site had before its claim (0: none): EPOCH_GRANTED's predecessor. */
+        private final ConcurrentHashMap<Address, Long> predecessors = new ConcurrentHashMap<>();
         /** Calls of a superseded scheduler dropped before they ran. */
         public final AtomicLong droppedStale = new AtomicLong();
 
@@ -272,8 +274,11 @@ public final class FakeNode implements AutoCloseable {
                     settle(abandon);
                 } else if (event instanceof Claimed claimed) {
                     long epoch = bus.epochOf(claimed.claimant());
+                    // The epoch the site had before this claimant's: the first node to apply the claim decides.
+                    long predecessor = bus.predecessors.computeIfAbsent(
+                            claimed.claimant(), c -> bus.latestEpochBySite.getOrDefault(site, 0L));
                     bus.latestEpochBySite.merge(site, epoch, Math::max);
-                    send(claimed.claimant(), new EpochGranted(name, epoch));
+                    send(claimed.claimant(), new EpochGranted(name, epoch, predecessor));
                 } else if ("hello".equals(event)) {
                     send(scheduler, new NodeHello(name, workers, true, profile));
                 }

@@ -220,6 +220,57 @@ class ScheduleLogTest {
         }
     }
 
+    /**
+     * With three sites, a site's scheduler that comes back without its log joins as a new member (a learner: it never
+     * voted, so it cannot vote against what it forgot) and replaces the site's member, one change at a time. Then it
+     * is a full member: with another site's member gone too, it and the third make the majority that commits, holding
+     * the whole log. Were it still a learner, the last append would find no majority.
+     */
+    @Test
+    void aSiteMemberThatComesBackWithoutItsLogJoinsAsANewMemberAndReplacesTheOld() throws Exception {
+        start(Duration.ZERO, RaftLog.Patience.DEFAULT);
+        List<CompletableFuture<Void>> appended = new ArrayList<>();
+        for (int sequence = 1; sequence <= 20; sequence++) {
+            appended.add(logs.get("eu").append(entry("eu", sequence)));
+        }
+        CompletableFuture.allOf(appended.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+        // The leader if it is not eu (which appends), else us: the harder case is the leader's site.
+        String replaced = logs.get("ap").isLeader() ? "ap" : "us";
+        logs.remove(replaced).close();
+        String member = ScheduleLog.newMember(replaced, 7);
+        ScheduleLog again = open(replaced, member, SITES, Duration.ZERO, IMPATIENT, (site, call) -> {}, null);
+        logs.put(replaced, again);
+        again.connect();
+        CompletableFuture<Void> replacing = CompletableFuture.runAsync(() -> {
+            try {
+                again.replacePredecessors(Duration.ofSeconds(5), () -> true);
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        replacing.get(60, TimeUnit.SECONDS);
+        Set<String> expected = new HashSet<>(SITES);
+        expected.remove(replaced);
+        expected.add(member);
+        for (String site : SITES) {
+            Await.until(
+                    site + " to see the members " + expected,
+                    WAIT,
+                    () -> new HashSet<>(logs.get(site).members()).equals(expected),
+                    () -> logs.get(site).members().toString());
+        }
+        String third = replaced.equals("ap") ? "us" : "ap";
+        logs.remove("eu").close();
+        logs.get(third).append(entry(third, 1)).get(30, TimeUnit.SECONDS);
+        Await.until(
+                replaced + " to read all 21 entries",
+                WAIT,
+                () -> read(replaced).size() >= 21,
+                () -> read(replaced).toString());
+        assertEquals(read(third), read(replaced), "the new member holds the log in the order the others read it");
+        assertEquals(21, read(third).size());
+    }
+
     @Test
     void aSiteWithoutAMajorityAppendsNothing() throws Exception {
         start(Duration.ZERO, IMPATIENT);
@@ -343,15 +394,29 @@ class ScheduleLogTest {
     private ScheduleLog open(
             String site, List<String> sites, Duration delay, RaftLog.Patience patience, Reader also, Path logDir)
             throws Exception {
+        return open(site, site, sites, delay, patience, also, logDir);
+    }
+
+    /** Site {@code site}'s member with Raft id {@code member}: the site's name, or a new member that joins. */
+    private ScheduleLog open(
+            String site,
+            String member,
+            List<String> sites,
+            Duration delay,
+            RaftLog.Patience patience,
+            Reader also,
+            Path logDir)
+            throws Exception {
         synchronized (read) {
             read.put(site, new ArrayList<>());
         }
         return new ScheduleLog(
                 site,
+                member,
                 Channels.scheduleLog(
                         GroupConfig.inMemory(),
                         site,
-                        new RaftSettings(site, sites, logDir, false),
+                        new RaftSettings(member, sites, logDir, false, !sites.contains(member)),
                         SiteDelay.Links.uniform(SITE_OF_MEMBER, delay)),
                 call -> {
                     synchronized (read) {
