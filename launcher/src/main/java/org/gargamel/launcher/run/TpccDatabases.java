@@ -35,7 +35,8 @@ public final class TpccDatabases {
     static PostgresCluster start(RunRequest request, PrintStream err) {
         Optional<PostgresSnapshots> snapshots = PostgresSnapshots.fromEnvironment();
         if (request.backend() == PostgresBackend.EMBEDDED && snapshots.isPresent()) {
-            return startLoaded(snapshots.get(), request.replicas(), request.warehouses(), request.loadSeed(), err);
+            return startLoaded(
+                    snapshots.get(), request.replicas(), null, request.warehouses(), request.loadSeed(), err);
         }
         return start(request.backend(), request.replicas(), request.jdbcUrls(), err);
     }
@@ -45,11 +46,17 @@ public final class TpccDatabases {
      * a snapshot where {@link PostgresSnapshots} is configured (the build), else loaded now (the tests' clusters).
      */
     public static PostgresCluster startEmbeddedLoaded(int count, int warehouses, long loadSeed, PrintStream err) {
+        return startEmbeddedLoaded(count, null, warehouses, loadSeed, err);
+    }
+
+    /** As above, the servers reachable from {@code clientNetwork} too ({@link PostgresCluster#embedded(int, String)}). */
+    public static PostgresCluster startEmbeddedLoaded(
+            int count, String clientNetwork, int warehouses, long loadSeed, PrintStream err) {
         Optional<PostgresSnapshots> snapshots = PostgresSnapshots.fromEnvironment();
         if (snapshots.isPresent()) {
-            return startLoaded(snapshots.get(), count, warehouses, loadSeed, err);
+            return startLoaded(snapshots.get(), count, clientNetwork, warehouses, loadSeed, err);
         }
-        PostgresCluster cluster = PostgresCluster.embedded(count);
+        PostgresCluster cluster = PostgresCluster.embedded(count, clientNetwork);
         try {
             new TpccLoader(new LoadOptions(warehouses, loadSeed, LoadOptions.defaultThreads()), progress(err))
                     .load(cluster.jdbcUrls());
@@ -66,7 +73,12 @@ public final class TpccDatabases {
      * of clusters of the same load.
      */
     static PostgresCluster startLoaded(
-            PostgresSnapshots snapshots, int count, int warehouses, long loadSeed, PrintStream err) {
+            PostgresSnapshots snapshots,
+            int count,
+            String clientNetwork,
+            int warehouses,
+            long loadSeed,
+            PrintStream err) {
         String key = "tpcc-w" + warehouses + "-seed" + loadSeed + "-" + CodeFingerprint.of(TpccLoader.class);
         Path snapshot = snapshots.snapshot(
                 key,
@@ -75,7 +87,7 @@ public final class TpccDatabases {
                         .load(url));
         err.println("starting " + count + " embedded PostgreSQL server(s), each a copy of the TPC-C snapshot "
                 + snapshot.getFileName() + " (" + PostgresSnapshots.DIRECTORY_VARIABLE + ") ...");
-        return PostgresCluster.embeddedCopies(count, null, snapshot);
+        return PostgresCluster.embeddedCopies(count, clientNetwork, snapshot);
     }
 
     /** The servers of a run of any kit: {@code jdbcUrls} (EXTERNAL), or {@code count} started by {@code backend}. */

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -16,6 +17,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.gargamel.common.config.ConfigFiles;
 import org.gargamel.common.group.LoopbackPorts;
+import org.gargamel.launcher.run.TpccDatabases;
 import org.gargamel.provisioning.PostgresCluster;
 import org.gargamel.tpcc.TpccRules;
 
@@ -75,13 +77,10 @@ final class HandStartedCluster implements AutoCloseable {
     private void build(int schedulerCount) throws Exception {
         network = TestNetwork.create(NODES + schedulerCount);
         resources.add(network);
-        databases = PostgresCluster.embedded(NODES, network.cidr());
+        // One warehouse, seed 1 (tpcc load's default): copies of the build's snapshot, else loaded here.
+        PrintStream loadProgress = System.err; // lent to the load, never closed
+        databases = TpccDatabases.startEmbeddedLoaded(NODES, network.cidr(), 1, 1, loadProgress);
         resources.add(databases);
-        List<String> load = new ArrayList<>(List.of("tpcc", "load", "--warehouses", "1"));
-        load.addAll(replicas());
-        GargamelProcess loading =
-                GargamelProcess.start(Files.createDirectories(directory.resolve("load")), load.toArray(String[]::new));
-        assertEquals(0, loading.waitFor(4, TimeUnit.MINUTES), loading.output());
 
         Path rules = TpccRules.writeTo(directory);
         int schedulerPort = LoopbackPorts.pick();

@@ -14,8 +14,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A demo stopped by Ctrl-C, and a demo that fails because a node dies, leave no process (scheduler, nodes,
- * PostgreSQL) and no temporary directory behind. They run the demo as a user does, unpacking the PostgreSQL binaries
- * into its temporary directory (not into the build's shared copy), so that their removal is checked too.
+ * PostgreSQL) and no temporary directory behind. The first runs the demo as a user does, unpacking the PostgreSQL
+ * binaries into its temporary directory (not into the build's shared copy) and loading every replica, so that their
+ * removal is checked too; the second starts its replicas as copies of the build's loaded snapshot, whose removal is
+ * checked the same way.
  */
 @Tag("e2e")
 class NoOrphansIT {
@@ -46,7 +48,7 @@ class NoOrphansIT {
 
     @Test
     void aDemoWhoseNodeDiesFailsClearlyAndCleansUp(@TempDir Path directory) throws Exception {
-        GargamelProcess demo = GargamelProcess.startAsAUser(
+        GargamelProcess demo = GargamelProcess.start(
                 directory,
                 "demo",
                 "--warehouses",
