@@ -28,6 +28,7 @@ import org.gargamel.common.client.GargamelClient;
 import org.gargamel.common.group.Channels;
 import org.gargamel.common.group.GroupConfig;
 import org.gargamel.common.group.RaftLog;
+import org.gargamel.common.group.RaftSettings;
 import org.gargamel.common.lifecycle.FatalException;
 import org.gargamel.common.lifecycle.Futures;
 import org.gargamel.common.lifecycle.Supervisor;
@@ -746,13 +747,14 @@ public final class SchedulerServer implements AutoCloseable {
         appender.execute(() -> {
             try {
                 String member = scheduleLogMember(grant);
+                RaftSettings raft = config.site().raft(member);
                 ScheduleLog log = new ScheduleLog(
                         config.site().name(),
                         member,
                         Channels.scheduleLog(
                                 config.scheduleGroup(),
                                 config.site().name(),
-                                config.site().raft(member),
+                                raft,
                                 config.site().links()),
                         entry -> enqueue(new Logged(entry)),
                         RaftLog.Patience.DEFAULT);
@@ -763,7 +765,7 @@ public final class SchedulerServer implements AutoCloseable {
                 }
                 log.connect();
                 LOG.info("joined the schedule log as {}", member);
-                if (config.site().raft(member).joining()) {
+                if (raft.joining()) {
                     Thread replacing = new Thread(
                             () -> {
                                 try {

@@ -58,8 +58,7 @@ public final class TpccDatabases {
         }
         PostgresCluster cluster = PostgresCluster.embedded(count, clientNetwork);
         try {
-            new TpccLoader(new LoadOptions(warehouses, loadSeed, LoadOptions.defaultThreads()), progress(err))
-                    .load(cluster.jdbcUrls());
+            loader(warehouses, loadSeed, err).load(cluster.jdbcUrls());
             return cluster;
         } catch (RuntimeException e) {
             cluster.close();
@@ -72,7 +71,7 @@ public final class TpccDatabases {
      * snapshot of {@link PostgresSnapshots} (loaded now if there is none yet): the build's tests, which start dozens
      * of clusters of the same load.
      */
-    static PostgresCluster startLoaded(
+    private static PostgresCluster startLoaded(
             PostgresSnapshots snapshots,
             int count,
             String clientNetwork,
@@ -80,11 +79,8 @@ public final class TpccDatabases {
             long loadSeed,
             PrintStream err) {
         String key = "tpcc-w" + warehouses + "-seed" + loadSeed + "-" + CodeFingerprint.of(TpccLoader.class);
-        Path snapshot = snapshots.snapshot(
-                key,
-                url -> new TpccLoader(
-                                new LoadOptions(warehouses, loadSeed, LoadOptions.defaultThreads()), progress(err))
-                        .load(url));
+        Path snapshot =
+                snapshots.snapshot(key, url -> loader(warehouses, loadSeed, err).load(url));
         err.println("starting " + count + " embedded PostgreSQL server(s), each a copy of the TPC-C snapshot "
                 + snapshot.getFileName() + " (" + PostgresSnapshots.DIRECTORY_VARIABLE + ") ...");
         return PostgresCluster.embeddedCopies(count, clientNetwork, snapshot);
@@ -116,6 +112,11 @@ public final class TpccDatabases {
         }
     }
 
+    /** A loader of {@code warehouses} with {@code loadSeed}, its progress bar on {@code err}. */
+    private static TpccLoader loader(int warehouses, long loadSeed, PrintStream err) {
+        return new TpccLoader(new LoadOptions(warehouses, loadSeed, LoadOptions.defaultThreads()), progress(err));
+    }
+
     /** The load's progress bar on {@code stream} (redrawn in place on a terminal). */
     public static LoadProgress progress(PrintStream stream) {
         return new LoadProgress(stream, LoadProgress.onTerminal(), System::nanoTime);
@@ -140,8 +141,7 @@ public final class TpccDatabases {
             }
         }
         if (states.stream().allMatch(DatabaseState::isEmpty)) {
-            return new TpccLoader(new LoadOptions(warehouses, loadSeed, LoadOptions.defaultThreads()), progress(err))
-                    .load(urls);
+            return loader(warehouses, loadSeed, err).load(urls);
         }
         for (int i = 0; i < urls.size(); i++) {
             if (states.get(i).isEmpty()) {
@@ -176,8 +176,7 @@ public final class TpccDatabases {
         String masked = Secrets.maskUrl(url);
         DatabaseState state = inspect(url);
         if (state.isEmpty()) {
-            return new TpccLoader(new LoadOptions(warehouses, loadSeed, LoadOptions.defaultThreads()), progress(err))
-                    .load(url);
+            return loader(warehouses, loadSeed, err).load(url);
         }
         if (!state.isLoaded()) {
             throw new CommandFailedException("refusing to run on " + masked + ": " + state.description());
