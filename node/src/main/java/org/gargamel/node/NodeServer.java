@@ -75,6 +75,7 @@ import org.gargamel.node.visibility.Visibility;
 import org.gargamel.node.writeset.ActiveScheduler;
 import org.gargamel.node.writeset.AnsweredCalls;
 import org.gargamel.node.writeset.CommitOrder;
+import org.gargamel.node.writeset.LogBarrier;
 import org.gargamel.node.writeset.LogStateMachine;
 import org.gargamel.node.writeset.OwnTransactions;
 import org.gargamel.node.writeset.ReplicaState;
@@ -329,7 +330,8 @@ public final class NodeServer implements AutoCloseable {
                     new AdHocReads(config.adhocReads(), config.adhocStatementTimeoutSeconds()),
                     new IncrementPolicy(
                             rules, new Increments(primaryKeys.all()), config.usesIncrements(), config.incrementProbe()),
-                    agreements);
+                    agreements,
+                    new LogBarrier(name, log, applier::markApplied));
             for (int i = 0; i < config.workers(); i++) {
                 Connection connection = dataSource.getConnection();
                 WriteSetCapture.enableForSession(connection);

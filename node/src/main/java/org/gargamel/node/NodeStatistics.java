@@ -46,6 +46,10 @@ public final class NodeStatistics {
 
     private long cancelled;
     private long killed;
+    /** Site-owned classes: spanning calls run behind a barrier, and how long they waited for it. */
+    private long barriers;
+
+    private long barrierNanos;
     private long failed;
     private long droppedStale;
     private long answeredFromEarlierRuns;
@@ -161,6 +165,20 @@ public final class NodeStatistics {
     /** A provisional call collided after it ran: rolled back, run again after its agreed back-dependencies. */
     public synchronized void killed() {
         killed++;
+    }
+
+    /** A spanning call of site-owned classes waited {@code nanos} behind its barrier before it ran. */
+    public synchronized void behindBarrier(long nanos) {
+        barriers++;
+        barrierNanos += nanos;
+    }
+
+    public synchronized long barrierCount() {
+        return barriers;
+    }
+
+    public synchronized long provisionalCount() {
+        return provisional;
     }
 
     public synchronized long stalledCount() {
@@ -283,6 +301,8 @@ public final class NodeStatistics {
         map.put("agreementWait", agreementWait.toMap());
         map.put("cancelled", cancelled);
         map.put("killed", killed);
+        map.put("barriers", barriers);
+        map.put("barrierMs", Sums.mean(barrierNanos, barriers));
         map.put("failed", failed);
         map.put("droppedStaleCalls", droppedStale);
         map.put("answeredFromEarlierRuns", answeredFromEarlierRuns);

@@ -47,6 +47,7 @@ import org.gargamel.common.wire.NodeHello;
 import org.gargamel.common.wire.NodeRefused;
 import org.gargamel.common.wire.Progress;
 import org.gargamel.common.wire.ScheduleCall;
+import org.gargamel.common.wire.SchedulePlacement;
 import org.gargamel.common.wire.Settlement;
 import org.gargamel.common.wire.SubmitCall;
 import org.gargamel.common.wire.Superseded;
@@ -57,6 +58,8 @@ import org.gargamel.common.wire.WireCodec;
 import org.gargamel.scheduler.core.Placement;
 import org.gargamel.scheduler.core.RejectedCallException;
 import org.gargamel.scheduler.core.Scheduler;
+import org.gargamel.scheduler.sites.AgreementMode;
+import org.gargamel.scheduler.sites.OwnedAgreement;
 import org.gargamel.scheduler.sites.ScheduleLog;
 import org.gargamel.scheduler.sites.SiteAgreement;
 import org.gargamel.scheduler.sites.SiteScheduler;
@@ -271,6 +274,19 @@ public final class SchedulerServer implements AutoCloseable {
         }
     }
 
+    /** An owner's placement the schedule log committed (site schedulers with site-owned classes). */
+    private record PlacementLogged(SchedulePlacement placement) implements Event {
+        @Override
+        public void run(SchedulerServer server) {
+            server.onLogged(server.site.read(placement));
+        }
+
+        @Override
+        public String describe() {
+            return placement.describe();
+        }
+    }
+
     /** An entry the schedule log committed (site schedulers). */
     private record Logged(ScheduleCall entry) implements Event {
         @Override
@@ -387,10 +403,17 @@ public final class SchedulerServer implements AutoCloseable {
         this.scheduler = new Scheduler(rules, config.mode(), config.isolation());
         this.site = config.site() == null
                 ? null
-                : new SiteScheduler(
-                        scheduler,
-                        new SiteAgreement(config.site().name(), config.site().agreement()),
-                        rules);
+                : config.site().agreement() == AgreementMode.OWNED
+                        ? new SiteScheduler(
+                                scheduler,
+                                new OwnedAgreement(
+                                        config.site().name(), config.site().ownership()),
+                                rules)
+                        : new SiteScheduler(
+                                scheduler,
+                                new SiteAgreement(
+                                        config.site().name(), config.site().agreement()),
+                                rules);
         this.profile = new ClusterProfile(config.mode(), config.isolation(), rules.digest(), "");
         this.group = config.controlGroup();
         this.endpoint = new MessageEndpoint("scheduler", supervisor::fail)
@@ -516,18 +539,34 @@ public final class SchedulerServer implements AutoCloseable {
         return joined == null ? List.of() : joined.members();
     }
 
+    /** A site scheduler's counters with site-owned classes, read on the loop; empty otherwise. */
+    public Optional<OwnedAgreement.Counters> ownedCounters() throws InterruptedException, TimeoutException {
+        if (site == null || site.owned().isEmpty()) {
+            return Optional.empty();
+        }
+        CompletableFuture<OwnedAgreement.Counters> read = new CompletableFuture<>();
+        enqueue(new Task(
+                "read the owned classes' counters",
+                () -> read.complete(site.owned().orElseThrow().counters())));
+        try {
+            return Optional.of(read.get(10, TimeUnit.SECONDS));
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("reading the owned classes' counters failed", e.getCause());
+        }
+    }
+
     /**
      * A site scheduler's agreement counters (calls placed and agreed, collisions, restacks, copies and early entries
-     * of the schedule log), read on the loop; empty for a single-site scheduler.
+     * of the schedule log), read on the loop; empty for a single-site scheduler and with site-owned classes.
      */
     public Optional<SiteAgreement.Counters> agreementCounters() throws InterruptedException, TimeoutException {
-        if (site == null) {
+        if (site == null || site.agreement().isEmpty()) {
             return Optional.empty();
         }
         CompletableFuture<SiteAgreement.Counters> read = new CompletableFuture<>();
         enqueue(new Task(
                 "read the agreement's counters",
-                () -> read.complete(site.agreement().counters())));
+                () -> read.complete(site.agreement().orElseThrow().counters())));
         try {
             return Optional.of(read.get(10, TimeUnit.SECONDS));
         } catch (ExecutionException e) {
@@ -715,17 +754,27 @@ public final class SchedulerServer implements AutoCloseable {
         inFlightCalls.put(new CallRef(client, callId), placement.txn());
         scheduled.incrementAndGet();
         if (home == null || home.dispatchNow()) {
-            send(target, execute(placement, client, callId, call, home != null && home.provisional()));
+            send(target, execute(placement, client, callId, call, home != null && home.provisional(), false));
         }
         if (home != null && home.entry() != null) {
             visibleAt.put(placement.txn(), new HashSet<>());
             appendToScheduleLog(home.entry());
+        } else if (home != null && site.knows(placement.txn())) {
+            visibleAt.put(placement.txn(), new HashSet<>()); // site-owned classes: a local call, forgotten once visible
         }
     }
 
-    /** The {@code EXECUTE} of a placed call ({@code provisional}: it commits only on its {@code AGREEMENT}). */
+    /**
+     * The {@code EXECUTE} of a placed call ({@code provisional}: it commits only on its {@code AGREEMENT};
+     * {@code barrier}: a spanning call of site-owned classes).
+     */
     private static Execute execute(
-            Placement placement, Address client, long callId, ProcedureCall call, boolean provisional) {
+            Placement placement,
+            Address client,
+            long callId,
+            ProcedureCall call,
+            boolean provisional,
+            boolean barrier) {
         return new Execute(
                 placement.txn(),
                 placement.worker().index(),
@@ -734,7 +783,8 @@ public final class SchedulerServer implements AutoCloseable {
                 client,
                 callId,
                 call,
-                provisional);
+                provisional,
+                barrier);
     }
 
     /**
@@ -757,6 +807,7 @@ public final class SchedulerServer implements AutoCloseable {
                                 raft,
                                 config.site().links()),
                         entry -> enqueue(new Logged(entry)),
+                        site.owned().isPresent() ? placement -> enqueue(new PlacementLogged(placement)) : null,
                         RaftLog.Patience.DEFAULT);
                 scheduleLog = log;
                 if (!running) {
@@ -830,7 +881,16 @@ public final class SchedulerServer implements AutoCloseable {
      * provisional calls cannot commit (docs/multisite.md).
      */
     private void appendToScheduleLog(ScheduleCall entry) {
-        appender.execute(() -> Futures.whenDone(scheduleLog.append(entry), (done, failure) -> {
+        appendToScheduleLog(entry, () -> scheduleLog.append(entry));
+    }
+
+    /** Sends this site's placement of another site's spanning call to the schedule log, as a home call is sent. */
+    private void appendToScheduleLog(SchedulePlacement placement) {
+        appendToScheduleLog(placement, () -> scheduleLog.append(placement));
+    }
+
+    private void appendToScheduleLog(Message entry, java.util.function.Supplier<CompletableFuture<Void>> append) {
+        appender.execute(() -> Futures.whenDone(append.get(), (done, failure) -> {
             if (failure != null && running) {
                 supervisor.fail(new FatalException(
                         "the schedule log did not take " + entry.describe() + ": " + failure.getMessage(), failure));
@@ -845,8 +905,20 @@ public final class SchedulerServer implements AutoCloseable {
      */
     private void onLogged(ScheduleCall entry) {
         eventTxn = entry.txn();
-        for (SiteScheduler.Decision decision : site.read(entry)) {
+        onLogged(site.read(entry));
+    }
+
+    /**
+     * What the schedule log's latest entry decided. With site-owned classes also: a placement of another site's call to
+     * append, and the dispatch of a spanning call of this site behind its barrier.
+     */
+    private void onLogged(List<SiteScheduler.Decision> decisions) {
+        for (SiteScheduler.Decision decision : decisions) {
             eventTxn = decision.txn();
+            if (decision instanceof SiteScheduler.Decision.Place place) {
+                appendToScheduleLog(place.placement());
+                continue;
+            }
             if (decision instanceof SiteScheduler.Decision.Remote
                     || decision instanceof SiteScheduler.Decision.Orphaned) {
                 // Placed by another site or an earlier scheduler of this one: followed until visible at every node.
@@ -879,7 +951,15 @@ public final class SchedulerServer implements AutoCloseable {
             if (target != null && decision instanceof SiteScheduler.Decision.Agreement agreed) {
                 send(target, new Agreement(agreed.txn(), agreed.collided(), agreed.dependencies()));
             } else if (target != null && decision instanceof SiteScheduler.Decision.Dispatch dispatch) {
-                send(target, execute(dispatch.placement(), call.client(), call.callId(), call.call(), false));
+                send(
+                        target,
+                        execute(
+                                dispatch.placement(),
+                                call.client(),
+                                call.callId(),
+                                call.call(),
+                                false,
+                                dispatch.barrier()));
             }
             forgetIfVisibleHere(decision.txn());
         }
@@ -927,7 +1007,7 @@ public final class SchedulerServer implements AutoCloseable {
      */
     private boolean inTheWriteSetLog(long txn) {
         Set<String> by = visibleAt.get(txn);
-        return by != null ? !by.isEmpty() : !site.agreement().knows(txn);
+        return by != null ? !by.isEmpty() : !site.knows(txn);
     }
 
     /**
@@ -1004,8 +1084,10 @@ public final class SchedulerServer implements AutoCloseable {
     private void noteVisible(String node, long txn) {
         Set<String> by = visibleAt.get(txn);
         if (by == null) {
-            if (TransactionIds.epochOf(txn) == epoch) {
-                return; // this site's read-only call, or one already forgotten
+            if (TransactionIds.epochOf(txn) == epoch || site.owned().isPresent()) {
+                // This site's read-only call, or one already forgotten; with site-owned classes also another site's
+                // call this site does not order (a call it orders cannot be visible before this site placed it).
+                return;
             }
             by = reportedEarly.computeIfAbsent(txn, id -> new HashSet<>()); // not read from the log yet
         }
@@ -1029,12 +1111,9 @@ public final class SchedulerServer implements AutoCloseable {
 
     private void forgetIfVisibleHere(long txn) {
         Set<String> by = visibleAt.get(txn);
-        if (by != null
-                && !nodes.isEmpty()
-                && by.containsAll(nodes.keySet())
-                && site.agreement().knows(txn)) {
+        if (by != null && !nodes.isEmpty() && by.containsAll(nodes.keySet()) && site.knows(txn)) {
             visibleAt.remove(txn);
-            site.agreement().forget(txn);
+            site.forget(txn);
         }
     }
 
@@ -1161,6 +1240,16 @@ public final class SchedulerServer implements AutoCloseable {
                     "the write-set log made this scheduler the active one: epoch {} (granted by {})",
                     epoch,
                     grant.nodeName());
+            if (site != null && site.owned().isPresent() && grant.succeedsAnother()) {
+                // Not built yet (docs/multisite.md, Site-owned conflict classes): a successor would not re-place its
+                // predecessor's spanning calls consistently, and calls its placements named may never run. Stopping
+                // says so, instead of leaving the other sites' calls waiting.
+                supervisor.fail(new FatalException("site " + site.siteName() + " uses site-owned classes, and this"
+                        + " scheduler would take over from an earlier one of the site (epoch "
+                        + grant.predecessorEpoch()
+                        + "): a site scheduler's failover with site-owned classes is not supported yet"));
+                return;
+            }
             if (site != null) {
                 connectScheduleLog(grant);
             }
@@ -1285,11 +1374,11 @@ public final class SchedulerServer implements AutoCloseable {
             LOG.info(
                     "the agreement: {} home call(s) not yet back from the schedule log, {} other sites' call(s) not yet"
                             + " visible at every node here{}, {} reported before their entry was read; {}",
-                    site.agreement().pending(),
+                    site.pending(),
                     otherSitesCallsNotVisibleHere(),
                     notVisible.isEmpty() ? "" : " " + notVisible,
                     reportedEarly.size(),
-                    site.agreement().counters());
+                    site.counters());
         }
     }
 

@@ -125,6 +125,26 @@ class SchedulerConfigTest {
                         .site()
                         .agreement());
         assertTrue(error(control + site + "  agreement: eventually\n").contains("key 'site.agreement'"));
+        SchedulerConfig owned =
+                SchedulerConfig.read(write(control + site + "  agreement: owned\n  owners: {eu: [1, 3], us: [2]}\n"));
+        org.gargamel.scheduler.sites.OwnedAgreement.Ownership ownership =
+                owned.site().ownership();
+        assertEquals(java.util.Set.of("eu"), ownership.ownersOf(key(3)), "warehouse 3 is eu's");
+        assertEquals(java.util.Set.of("us"), ownership.ownersOf(key(2)));
+        assertEquals(java.util.Set.of("eu", "us"), ownership.ownersOf(key(9)), "a value nobody owns: any site's");
+        assertEquals(
+                java.util.Set.of("eu", "us"),
+                ownership.ownersOf(
+                        new org.gargamel.classifier.WriteKey(1, new long[] {3}, 0, null, java.util.List.of())),
+                "a wildcard: any site's");
+        assertTrue(error(control + site + "  agreement: owned\n").contains("key 'site.owners' is required"));
+        assertTrue(error(control + site + "  owners: {eu: [1]}\n").contains("key 'site.owners' is used only with"));
+        assertTrue(error(control + site + "  agreement: owned\n  owners: {eu: [1], us: [1]}\n")
+                .contains("value 1 is owned by both 'eu' and 'us'"));
+        assertTrue(error(control + site + "  agreement: owned\n  owners: {ap: [1]}\n")
+                .contains("key 'site.owners': 'ap' is not a site"));
+        assertTrue(error(control + site + "  agreement: owned\n  owners: {eu: one}\n")
+                .contains("site.owners"));
         assertTrue(error(control + site + "  delayMillis: {ap: 5}\n").contains("key 'site.delayMillis'"));
         assertTrue(error(control + site + "  delayMillis: {us: -5}\n").contains("key 'site.delayMillis.us'"));
         assertTrue(error(control + site + "  colour: blue\n").contains("unknown key 'site.colour'"));
@@ -149,6 +169,11 @@ class SchedulerConfigTest {
         assertTrue(error(control + "site: {name: eu, sites: [eu, us], schedule: {bind: '127.0.0.1:7900', "
                         + "initialHosts: ['127.0.0.1:7900']}}\n")
                 .contains("'site.schedule.transport' contradict"));
+    }
+
+    private static org.gargamel.classifier.WriteKey key(long warehouse) {
+        return new org.gargamel.classifier.WriteKey(
+                1, new long[] {warehouse, 7}, 2, null, java.util.List.of(warehouse, 7L));
     }
 
     @Test

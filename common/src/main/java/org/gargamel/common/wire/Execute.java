@@ -16,6 +16,10 @@ import org.jgroups.util.Util;
  * <p>{@code provisional} (multi-site, docs/multisite.md): the schedule log has not placed the call yet, so its
  * back-dependencies are only its site's guess. The node runs it but commits only on its {@link Agreement}: as run if
  * confirmed, else after the agreed back-dependencies (cancelled if not started, killed if it ran).
+ *
+ * <p>{@code barrier} (site-owned conflict classes, docs/multisite.md): before it runs, the node applies everything the
+ * write-set log committed before it got the call (it appends a mark and waits for it), so that it sees every call its
+ * owners no longer name because every node of theirs has it.
  */
 // ArrayRecordComponent is wrong here: equals, hashCode and toString below compare the ids, and the long[] that the
 // codec reads and writes (no boxed list per message) is never written once the message is built.
@@ -27,15 +31,33 @@ public record Execute(
         Address client,
         long callId,
         ProcedureCall call,
-        boolean provisional)
+        boolean provisional,
+        boolean barrier)
         implements Message {
     private static final int READ_ONLY = 1;
     private static final int PROVISIONAL = 2;
+    private static final int BARRIER = 4;
 
     public Execute {
         if (provisional && readOnly) {
             throw new IllegalArgumentException("a read-only call is never provisional: it enters no schedule");
         }
+        if (barrier && (readOnly || provisional)) {
+            throw new IllegalArgumentException("only an update call placed for good is sent behind a barrier");
+        }
+    }
+
+    /** A call without a barrier. */
+    public Execute(
+            long txnId,
+            int worker,
+            boolean readOnly,
+            long[] backDependencies,
+            Address client,
+            long callId,
+            ProcedureCall call,
+            boolean provisional) {
+        this(txnId, worker, readOnly, backDependencies, client, callId, call, provisional, false);
     }
 
     /** A call placed for good (single site, or placed by the schedule log). */
@@ -47,12 +69,12 @@ public record Execute(
             Address client,
             long callId,
             ProcedureCall call) {
-        this(txnId, worker, readOnly, backDependencies, client, callId, call, false);
+        this(txnId, worker, readOnly, backDependencies, client, callId, call, false, false);
     }
 
     /** The same call, placed for good after {@code agreed}. */
     public Execute placedAfter(long[] agreed) {
-        return new Execute(txnId, worker, readOnly, agreed, client, callId, call, false);
+        return new Execute(txnId, worker, readOnly, agreed, client, callId, call, false, barrier);
     }
 
     @Override
@@ -63,14 +85,14 @@ public record Execute(
     @Override
     public String describe() {
         return "EXECUTE transaction " + txnId + " (call " + callId + ", " + call.procedure() + ", worker " + worker
-                + (provisional ? ", provisional" : "") + ")";
+                + (provisional ? ", provisional" : "") + (barrier ? ", behind a barrier" : "") + ")";
     }
 
     @Override
     public void writeBody(DataOutput out) throws IOException {
         out.writeLong(txnId);
         out.writeInt(worker);
-        out.writeByte((readOnly ? READ_ONLY : 0) | (provisional ? PROVISIONAL : 0));
+        out.writeByte((readOnly ? READ_ONLY : 0) | (provisional ? PROVISIONAL : 0) | (barrier ? BARRIER : 0));
         WireCodec.writeLongs(out, backDependencies);
         Util.writeAddress(client, out);
         out.writeLong(callId);
@@ -81,7 +103,7 @@ public record Execute(
         long txnId = in.readLong();
         int worker = in.readInt();
         int flags = in.readUnsignedByte();
-        if ((flags & ~(READ_ONLY | PROVISIONAL)) != 0) {
+        if ((flags & ~(READ_ONLY | PROVISIONAL | BARRIER)) != 0) {
             throw new MalformedMessageException("EXECUTE: unknown flags " + flags);
         }
         boolean readOnly = (flags & READ_ONLY) != 0;
@@ -97,7 +119,16 @@ public record Execute(
         if (call.adHoc() != null && !readOnly) {
             throw new MalformedMessageException("EXECUTE: an ad-hoc query placed as an update transaction");
         }
-        return new Execute(txnId, worker, readOnly, dependencies, client, callId, call, (flags & PROVISIONAL) != 0);
+        return new Execute(
+                txnId,
+                worker,
+                readOnly,
+                dependencies,
+                client,
+                callId,
+                call,
+                (flags & PROVISIONAL) != 0,
+                (flags & BARRIER) != 0);
     }
 
     @Override
@@ -110,7 +141,8 @@ public record Execute(
                 && java.util.Objects.equals(client, e.client)
                 && callId == e.callId
                 && call.equals(e.call)
-                && provisional == e.provisional;
+                && provisional == e.provisional
+                && barrier == e.barrier;
     }
 
     @Override
@@ -122,6 +154,6 @@ public record Execute(
     public String toString() {
         return "Execute[txn=" + txnId + ", worker=" + worker + ", readOnly=" + readOnly + ", provisional=" + provisional
                 + ", deps="
-                + java.util.Arrays.toString(backDependencies) + ", call=" + call + "]";
+                + java.util.Arrays.toString(backDependencies) + ", call=" + call + (barrier ? ", barrier" : "") + "]";
     }
 }

@@ -19,6 +19,7 @@ public sealed interface Message
                 Superseded,
                 Progress,
                 VisibilityQuery,
+                SchedulePlacement,
                 WriteSet,
                 DrainQuery,
                 DrainStatus,

@@ -45,7 +45,12 @@ public enum MessageType {
     /** site scheduler → node: where the schedule log placed a provisional call (confirmed, or collided: run after). */
     AGREEMENT(18, Agreement.class),
     /** site scheduler → node: which of these calls are visible there (a site scheduler's failover); answered by PROGRESS. */
-    VISIBILITY_QUERY(19, VisibilityQuery.class);
+    VISIBILITY_QUERY(19, VisibilityQuery.class),
+    /**
+     * site scheduler → schedule log: an owner site placed another site's spanning call after its own calls (site-owned
+     * conflict classes, docs/multisite.md).
+     */
+    SCHEDULE_PLACEMENT(20, SchedulePlacement.class);
 
     private final byte tag;
     private final Class<? extends Message> messageClass;

@@ -81,6 +81,7 @@ public final class WireCodec {
                 case SCHEDULE_CALL -> ScheduleCall.read(in);
                 case AGREEMENT -> Agreement.read(in);
                 case VISIBILITY_QUERY -> VisibilityQuery.read(in);
+                case SCHEDULE_PLACEMENT -> SchedulePlacement.read(in);
             };
             if (in.available() > 0) {
                 throw new MalformedMessageException(type + ": " + in.available() + " unexpected trailing bytes");

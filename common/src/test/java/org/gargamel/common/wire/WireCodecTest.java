@@ -95,6 +95,7 @@ class WireCodecTest {
                         ProcedureCall.adHoc(AdHocQuery.run("TABLE item", List.of(), List.of()))),
                 new Execute(7, 2, false, new long[] {3, 5}, UUID.randomUUID(), 42, PAYMENT),
                 new Execute(8, 1, false, new long[] {7}, UUID.randomUUID(), 43, PAYMENT, true),
+                new Execute(10, 1, false, new long[] {7}, UUID.randomUUID(), 44, PAYMENT, false, true),
                 new Execute(9, 0, true, new long[0], UUID.randomUUID(), 45, ProcedureCall.of("stock_level", 1, 2, 15)),
                 new NodeHello("node-1", 4, true, PROFILE),
                 new NodeHello("node-2", 2, false, new ClusterProfile(Mode.ROUND_ROBIN, Isolation.SI, "r2", "")),
@@ -130,6 +131,7 @@ class WireCodecTest {
                 new DrainQuery(5),
                 new ScheduleCall("eu-west", 3, 7L << 32 | 9, NEW_ORDER),
                 new Agreement(7L << 32 | 9, true, new long[] {5, 6}),
+                new SchedulePlacement("us-east", 7L << 32 | 9, new long[] {5L << 32 | 1, 6}),
                 new VisibilityQuery(new long[] {7L << 32 | 9, 3}),
                 new TakeOver(),
                 new EpochClaim(org.jgroups.util.UUID.randomUUID()),
@@ -260,10 +262,19 @@ class WireCodecTest {
         assertTrue(assertThrows(MalformedMessageException.class, () -> WireCodec.decode(flags))
                 .getMessage()
                 .contains("never provisional"));
-        flags[1 + Long.BYTES + Integer.BYTES] = 4;
+        flags[1 + Long.BYTES + Integer.BYTES] = 6; // provisional and behind a barrier
         assertTrue(assertThrows(MalformedMessageException.class, () -> WireCodec.decode(flags))
                 .getMessage()
-                .contains("unknown flags 4"));
+                .contains("only an update call placed for good"));
+        flags[1 + Long.BYTES + Integer.BYTES] = 8;
+        assertTrue(assertThrows(MalformedMessageException.class, () -> WireCodec.decode(flags))
+                .getMessage()
+                .contains("unknown flags 8"));
+        byte[] placement = WireCodec.encode(new SchedulePlacement("s", 2, new long[] {1}));
+        placement[1 + Integer.BYTES + 1 + Long.BYTES - 1] = 0; // the transaction id's last byte: 2 becomes 0
+        assertTrue(assertThrows(MalformedMessageException.class, () -> WireCodec.decode(placement))
+                .getMessage()
+                .contains("transaction id must be positive, got 0"));
         byte[] lateGrant = WireCodec.encode(new EpochGranted("n", 5, 4));
         lateGrant[lateGrant.length - 1] = 9; // the predecessor's epoch 9, after the grant's own 5
         assertTrue(assertThrows(MalformedMessageException.class, () -> WireCodec.decode(lateGrant))

@@ -321,6 +321,9 @@ public final class LocalGargamelCluster implements GargamelCluster {
             siteSection.put("sites", names);
             siteSection.put("schedule", Map.of("bind", "127.0.0.1:" + schedulePorts[s], "initialHosts", scheduleHosts));
             siteSection.put("agreement", sites.agreement());
+            if (sites.owned()) {
+                siteSection.put("owners", sites.owners());
+            }
             siteSection.put("delayMillis", delays);
             // On disk, so that a site scheduler killed and started again (chaos) comes back as the member of the
             // schedule log it was: Raft counts on a member's log, term and vote surviving it. A new cluster, a new log.

@@ -6,12 +6,14 @@ import java.util.List;
 /**
  * Several sites on this machine (docs/multisite.md): {@code count} sites named site-1 .. site-S, each with its own
  * scheduler and {@code replicasPerSite} nodes, the schedulers {@code delayMillis} apart on the schedule log, agreeing
- * {@code agreement} (optimistic or pessimistic). Or, {@code agreement} one-scheduler, for comparison: site-1's one
+ * {@code agreement} (optimistic or pessimistic; or owned: each warehouse's rows owned by the site its terminals call
+ * through, as when partitioned, and a call on its site's rows alone never waits for the schedule log). Or, {@code agreement} one-scheduler, for comparison: site-1's one
  * scheduler with every node serves every site, the other sites' clients calling it from {@code delayMillis} away. The terminals of a warehouse talk to one site when {@code partitioned}
  * (warehouse w to site (w - 1) mod S, so sites rarely conflict), or every site has terminals on every warehouse
  * (terminal t to site t mod S, so sites conflict as often as TPC-C lets them).
  */
-public record SitesPlan(int count, int replicasPerSite, int delayMillis, String agreement, boolean partitioned) {
+public record SitesPlan(
+        int count, int replicasPerSite, int delayMillis, String agreement, boolean partitioned, int warehouses) {
     public SitesPlan {
         if (count < 2) {
             throw new IllegalArgumentException("sites: at least 2, got " + count);
@@ -25,13 +27,40 @@ public record SitesPlan(int count, int replicasPerSite, int delayMillis, String 
         if (!AGREEMENTS.contains(agreement)) {
             throw new IllegalArgumentException("agreement: one of " + AGREEMENTS + ", got " + agreement);
         }
+        if (warehouses < 1) {
+            throw new IllegalArgumentException("warehouses: at least 1, got " + warehouses);
+        }
     }
 
     /** No agreement: site-1's scheduler serves every site (the thesis's single site with distant clients). */
     public static final String ONE_SCHEDULER = "one-scheduler";
 
+    /** Site-owned conflict classes: warehouse w's rows are site (w - 1) mod S's (docs/multisite.md). */
+    public static final String OWNED = "owned";
+
     /** What {@code --agreement} may be. */
-    public static final List<String> AGREEMENTS = List.of("optimistic", "pessimistic", ONE_SCHEDULER);
+    public static final List<String> AGREEMENTS = List.of("optimistic", "pessimistic", OWNED, ONE_SCHEDULER);
+
+    /** Whether each warehouse's rows belong to one site ({@link #OWNED}). */
+    public boolean owned() {
+        return agreement.equals(OWNED);
+    }
+
+    /**
+     * With site-owned classes: the warehouses each site owns, by site name (warehouse w to site (w - 1) mod S, the site
+     * its terminals call through when partitioned).
+     */
+    public java.util.Map<String, List<Long>> owners() {
+        java.util.Map<String, List<Long>> owners = new java.util.LinkedHashMap<>();
+        List<String> names = names();
+        for (String name : names) {
+            owners.put(name, new ArrayList<>());
+        }
+        for (int w = 1; w <= warehouses; w++) {
+            owners.get(names.get((w - 1) % count)).add((long) w);
+        }
+        return owners;
+    }
 
     /** Whether one scheduler, at site-1 with every node, serves every site (no schedule log). */
     public boolean oneScheduler() {

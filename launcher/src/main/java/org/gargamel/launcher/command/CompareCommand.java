@@ -270,8 +270,8 @@ public final class CompareCommand implements Callable<Integer> {
         List<Plan> plans = new ArrayList<>();
         plans.add(new Plan(through(Mode.GARGAMEL, Isolation.PSI, rules), 2, warehouses, terminals, null));
         for (boolean partitioned : new boolean[] {true, false}) {
-            for (String agreement : List.of(SitesPlan.ONE_SCHEDULER, "optimistic", "pessimistic")) {
-                SitesPlan sites = new SitesPlan(2, 1, delayMillis, agreement, partitioned);
+            for (String agreement : List.of(SitesPlan.ONE_SCHEDULER, "optimistic", "pessimistic", SitesPlan.OWNED)) {
+                SitesPlan sites = new SitesPlan(2, 1, delayMillis, agreement, partitioned, warehouses);
                 plans.add(new Plan(acrossSites(sites, rules), 2, warehouses, terminals, null));
             }
         }

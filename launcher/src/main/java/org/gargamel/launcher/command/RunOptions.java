@@ -165,8 +165,9 @@ final class RunOptions {
             names = "--agreement",
             paramLabel = "A",
             description = "with --sites: optimistic (default: run at once, commit once placed), pessimistic (run "
-                    + "once placed) or one-scheduler (for comparison: site-1's scheduler and every node serve every "
-                    + "site, the others' clients calling across the delay)")
+                    + "once placed), owned (each warehouse's rows owned by one site: a call on its site's rows alone "
+                    + "never waits for the schedule log) or one-scheduler (for comparison: site-1's scheduler and "
+                    + "every node serve every site, the others' clients calling across the delay)")
     private String agreement;
 
     @Option(
@@ -309,7 +310,7 @@ final class RunOptions {
         String agreed = agreement == null ? "optimistic" : agreement;
         if (!SitesPlan.AGREEMENTS.contains(agreed)) {
             throw Usage.error(
-                    spec, "--agreement must be optimistic, pessimistic or one-scheduler, got '" + agreed + "'");
+                    spec, "--agreement must be optimistic, pessimistic, owned or one-scheduler, got '" + agreed + "'");
         }
         String placement = warehousesPerSite == null ? "partitioned" : warehousesPerSite;
         if (!placement.equals("partitioned") && !placement.equals("shared")) {
@@ -318,7 +319,7 @@ final class RunOptions {
         int delayMillis = siteDelayMillis(spec, siteDelay == null ? Duration.ZERO : siteDelay);
         int siteCount = Usage.range(spec, "--sites", sites, 2, 8);
         int perSite = replicaOptions.replicas == null ? 1 : replicaOptions.replicas;
-        return new SitesPlan(siteCount, perSite, delayMillis, agreed, placement.equals("partitioned"));
+        return new SitesPlan(siteCount, perSite, delayMillis, agreed, placement.equals("partitioned"), warehouses);
     }
 
     /** {@code --site-delay} in milliseconds, once checked (demo's and compare's): 0 to 10 s. */

@@ -10,6 +10,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.gargamel.common.config.Isolation;
 import org.gargamel.common.config.Mode;
 import org.gargamel.launcher.cluster.SitesPlan;
@@ -216,13 +217,21 @@ class CommandLineParsingTest {
                 request(true, "--sites", "2", "--agreement", "one-scheduler").target();
         assertTrue(central.sites().oneScheduler());
         assertTrue(!target.sites().oneScheduler());
+        RunTarget.Gargamel owned =
+                (RunTarget.Gargamel) request(true, "--sites", "2", "--agreement", "owned", "--warehouses", "3")
+                        .target();
+        assertTrue(owned.sites().owned());
+        assertEquals(
+                Map.of("site-1", List.of(1L, 3L), "site-2", List.of(2L)),
+                owned.sites().owners(),
+                "warehouse w is site (w - 1) mod 2's, as its terminals' site when partitioned");
 
         assertUsageError(CommandRunner.run("demo", "--sites", "1"), "option --sites of 'demo' must be between 2 and 8");
         assertUsageError(CommandRunner.run("demo", "--site-delay", "50ms"), "--site-delay is for --sites");
         assertUsageError(CommandRunner.run("demo", "--agreement", "pessimistic"), "--agreement is for --sites");
         assertUsageError(
                 CommandRunner.run("demo", "--sites", "2", "--agreement", "eventual"),
-                "--agreement must be optimistic, pessimistic or one-scheduler");
+                "--agreement must be optimistic, pessimistic, owned or one-scheduler");
         assertUsageError(
                 CommandRunner.run("demo", "--sites", "2", "--warehouses-per-site", "some"),
                 "--warehouses-per-site must be partitioned or shared");
@@ -407,9 +416,11 @@ class CommandLineParsingTest {
                         "sites-one-scheduler-partitioned",
                         "sites-optimistic-partitioned",
                         "sites-pessimistic-partitioned",
+                        "sites-owned-partitioned",
                         "sites-one-scheduler-shared",
                         "sites-optimistic-shared",
-                        "sites-pessimistic-shared"),
+                        "sites-pessimistic-shared",
+                        "sites-owned-shared"),
                 plans.stream().map(CompareCommand.Plan::label).toList());
         for (CompareCommand.Plan plan : plans) {
             assertEquals(2, plan.replicas(), plan.label());
@@ -423,6 +434,9 @@ class CommandLineParsingTest {
         assertUsageError(
                 CommandRunner.run("chaos", "--sites", "2", "--agreement", "one-scheduler", "--kinds", "scheduler"),
                 "chaos --sites needs --agreement optimistic or pessimistic");
+        assertUsageError(
+                CommandRunner.run("chaos", "--sites", "2", "--agreement", "owned", "--kinds", "scheduler"),
+                "chaos --sites --agreement owned is not supported yet");
     }
 
     /** serve's options, checked before anything starts: what contradicts what, and the defaults. */

@@ -32,7 +32,7 @@ class PartitionIT {
             @TempDir(cleanup = CleanupMode.ON_SUCCESS) Path directory) throws Exception {
         try (HandStartedCluster cluster = HandStartedCluster.start(directory, 1, "node-cut")) {
             Path out = directory.resolve("result");
-            GargamelProcess run = cluster.startRun(out, "70s");
+            GargamelProcess run = cluster.startRun(out, "55s"); // 10 s, the 20 s cut, then the node rejoins
             run.awaitOutput("running TPC-C", 120);
             Thread.sleep(10_000);
             cluster.network().cut(3);

@@ -45,7 +45,7 @@ class SchedulerPartitionIT {
             GargamelProcess old = cluster.scheduler(1);
             GargamelProcess standby = cluster.scheduler(2);
             Path out = directory.resolve("result");
-            GargamelProcess run = cluster.startRun(out, "80s");
+            GargamelProcess run = cluster.startRun(out, "60s"); // the cut, take-over and merge take about 30 s of it
             run.awaitOutput("running TPC-C", 120);
             Thread.sleep(10_000);
             long cut = System.nanoTime();

@@ -183,14 +183,14 @@ public final class ApplyLoop {
     /** The log indexes of write-sets taken for a group and not committed yet: the position cannot pass them. */
     private final TreeSet<Long> unappliedInGroup = new TreeSet<>();
 
-    private volatile CompletableFuture<Long> markApplied = new CompletableFuture<>();
+    /** This node's marks awaited (the catch-up mark at start, barriers of calls), by nonce. */
+    private final Map<Long, CompletableFuture<Long>> marksAwaited = new java.util.concurrent.ConcurrentHashMap<>();
     /** Set when the log handed this replica a snapshot past what it applied ({@link #mustBeRebuilt}). */
     private volatile String rebuildReason;
 
     /** The log this replica reads began at a snapshot: the commit-order chains before it are unknown. */
     private volatile boolean startedFromSnapshot;
 
-    private volatile long markNonce = Long.MIN_VALUE;
     /** The applied index in the database. */
     private long persistedIndex;
     /** Every entry up to this index is handled (applied, settled or decided). */
@@ -318,11 +318,8 @@ public final class ApplyLoop {
      * Waits until the log entry {@link LogMark} with {@code nonce} from this node is applied: then this replica
      * reflects every entry committed before it. Returns its index.
      */
-    public synchronized CompletableFuture<Long> markApplied(long nonce) {
-        CompletableFuture<Long> applied = new CompletableFuture<>();
-        markApplied = applied;
-        markNonce = nonce;
-        return applied;
+    public CompletableFuture<Long> markApplied(long nonce) {
+        return marksAwaited.computeIfAbsent(nonce, n -> new CompletableFuture<>());
     }
 
     /** Blocks until every entry handed over so far is handled and the position recorded (before a snapshot). */
@@ -406,9 +403,11 @@ public final class ApplyLoop {
         long index = entry.index();
         boolean replayed = index <= persistedIndex;
         if (message instanceof LogMark mark) {
-            if (!replayed && mark.origin().equals(node) && mark.nonce() == markNonce) {
+            CompletableFuture<Long> awaited =
+                    !replayed && mark.origin().equals(node) ? marksAwaited.remove(mark.nonce()) : null;
+            if (awaited != null) {
                 drain(); // the mark says every entry before it is reflected here
-                markApplied.complete(index);
+                awaited.complete(index);
             }
             handled(index);
         } else if (message instanceof Abandon decision) {

@@ -11,6 +11,7 @@ import org.gargamel.node.visibility.Visibility;
 import org.gargamel.node.writeset.ActiveScheduler;
 import org.gargamel.node.writeset.AnsweredCalls;
 import org.gargamel.node.writeset.CommitOrder;
+import org.gargamel.node.writeset.LogBarrier;
 import org.gargamel.node.writeset.OwnTransactions;
 import org.gargamel.node.writeset.WriteSetLog;
 
@@ -20,7 +21,8 @@ import org.gargamel.node.writeset.WriteSetLog;
  * statistics, how a call ends ({@link CallCompletion}), and the rules with what to do when an executed call writes
  * outside them ({@code rulesCheck}: {@link RulesCheck#OFF} outside gargamel mode), whether and how ad-hoc queries
  * run, how declared increments are shipped and probed (issue 18), and where the schedule log placed the provisional
- * calls of a multi-site cluster ({@link Agreements}).
+ * calls of a multi-site cluster ({@link Agreements}), and the barrier a spanning call of site-owned classes waits
+ * behind ({@link LogBarrier}).
  */
 public record ExecutionContext(
         String node,
@@ -38,7 +40,8 @@ public record ExecutionContext(
         RulesCheck rulesCheck,
         AdHocReads adHocReads,
         IncrementPolicy increments,
-        Agreements agreements) {
+        Agreements agreements,
+        LogBarrier logBarrier) {
 
     /**
      * The outcome of an earlier run of {@code call} that took effect (the same client and call id, resubmitted after a

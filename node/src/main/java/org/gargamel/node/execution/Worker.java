@@ -31,6 +31,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class Worker {
     private static final Logger LOG = LoggerFactory.getLogger(Worker.class);
+    /** How long a call waits behind its barrier before it fails (the write-set log has no majority meanwhile). */
+    private static final long BARRIER_TIMEOUT_MILLIS = 30_000;
 
     private final int index;
     private final WorkerConnection connection;
@@ -132,6 +134,13 @@ public final class Worker {
             } else if (call.readOnly()) {
                 executeReadOnly(call);
             } else {
+                if (call.barrier()) {
+                    // Site-owned classes: the owners no longer name the calls every node of theirs has; this replica
+                    // must have them too before the call reads its rows (docs/multisite.md).
+                    long waited = System.nanoTime();
+                    context.logBarrier().await(BARRIER_TIMEOUT_MILLIS);
+                    context.statistics().behindBarrier(System.nanoTime() - waited);
+                }
                 updates.execute(call, connection, attempt);
             }
         } catch (InterruptedException e) {

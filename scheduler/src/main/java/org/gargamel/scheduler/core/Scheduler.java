@@ -266,6 +266,21 @@ public final class Scheduler {
      * visible everywhere and adds nothing.
      */
     public Placement place(ProcedureCall call, long after) {
+        return place(call, after, true);
+    }
+
+    /**
+     * Places an update call whose conflicts another order decides (site-owned conflict classes, docs/multisite.md: a
+     * call spanning sites is ordered by every owner when the schedule log hands it over): its transaction id, the
+     * least-loaded worker and its session's last write, as {@link #place(ProcedureCall, long)} gives, but it does not
+     * enter the conflict index, so no call placed here after it is made to wait for it. A read-only call is placed as
+     * usual.
+     */
+    public Placement placeOutsideTheConflictIndex(ProcedureCall call, long after) {
+        return place(call, after, false);
+    }
+
+    private Placement place(ProcedureCall call, long after, boolean indexed) {
         boolean readOnly;
         if (call.adHoc() != null) {
             readOnly = true; // an ad-hoc query: no rule, no write keys; the node runs it READ ONLY
@@ -298,6 +313,10 @@ public final class Scheduler {
         } else {
             switch (mode) {
                 case GARGAMEL -> {
+                    if (!indexed) {
+                        worker = leastLoadedAvoiding(sessionPending);
+                        break;
+                    }
                     dependencies = liveDependencies(index.add(id, conflictKeys));
                     Txn open = null;
                     for (int i = 0; i < dependencies.length; i++) {

@@ -8,5 +8,11 @@ public enum AgreementMode {
      */
     OPTIMISTIC,
     /** Dispatch only once the log has placed the call: no collision, but every call waits for the agreement first. */
-    PESSIMISTIC
+    PESSIMISTIC,
+    /**
+     * Site-owned conflict classes ({@link OwnedAgreement}): a call on its own site's rows alone is placed there and
+     * commits without waiting for the log; a call that may write another site's rows goes through the log, ordered by
+     * every owner, and runs once each has placed it.
+     */
+    OWNED
 }

@@ -13,6 +13,7 @@ import org.gargamel.common.lifecycle.FatalException;
 import org.gargamel.common.wire.MalformedMessageException;
 import org.gargamel.common.wire.Message;
 import org.gargamel.common.wire.ScheduleCall;
+import org.gargamel.common.wire.SchedulePlacement;
 import org.gargamel.common.wire.WireCodec;
 import org.jgroups.JChannel;
 import org.jgroups.raft.StateMachine;
@@ -55,9 +56,23 @@ public final class ScheduleLog implements AutoCloseable {
      */
     public ScheduleLog(
             String site, String member, JChannel channel, Consumer<ScheduleCall> reader, RaftLog.Patience patience) {
+        this(site, member, channel, reader, null, patience);
+    }
+
+    /**
+     * @param placements told of every owner's placement, in log order (site-owned conflict classes); null when the sites
+     *     do not use them (a placement in the log is then fatal: the sites' configurations differ)
+     */
+    public ScheduleLog(
+            String site,
+            String member,
+            JChannel channel,
+            Consumer<ScheduleCall> reader,
+            Consumer<SchedulePlacement> placements,
+            RaftLog.Patience patience) {
         this.site = site;
         this.member = member;
-        this.log = new RaftLog(member, "schedule log", channel, new Reader(site, reader), patience);
+        this.log = new RaftLog(member, "schedule log", channel, new Reader(site, reader, placements), patience);
     }
 
     /**
@@ -142,6 +157,11 @@ public final class ScheduleLog implements AutoCloseable {
         return log.append(WireCodec.encode(entry), entry.describe());
     }
 
+    /** Appends an owner's placement of a spanning call (site-owned conflict classes), as {@link #append(ScheduleCall)}. */
+    public CompletableFuture<Void> append(SchedulePlacement placement) {
+        return log.append(WireCodec.encode(placement), placement.describe());
+    }
+
     public boolean isLeader() {
         return log.isLeader();
     }
@@ -152,7 +172,8 @@ public final class ScheduleLog implements AutoCloseable {
     }
 
     /** Decodes each committed entry and hands it over. Every member holds the same bytes, so a bad one is fatal. */
-    private record Reader(String site, Consumer<ScheduleCall> reader) implements StateMachine {
+    private record Reader(String site, Consumer<ScheduleCall> reader, Consumer<SchedulePlacement> placements)
+            implements StateMachine {
         @Override
         public byte[] apply(byte[] data, int offset, int length, boolean serializeResponse) {
             Message entry;
@@ -161,10 +182,16 @@ public final class ScheduleLog implements AutoCloseable {
             } catch (MalformedMessageException e) {
                 throw new FatalException(site + ": an entry of the schedule log is malformed: " + e.getMessage(), e);
             }
-            if (!(entry instanceof ScheduleCall call)) {
-                throw new FatalException(site + ": the schedule log holds " + entry.describe() + ", not a call");
+            if (entry instanceof ScheduleCall call) {
+                reader.accept(call);
+            } else if (entry instanceof SchedulePlacement placement && placements != null) {
+                placements.accept(placement);
+            } else {
+                throw new FatalException(site + ": the schedule log holds " + entry.describe() + ", which this site"
+                        + " does not read ("
+                        + (placements == null ? "it does not use site-owned classes" : "not a call")
+                        + ")");
             }
-            reader.accept(call);
             return null;
         }
 

@@ -7,10 +7,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.PriorityQueue;
-import java.util.TreeMap;
 import org.gargamel.classifier.WriteKey;
 import org.gargamel.classifier.index.ConflictIndex;
-import org.gargamel.common.wire.TransactionIds;
 
 /**
  * One site's side of multi-site scheduling (docs/multisite.md; thesis ch. 4, Alg 2): places the site's home calls
@@ -76,20 +74,7 @@ public final class SiteAgreement {
     private final PriorityQueue<Forgettable> toForget =
             new PriorityQueue<>((a, b) -> Long.compare(a.learned(), b.learned()));
 
-    /**
-     * The log is a FIFO channel per site and epoch: each scheduler of a site numbers its entries from 1 (a successor
-     * cannot know how far its predecessor got, and the predecessor's last appends may still be committed after it).
-     */
-    private record Stream(String site, long epoch) {
-        static Stream of(ScheduleEntry entry) {
-            return new Stream(entry.site(), TransactionIds.epochOf(entry.txn()));
-        }
-    }
-
-    /** Per stream: the last sequence read from the log, and entries read ahead of a missing one. */
-    private final Map<Stream, Long> readUpTo = new HashMap<>();
-
-    private final Map<Stream, TreeMap<Long, ScheduleEntry>> heldBack = new HashMap<>();
+    private final SiteStreams streams = new SiteStreams();
 
     private long clock;
     private long nextSequence = 1;
@@ -98,12 +83,13 @@ public final class SiteAgreement {
     private long confirmedCount;
     private long collidedCount;
     private long restackCount;
-    private long duplicateCount;
-    private long heldBackCount;
 
     public SiteAgreement(String site, AgreementMode mode) {
         this.site = Objects.requireNonNull(site, "site");
         this.mode = Objects.requireNonNull(mode, "mode");
+        if (mode == AgreementMode.OWNED) {
+            throw new IllegalArgumentException("site-owned classes are an OwnedAgreement's, not a SiteAgreement's");
+        }
         this.agreed = new ConflictIndex();
         this.view = mode == AgreementMode.OPTIMISTIC ? new ConflictIndex() : null;
     }
@@ -133,25 +119,13 @@ public final class SiteAgreement {
      * entries held back behind it.
      */
     public List<Agreed> read(ScheduleEntry entry) {
-        Stream from = Stream.of(entry);
-        long last = readUpTo.getOrDefault(from, 0L);
-        TreeMap<Long, ScheduleEntry> ahead = heldBack.get(from);
-        if (entry.sequence() <= last || (ahead != null && ahead.containsKey(entry.sequence()))) {
-            duplicateCount++;
+        List<ScheduleEntry> due = streams.accept(entry);
+        if (due.isEmpty()) {
             return List.of();
         }
-        if (entry.sequence() > last + 1) {
-            heldBack.computeIfAbsent(from, s -> new TreeMap<>()).put(entry.sequence(), entry);
-            heldBackCount++;
-            return List.of();
-        }
-        List<Agreed> placed = new ArrayList<>(1);
-        placed.add(place(entry));
-        while (ahead != null && !ahead.isEmpty() && ahead.firstKey() == readUpTo.get(from) + 1) {
-            placed.add(place(ahead.pollFirstEntry().getValue()));
-        }
-        if (ahead != null && ahead.isEmpty()) {
-            heldBack.remove(from);
+        List<Agreed> placed = new ArrayList<>(due.size());
+        for (ScheduleEntry next : due) {
+            placed.add(place(next));
         }
         forgetWhatIsSafe();
         return placed;
@@ -191,11 +165,16 @@ public final class SiteAgreement {
 
     public Counters counters() {
         return new Counters(
-                placedCount, agreedCount, confirmedCount, collidedCount, restackCount, duplicateCount, heldBackCount);
+                placedCount,
+                agreedCount,
+                confirmedCount,
+                collidedCount,
+                restackCount,
+                streams.duplicates(),
+                streams.heldBack());
     }
 
     private Agreed place(ScheduleEntry entry) {
-        readUpTo.put(Stream.of(entry), entry.sequence());
         agreedCount++;
         long[] dependencies = agreed.add(entry.txn(), entry.keys());
         if (!entry.site().equals(site)) {

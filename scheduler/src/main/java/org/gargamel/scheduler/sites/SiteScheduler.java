@@ -2,16 +2,21 @@ package org.gargamel.scheduler.sites;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeSet;
 import org.gargamel.classifier.ClassifierRules;
+import org.gargamel.classifier.RulesException;
 import org.gargamel.classifier.WriteKey;
 import org.gargamel.common.call.ProcedureCall;
 import org.gargamel.common.config.Isolation;
 import org.gargamel.common.config.Mode;
 import org.gargamel.common.wire.ScheduleCall;
+import org.gargamel.common.wire.SchedulePlacement;
 import org.gargamel.scheduler.core.Placement;
 import org.gargamel.scheduler.core.RejectedCallException;
 import org.gargamel.scheduler.core.Scheduler;
@@ -25,6 +30,12 @@ import org.gargamel.scheduler.core.Scheduler;
  * conflicting calls before it, all before it in the log too, since a site's entries are read in the order it placed
  * them; and its session's last write) and the agreement's (provisional, then agreed). Every one of them is a call the
  * log holds before it, or one already committed, so no wait can be circular.
+ *
+ * <p>With site-owned conflict classes ({@link OwnedAgreement}) a call on the site's own rows is placed by the core and
+ * the site's order alone and dispatched at once, for good; a call that may write another site's rows is placed outside
+ * the core's conflict index, goes to the log, and is dispatched, behind a barrier, once every owner placed it. A call
+ * that depends on a home call not dispatched yet is held here until it is, so that no node's worker queues a call ahead
+ * of one it waits for.
  *
  * <p>Single-threaded: the site scheduler's event loop owns it.
  */
@@ -58,8 +69,19 @@ public final class SiteScheduler {
         @SuppressWarnings("ArrayRecordComponent")
         record Orphaned(long txn, long[] dependencies) implements Decision {}
 
-        /** Pessimistic: the call may be dispatched now, placed for good. */
-        record Dispatch(Placement placement) implements Decision {
+        /**
+         * Pessimistic, or a spanning call of site-owned classes: the call may be dispatched now, placed for good;
+         * {@code barrier}: behind a barrier ({@link OwnedAgreement}).
+         */
+        record Dispatch(Placement placement, boolean barrier) implements Decision {
+            @Override
+            public long txn() {
+                return placement.txn();
+            }
+        }
+
+        /** Site-owned classes: this site placed another site's spanning call; append {@code placement} to the log. */
+        record Place(SchedulePlacement placement) implements Decision {
             @Override
             public long txn() {
                 return placement.txn();
@@ -68,13 +90,37 @@ public final class SiteScheduler {
     }
 
     private final Scheduler core;
+    /** Optimistic or pessimistic agreement on every update call; null with site-owned classes. */
     private final SiteAgreement agreement;
+    /** Site-owned conflict classes; null otherwise. */
+    private final OwnedAgreement owned;
+
     private final ClassifierRules rules;
     private final Isolation isolation;
     /** Home update calls sent to the log and not yet back, with their core placement. */
     private final Map<Long, Placement> placed = new HashMap<>();
 
+    /**
+     * Site-owned classes: home calls placed and not yet dispatched: spanning calls waiting for their owners, and calls
+     * held behind one of them. A node's worker runs its queue in order, so a call must never reach it before a call it
+     * waits for: a call that depends on an undispatched one is held here until that one is dispatched.
+     */
+    private final Set<Long> notDispatched = new HashSet<>();
+    /** The held calls, in the order they were placed, with the placement to dispatch them with. */
+    private final Map<Long, Placement> held = new LinkedHashMap<>();
+    /** Spanning calls (dispatched behind a barrier) among {@link #held}. */
+    private final Set<Long> heldSpanning = new HashSet<>();
+
     public SiteScheduler(Scheduler core, SiteAgreement agreement, ClassifierRules rules) {
+        this(core, Objects.requireNonNull(agreement, "agreement"), null, rules);
+    }
+
+    /** A site scheduler with site-owned conflict classes (docs/multisite.md). */
+    public SiteScheduler(Scheduler core, OwnedAgreement owned, ClassifierRules rules) {
+        this(core, null, Objects.requireNonNull(owned, "owned"), rules);
+    }
+
+    private SiteScheduler(Scheduler core, SiteAgreement agreement, OwnedAgreement owned, ClassifierRules rules) {
         if (core.mode() != Mode.GARGAMEL) {
             throw new IllegalArgumentException("multi-site scheduling needs mode gargamel, not " + core.mode());
         }
@@ -82,13 +128,48 @@ public final class SiteScheduler {
             throw new IllegalArgumentException("multi-site scheduling needs isolation psi, not " + core.isolation());
         }
         this.core = core;
-        this.agreement = Objects.requireNonNull(agreement, "agreement");
+        this.agreement = agreement;
+        this.owned = owned;
         this.rules = Objects.requireNonNull(rules, "rules");
         this.isolation = core.isolation();
     }
 
-    public SiteAgreement agreement() {
-        return agreement;
+    /** The optimistic or pessimistic agreement; empty with site-owned classes. */
+    public java.util.Optional<SiteAgreement> agreement() {
+        return java.util.Optional.ofNullable(agreement);
+    }
+
+    /** The site-owned classes' agreement; empty otherwise. */
+    public java.util.Optional<OwnedAgreement> owned() {
+        return java.util.Optional.ofNullable(owned);
+    }
+
+    public String siteName() {
+        return owned != null ? owned.site() : agreement.site();
+    }
+
+    /** Whether {@code txn} is in this site's order (read from the log, or with owned classes placed here) and kept. */
+    public boolean knows(long txn) {
+        return owned != null ? owned.knows(txn) : agreement.knows(txn);
+    }
+
+    /** Every node of this site made {@code txn} visible (see {@link SiteAgreement#forget}, {@link OwnedAgreement#forget}). */
+    public void forget(long txn) {
+        if (owned != null) {
+            owned.forget(txn);
+        } else {
+            agreement.forget(txn);
+        }
+    }
+
+    /** This site's update calls not yet placed for good by the log. */
+    public int pending() {
+        return owned != null ? owned.pending() : agreement.pending();
+    }
+
+    /** The counters of whichever agreement this site runs, for its log lines. */
+    public Object counters() {
+        return owned != null ? owned.counters() : agreement.counters();
     }
 
     /**
@@ -99,6 +180,9 @@ public final class SiteScheduler {
      * @throws RejectedCallException as {@link Scheduler#place}
      */
     public HomeCall place(ProcedureCall call, long after) {
+        if (owned != null) {
+            return placeOwned(call, after);
+        }
         Placement local = core.place(call, after);
         if (local.readOnly()) {
             return new HomeCall(local, null, true, false);
@@ -116,11 +200,79 @@ public final class SiteScheduler {
     }
 
     /**
+     * Site-owned classes: a call on this site's rows alone is placed here and dispatched now, for good; one that may
+     * write another site's rows goes to the log, outside the core's conflict index (its owners order it when they read
+     * it there), and is dispatched once every owner placed it.
+     */
+    private HomeCall placeOwned(ProcedureCall call, long after) {
+        List<WriteKey> keys;
+        try {
+            keys = rules.conflictKeys(call, isolation);
+        } catch (RulesException | IllegalArgumentException e) {
+            throw new RejectedCallException(e.getMessage(), e);
+        }
+        Set<String> owners = owned.ownersOf(keys);
+        boolean local = owners.isEmpty() || owners.equals(Set.of(owned.site()));
+        Placement core = local ? this.core.place(call, after) : this.core.placeOutsideTheConflictIndex(call, after);
+        if (core.readOnly()) {
+            return new HomeCall(core, null, !holdIfBehindUndispatched(core, false), false);
+        }
+        OwnedAgreement.Home home = owned.placeHome(core.txn(), keys);
+        if (home instanceof OwnedAgreement.Home.Local placedHere) {
+            Placement placement = new Placement(
+                    core.txn(), core.worker(), union(core.backDependencies(), placedHere.dependencies()), false);
+            return new HomeCall(placement, null, !holdIfBehindUndispatched(placement, false), false);
+        }
+        ScheduleEntry entry = ((OwnedAgreement.Home.Spanning) home).entry();
+        placed.put(core.txn(), core);
+        notDispatched.add(core.txn());
+        return new HomeCall(core, new ScheduleCall(owned.site(), entry.sequence(), core.txn(), call), false, false);
+    }
+
+    /** Holds {@code placement} if it depends on a home call not dispatched yet; whether it did. */
+    private boolean holdIfBehindUndispatched(Placement placement, boolean spanning) {
+        for (long dependency : placement.backDependencies()) {
+            if (notDispatched.contains(dependency)) {
+                notDispatched.add(placement.txn());
+                held.put(placement.txn(), placement);
+                if (spanning) {
+                    heldSpanning.add(placement.txn());
+                }
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** {@code txn} was dispatched: the held calls that waited only for it (and for each other) go too, in order. */
+    private void dispatched(long txn, List<Decision> out) {
+        notDispatched.remove(txn);
+        boolean released = true;
+        while (released) {
+            released = false;
+            for (java.util.Iterator<Placement> waiting = held.values().iterator(); waiting.hasNext(); ) {
+                Placement placement = waiting.next();
+                boolean ready =
+                        java.util.Arrays.stream(placement.backDependencies()).noneMatch(notDispatched::contains);
+                if (ready) {
+                    waiting.remove();
+                    notDispatched.remove(placement.txn());
+                    out.add(new Decision.Dispatch(placement, heldSpanning.remove(placement.txn())));
+                    released = true;
+                }
+            }
+        }
+    }
+
+    /**
      * An entry the schedule log committed, in log order: a decision for each call it placed (none for an entry held
      * back or read twice; more when it releases entries held back behind it).
      */
     public List<Decision> read(ScheduleCall entry) {
         List<WriteKey> keys = rules.conflictKeys(entry.call(), isolation);
+        if (owned != null) {
+            return ownedDecisions(owned.read(new ScheduleEntry(entry.site(), entry.sequence(), entry.txn(), keys)));
+        }
         List<Agreed> agreed = agreement.read(new ScheduleEntry(entry.site(), entry.sequence(), entry.txn(), keys));
         List<Decision> decisions = new ArrayList<>(1);
         for (Agreed call : agreed) {
@@ -143,11 +295,51 @@ public final class SiteScheduler {
                         case CONFIRMED -> new Decision.Agreement(local, false, dependencies);
                         case COLLIDED -> new Decision.Agreement(local, true, dependencies);
                         case DISPATCH ->
-                            new Decision.Dispatch(new Placement(local.txn(), local.worker(), dependencies, false));
+                            new Decision.Dispatch(
+                                    new Placement(local.txn(), local.worker(), dependencies, false), false);
                         default -> throw new IllegalStateException("unexpected verdict " + call.verdict());
                     });
         }
         return decisions;
+    }
+
+    /** Site-owned classes: an owner's placement the log committed, in log order. */
+    public List<Decision> read(SchedulePlacement placement) {
+        if (owned == null) {
+            throw new IllegalStateException("site " + agreement.site() + " does not use site-owned classes, but the"
+                    + " schedule log holds " + placement.describe());
+        }
+        return ownedDecisions(
+                owned.read(new OwnedAgreement.Placement(placement.owner(), placement.txn(), placement.dependencies())));
+    }
+
+    private List<Decision> ownedDecisions(List<OwnedAgreement.Decision> decisions) {
+        List<Decision> out = new ArrayList<>(decisions.size() + 1);
+        for (OwnedAgreement.Decision decision : decisions) {
+            if (decision instanceof OwnedAgreement.Decision.Place place) {
+                OwnedAgreement.Placement placement = place.placement();
+                out.add(new Decision.Place(
+                        new SchedulePlacement(placement.owner(), placement.txn(), placement.dependencies())));
+                out.add(new Decision.Remote(placement.txn())); // followed until every node here has it
+            } else if (decision instanceof OwnedAgreement.Decision.Dispatch dispatch) {
+                Placement local = placed.remove(dispatch.txn());
+                if (local == null) {
+                    throw new IllegalStateException("transaction " + dispatch.txn() + " came back from the log as this"
+                            + " scheduler's, but it has no placement of it");
+                }
+                long[] dependencies = union(local.backDependencies(), dispatch.dependencies());
+                Placement placement = new Placement(local.txn(), local.worker(), dependencies, false);
+                notDispatched.remove(placement.txn());
+                if (!holdIfBehindUndispatched(placement, true)) {
+                    out.add(new Decision.Dispatch(placement, true));
+                    dispatched(placement.txn(), out);
+                }
+            } else {
+                OwnedAgreement.Decision.Orphaned orphan = (OwnedAgreement.Decision.Orphaned) decision;
+                out.add(new Decision.Orphaned(orphan.txn(), orphan.dependencies()));
+            }
+        }
+        return out;
     }
 
     private static long[] union(long[] a, long[] b) {

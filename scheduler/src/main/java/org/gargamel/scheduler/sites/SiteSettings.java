@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.gargamel.common.config.ConfigException;
 import org.gargamel.common.config.GroupSettings;
 import org.gargamel.common.group.RaftSettings;
@@ -23,6 +24,11 @@ import org.gargamel.common.group.SiteDelay;
  *     bind: 127.0.0.1:7900
  *     initialHosts: [127.0.0.1:7900, 127.0.0.1:7910, 127.0.0.1:7920]
  *   agreement: optimistic         # optimistic (run at once, commit once placed) | pessimistic (run once placed)
+ *                                 # | owned (site-owned conflict classes: a call on its site's rows alone never
+ *                                 #   waits for the schedule log; docs/multisite.md)
+ *   owners: {eu: [1, 3], us: [2]} # agreement owned: the values of a written key's first part each site owns
+ *                                 # (TPC-C: warehouse ids); a key with another value, or its first part unknown,
+ *                                 # may be any site's row
  *   delayMillis: {us: 50, ap: 100}   # optional, tests and demos on one machine: this site's one-way delay to each
  *                                    # other site, applied to what this scheduler receives from it
  *   logDir: /var/lib/gargamel/eu-schedule   # optional: this site's copy of the schedule log (default: in memory)
@@ -41,7 +47,8 @@ public record SiteSettings(
         AgreementMode agreement,
         Map<String, Integer> delayMillis,
         Path logDir,
-        boolean logFsync) {
+        boolean logFsync,
+        Map<String, List<Long>> owners) {
 
     @JsonCreator
     public SiteSettings(
@@ -51,7 +58,8 @@ public record SiteSettings(
             @JsonProperty("agreement") String agreement,
             @JsonProperty("delayMillis") Map<String, Integer> delayMillis,
             @JsonProperty("logDir") String logDir,
-            @JsonProperty("logFsync") Boolean logFsync) {
+            @JsonProperty("logFsync") Boolean logFsync,
+            @JsonProperty("owners") Map<String, List<Long>> owners) {
         this(
                 name,
                 sites == null ? null : List.copyOf(sites),
@@ -59,7 +67,8 @@ public record SiteSettings(
                 parse(agreement),
                 copy(delayMillis),
                 logDir == null ? null : directory(logDir),
-                logFsync == null || logFsync);
+                logFsync == null || logFsync,
+                owners == null ? Map.of() : copyOwners(owners));
     }
 
     /** A site whose schedule log is in memory (tests). */
@@ -69,7 +78,19 @@ public record SiteSettings(
             GroupSettings schedule,
             String agreement,
             Map<String, Integer> delayMillis) {
-        this(name, sites, schedule, agreement, delayMillis, null, null);
+        this(name, sites, schedule, agreement, delayMillis, null, null, null);
+    }
+
+    /** The same site with site-owned conflict classes: {@code owners} says which values of a key's first part each site owns. */
+    public SiteSettings owning(Map<String, List<Long>> owners) {
+        return new SiteSettings(
+                name, sites, schedule, AgreementMode.OWNED, delayMillis, logDir, logFsync, copyOwners(owners));
+    }
+
+    private static Map<String, List<Long>> copyOwners(Map<String, List<Long>> owners) {
+        Map<String, List<Long>> copy = new java.util.LinkedHashMap<>();
+        owners.forEach((site, values) -> copy.put(site, values == null ? null : List.copyOf(values)));
+        return java.util.Collections.unmodifiableMap(copy);
     }
 
     private static Path directory(String logDir) {
@@ -86,9 +107,10 @@ public record SiteSettings(
         return switch (agreement) {
             case "optimistic" -> AgreementMode.OPTIMISTIC;
             case "pessimistic" -> AgreementMode.PESSIMISTIC;
+            case "owned" -> AgreementMode.OWNED;
             default ->
                 throw new ConfigException(
-                        "key 'site.agreement' must be optimistic or pessimistic, got '" + agreement + "'");
+                        "key 'site.agreement' must be optimistic, pessimistic or owned, got '" + agreement + "'");
         };
     }
 
@@ -127,7 +149,53 @@ public record SiteSettings(
                         + "' must be between 0 and 60000 milliseconds, got " + delay.getValue());
             }
         }
+        validateOwners();
         return this;
+    }
+
+    private void validateOwners() {
+        if (agreement != AgreementMode.OWNED) {
+            if (!owners.isEmpty()) {
+                throw new ConfigException("key 'site.owners' is used only with 'site.agreement: owned' (got "
+                        + agreement.name().toLowerCase(java.util.Locale.ROOT) + ")");
+            }
+            return;
+        }
+        if (owners.isEmpty()) {
+            throw new ConfigException("key 'site.owners' is required with 'site.agreement: owned': the values of a"
+                    + " written key's first part each site owns, e.g. {eu: [1], us: [2]}");
+        }
+        Map<Long, String> ownerOf = new HashMap<>();
+        for (Map.Entry<String, List<Long>> site : owners.entrySet()) {
+            if (!sites.contains(site.getKey())) {
+                throw new ConfigException("key 'site.owners': '" + site.getKey() + "' is not a site (" + sites + ")");
+            }
+            if (site.getValue() == null) {
+                throw new ConfigException("key 'site.owners." + site.getKey() + "' must list values, got nothing");
+            }
+            for (Long value : site.getValue()) {
+                if (value == null) {
+                    throw new ConfigException("key 'site.owners." + site.getKey() + "' lists an empty value");
+                }
+                String before = ownerOf.put(value, site.getKey());
+                if (before != null) {
+                    throw new ConfigException("key 'site.owners': value " + value + " is owned by both '" + before
+                            + "' and '" + site.getKey() + "'");
+                }
+            }
+        }
+    }
+
+    /**
+     * With site-owned classes: the sites whose rows a written key may name. Its owner's alone when its first part is
+     * known and listed in {@code owners}; every site otherwise (a wildcard, or a value nobody owns), so such a call
+     * goes through the schedule log and every site orders it.
+     */
+    public OwnedAgreement.Ownership ownership() {
+        Map<Long, Set<String>> ownerOf = new HashMap<>();
+        owners.forEach((site, values) -> values.forEach(value -> ownerOf.put(value, Set.of(site))));
+        Set<String> everySite = Set.copyOf(sites);
+        return key -> key.knownParts() == 0 ? everySite : ownerOf.getOrDefault(key.parts()[0], everySite);
     }
 
     /** The schedule log's consensus settings: the sites are its members, this site's name its Raft id. */

@@ -79,7 +79,7 @@ class SiteSchedulerTest {
         assertNull(read.entry());
         assertTrue(read.dispatchNow());
         assertFalse(read.provisional());
-        assertEquals(0, eu.agreement().pending());
+        assertEquals(0, eu.pending());
     }
 
     @Test
@@ -97,7 +97,7 @@ class SiteSchedulerTest {
         RejectedCallException rejected =
                 assertThrows(RejectedCallException.class, () -> eu.place(ProcedureCall.of("delivery", 1), 0));
         assertTrue(rejected.getMessage().contains("delivery"), rejected.getMessage());
-        assertEquals(0, eu.agreement().pending());
+        assertEquals(0, eu.pending());
     }
 
     @Test

@@ -1,0 +1,249 @@
+package org.gargamel.scheduler.sites;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+import org.gargamel.classifier.WriteKey;
+import org.gargamel.classifier.index.ConflictIndex;
+
+/**
+ * One site's side of scheduling with site-owned conflict classes (docs/multisite.md, Site-owned conflict classes):
+ * every row belongs to one site, and only that site orders the calls that write it.
+ *
+ * <p><b>A local call</b> (every key it may write is this site's) is placed here alone, after the site's earlier calls
+ * on its keys, and dispatched at once with final back-dependencies: it never waits for the schedule log. No other site
+ * can place a call on its rows without this site placing it too, so nothing can collide with it.
+ *
+ * <p><b>A spanning call</b> (a key of another site, or one whose owning part is unknown) goes to the schedule log. Every
+ * site that owns one of its keys places it when it reads it there, after its own calls on those keys placed so far
+ * and before every later one, and appends a {@link Placement} naming the calls it placed it after; its home site
+ * places it too. Once every owner's placement is in, the home site dispatches it after the union of what they named
+ * ({@link Decision.Dispatch}). Owners place spanning calls in the log's order (the home site's own entries in its
+ * stream's order), so no two owners order two spanning calls differently, and a local call is ordered only by its
+ * one owner: the union of the sites' orders has no cycle.
+ *
+ * <p><b>Forgetting.</b> A call leaves this site's index once every node of this site has made it visible
+ * ({@link #forget}; a node reports its own call only once the write-set log holds it). A spanning call placed later
+ * then no longer names it, so its node must have applied it before it runs: it is dispatched behind a barrier (its
+ * node waits until it has applied the write-set log as far as the log was when it got the call), and every call this
+ * site forgot was in the log before that.
+ *
+ * <p>Single-threaded: the site scheduler's event loop owns it.
+ */
+public final class OwnedAgreement {
+    /** The sites whose rows a key may name: its owner's alone, or every site when its owning part is unknown. */
+    @FunctionalInterface
+    public interface Ownership {
+        Set<String> ownersOf(WriteKey key);
+    }
+
+    /** What placing a home update call gives. */
+    public sealed interface Home {
+        /** Every key is this site's: dispatch it now after {@code dependencies}; it commits without the log. */
+        // ArrayRecordComponent: handed to the node as is, never written.
+        record Local(
+                @SuppressWarnings("ArrayRecordComponent") long[] dependencies) implements Home {}
+
+        /** It may write another site's rows: append {@code entry}; it is dispatched once every owner placed it. */
+        record Spanning(ScheduleEntry entry) implements Home {}
+    }
+
+    /** An owner's word in the schedule log: it placed {@code txn} after {@code dependencies} (its own order). */
+    // ArrayRecordComponent: read, never written.
+    public record Placement(
+            String owner,
+            long txn,
+            @SuppressWarnings("ArrayRecordComponent") long[] dependencies) {
+        public Placement {
+            Objects.requireNonNull(owner, "owner");
+        }
+    }
+
+    /** What reading the log calls for. */
+    public sealed interface Decision {
+        long txn();
+
+        /** This site owns rows of another site's spanning call and placed it: append {@code placement} to the log. */
+        record Place(Placement placement) implements Decision {
+            @Override
+            public long txn() {
+                return placement.txn();
+            }
+        }
+
+        /**
+         * A spanning call of this site that every owner has placed: dispatch it after {@code dependencies}, behind the
+         * barrier.
+         */
+        // ArrayRecordComponent: handed to the node as is, never written.
+        record Dispatch(
+                long txn,
+                @SuppressWarnings("ArrayRecordComponent") long[] dependencies) implements Decision {}
+
+        /**
+         * A spanning call of this site that an earlier scheduler of the site appended, every owner's placement in: it
+         * is settled if no node of the site ran it (docs/multisite.md, A site scheduler's failover).
+         */
+        // ArrayRecordComponent: read, never written.
+        record Orphaned(
+                long txn,
+                @SuppressWarnings("ArrayRecordComponent") long[] dependencies) implements Decision {}
+    }
+
+    /** What this site counted so far. */
+    public record Counters(long local, long spanning, long placedForOthers, long duplicates, long heldBack) {}
+
+    /** A spanning call of this site waiting for its owners' placements. */
+    private static final class Waiting {
+        final Set<String> owners;
+        final TreeSet<Long> dependencies = new TreeSet<>();
+        final boolean orphan;
+
+        Waiting(Set<String> owners, boolean orphan) {
+            this.owners = owners;
+            this.orphan = orphan;
+        }
+    }
+
+    private final String site;
+    private final Ownership ownership;
+    private final ConflictIndex index = new ConflictIndex();
+    /** The calls in {@link #index}. */
+    private final Set<Long> indexed = new HashSet<>();
+    /** This scheduler's spanning calls appended and not yet read back from the log. */
+    private final Set<Long> appended = new HashSet<>();
+    /** This site's spanning calls read from the log, waiting for other owners' placements. */
+    private final Map<Long, Waiting> waiting = new HashMap<>();
+
+    private final SiteStreams streams = new SiteStreams();
+    private long nextSequence = 1;
+    private long localCount;
+    private long spanningCount;
+    private long placedForOthersCount;
+
+    public OwnedAgreement(String site, Ownership ownership) {
+        this.site = Objects.requireNonNull(site, "site");
+        this.ownership = Objects.requireNonNull(ownership, "ownership");
+    }
+
+    public String site() {
+        return site;
+    }
+
+    /** The sites that own a key of {@code keys} (in the order met). */
+    public Set<String> ownersOf(List<WriteKey> keys) {
+        Set<String> owners = new LinkedHashSet<>();
+        for (WriteKey key : keys) {
+            owners.addAll(ownership.ownersOf(key));
+        }
+        return owners;
+    }
+
+    /** Places home update call {@code txn} writing {@code keys}: local (dispatch now) or spanning (to the log). */
+    public Home placeHome(long txn, List<WriteKey> keys) {
+        if (indexed.contains(txn) || appended.contains(txn)) {
+            throw new IllegalArgumentException("transaction " + txn + " is already placed at site " + site);
+        }
+        Set<String> owners = ownersOf(keys);
+        if (owners.equals(Set.of(site))) {
+            localCount++;
+            indexed.add(txn);
+            return new Home.Local(index.add(txn, keys));
+        }
+        spanningCount++;
+        appended.add(txn);
+        return new Home.Spanning(new ScheduleEntry(site, nextSequence++, txn, keys));
+    }
+
+    /**
+     * The schedule log committed the spanning call {@code entry} (entries come in log order): what this site must do
+     * for it (and for entries of its stream it releases), if anything.
+     */
+    public List<Decision> read(ScheduleEntry entry) {
+        List<Decision> decisions = new ArrayList<>(1);
+        for (ScheduleEntry due : streams.accept(entry)) {
+            boolean home = due.site().equals(site);
+            Set<String> owners = ownersOf(due.keys());
+            if (!home && !owners.contains(site)) {
+                continue; // none of this site's rows: nothing to order here
+            }
+            long[] dependencies = index.add(due.txn(), due.keys());
+            indexed.add(due.txn());
+            if (!home) {
+                placedForOthersCount++;
+                decisions.add(new Decision.Place(new Placement(site, due.txn(), dependencies)));
+                continue;
+            }
+            Set<String> others = new HashSet<>(owners);
+            others.remove(site);
+            Waiting call = new Waiting(others, !appended.remove(due.txn()));
+            for (long dependency : dependencies) {
+                call.dependencies.add(dependency);
+            }
+            waiting.put(due.txn(), call);
+            decideIfPlaced(due.txn(), call, decisions);
+        }
+        return decisions;
+    }
+
+    /**
+     * The schedule log committed an owner's {@code placement} (in log order, so after the call's own entry): the
+     * dispatch of this site's call once it is the last owner's. A copy, or a placement of another site's call, changes
+     * nothing.
+     */
+    public List<Decision> read(Placement placement) {
+        Waiting call = waiting.get(placement.txn());
+        if (call == null || !call.owners.remove(placement.owner())) {
+            return List.of();
+        }
+        for (long dependency : placement.dependencies()) {
+            call.dependencies.add(dependency);
+        }
+        List<Decision> decisions = new ArrayList<>(1);
+        decideIfPlaced(placement.txn(), call, decisions);
+        return decisions;
+    }
+
+    private void decideIfPlaced(long txn, Waiting call, List<Decision> decisions) {
+        if (!call.owners.isEmpty()) {
+            return;
+        }
+        waiting.remove(txn);
+        long[] dependencies =
+                call.dependencies.stream().mapToLong(Long::longValue).toArray();
+        decisions.add(
+                call.orphan ? new Decision.Orphaned(txn, dependencies) : new Decision.Dispatch(txn, dependencies));
+    }
+
+    /** Every node of this site has made {@code txn} visible: it leaves the index. Unknown ids are ignored. */
+    public void forget(long txn) {
+        if (indexed.remove(txn)) {
+            index.remove(txn);
+        }
+    }
+
+    /** Whether {@code txn} is in this site's order and not forgotten yet. */
+    public boolean knows(long txn) {
+        return indexed.contains(txn);
+    }
+
+    /** This site's spanning calls not yet dispatched: appended and not read back, or waiting for owners. */
+    public int pending() {
+        return appended.size() + waiting.size();
+    }
+
+    /** Calls in this site's order, not yet forgotten. */
+    public int size() {
+        return indexed.size();
+    }
+
+    public Counters counters() {
+        return new Counters(localCount, spanningCount, placedForOthersCount, streams.duplicates(), streams.heldBack());
+    }
+}

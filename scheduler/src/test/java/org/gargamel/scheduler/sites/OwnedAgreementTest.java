@@ -1,0 +1,120 @@
+package org.gargamel.scheduler.sites;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Set;
+import org.gargamel.classifier.WriteKey;
+import org.gargamel.scheduler.sites.OwnedAgreement.Decision;
+import org.gargamel.scheduler.sites.OwnedAgreement.Home;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Site-owned conflict classes on two sites, eu owning rows below 100 and us the others, with the schedule log's order
+ * written out: each test says which entry each site reads when.
+ */
+@Tag("unit")
+class OwnedAgreementTest {
+    private static final List<WriteKey> EU_ROW = List.of(SiteAgreementTest.key(1));
+    private static final List<WriteKey> US_ROW = List.of(SiteAgreementTest.key(101));
+    private static final List<WriteKey> BOTH = List.of(SiteAgreementTest.key(101), SiteAgreementTest.key(1));
+    /** A key whose owning part is unknown: it may name a row of either site. */
+    private static final List<WriteKey> ANY_ROW = List.of(new WriteKey(1, new long[] {0}, 0, null, List.of()));
+
+    private static final OwnedAgreement.Ownership OWNERSHIP =
+            key -> key.knownParts() == 0 ? Set.of("eu", "us") : Set.of(key.parts()[0] < 100 ? "eu" : "us");
+
+    private final OwnedAgreement eu = new OwnedAgreement("eu", OWNERSHIP);
+    private final OwnedAgreement us = new OwnedAgreement("us", OWNERSHIP);
+
+    @Test
+    void aCallOnItsOwnSitesRowsIsPlacedThereAloneAndNeverGoesToTheLog() {
+        Home first = eu.placeHome(1, EU_ROW);
+        Home second = eu.placeHome(2, EU_ROW);
+        assertArrayEquals(
+                new long[] {}, assertInstanceOf(Home.Local.class, first).dependencies());
+        assertArrayEquals(
+                new long[] {1}, assertInstanceOf(Home.Local.class, second).dependencies());
+        assertInstanceOf(Home.Spanning.class, eu.placeHome(3, US_ROW), "another site's row goes to the log");
+        assertInstanceOf(Home.Spanning.class, eu.placeHome(4, ANY_ROW), "a row of any site goes to the log");
+        assertEquals(2, eu.counters().local());
+        assertEquals(2, eu.counters().spanning());
+        assertThrows(IllegalArgumentException.class, () -> eu.placeHome(2, EU_ROW));
+    }
+
+    /**
+     * us sends t3 on a row of each site while eu runs t1 and t2 on its row; eu reads t3 between them. t3 runs after
+     * t1 (eu's word, in its placement) and before t2's successor t4, which eu places after it.
+     */
+    @Test
+    void aSpanningCallIsDispatchedOnceEveryOwnerPlacedItAfterTheirOwnCalls() {
+        us.placeHome(10, US_ROW); // us's own call on its row, before t3
+        eu.placeHome(1, EU_ROW);
+        ScheduleEntry t3 =
+                assertInstanceOf(Home.Spanning.class, us.placeHome(3, BOTH)).entry();
+
+        Decision.Place euPlaces = assertInstanceOf(Decision.Place.class, only(eu.read(t3)));
+        assertArrayEquals(new long[] {1}, euPlaces.placement().dependencies());
+        assertEquals("eu", euPlaces.placement().owner());
+        assertArrayEquals(
+                new long[] {3},
+                assertInstanceOf(Home.Local.class, eu.placeHome(4, EU_ROW)).dependencies(),
+                "eu's later call on its row runs after t3");
+
+        assertTrue(us.read(t3).isEmpty(), "us waits for eu's placement");
+        assertEquals(1, us.pending());
+        assertTrue(eu.read(euPlaces.placement()).isEmpty(), "eu has nothing to dispatch for us's call");
+        Decision.Dispatch dispatch = assertInstanceOf(Decision.Dispatch.class, only(us.read(euPlaces.placement())));
+        assertEquals(3, dispatch.txn());
+        assertArrayEquals(new long[] {1, 10}, dispatch.dependencies(), "after us's t10 and eu's t1");
+        assertEquals(0, us.pending());
+        assertTrue(us.read(euPlaces.placement()).isEmpty(), "a copy of the placement changes nothing");
+        assertTrue(us.read(t3).isEmpty(), "a copy of the entry changes nothing");
+        assertEquals(1, us.counters().duplicates());
+    }
+
+    @Test
+    void aCallTheSiteForgotIsNoLongerNamed() {
+        eu.placeHome(1, EU_ROW);
+        eu.forget(1);
+        assertEquals(0, eu.size());
+        ScheduleEntry t3 =
+                assertInstanceOf(Home.Spanning.class, us.placeHome(3, BOTH)).entry();
+        Decision.Place euPlaces = assertInstanceOf(Decision.Place.class, only(eu.read(t3)));
+        assertArrayEquals(new long[] {}, euPlaces.placement().dependencies(), "t1 is covered by t3's barrier instead");
+        eu.forget(999); // unknown: ignored
+        assertEquals(1, eu.size());
+    }
+
+    @Test
+    void aSiteThatOwnsNoRowOfAnotherSitesCallLeavesItAlone() {
+        OwnedAgreement ap = new OwnedAgreement("ap", OWNERSHIP);
+        ScheduleEntry t3 =
+                assertInstanceOf(Home.Spanning.class, us.placeHome(3, BOTH)).entry();
+        assertTrue(ap.read(t3).isEmpty());
+        assertEquals(0, ap.size());
+        assertEquals(0, ap.counters().placedForOthers());
+    }
+
+    /** A spanning call an earlier scheduler of us appended: once every owner placed it, it is us's orphan to settle. */
+    @Test
+    void aSpanningCallOfAnEarlierSchedulerOfTheSiteIsAnOrphan() {
+        OwnedAgreement earlier = new OwnedAgreement("us", OWNERSHIP);
+        ScheduleEntry t3 = assertInstanceOf(Home.Spanning.class, earlier.placeHome(3, BOTH))
+                .entry();
+        Decision.Place euPlaces = assertInstanceOf(Decision.Place.class, only(eu.read(t3)));
+        assertTrue(us.read(t3).isEmpty());
+        Decision.Orphaned orphan = assertInstanceOf(Decision.Orphaned.class, only(us.read(euPlaces.placement())));
+        assertEquals(3, orphan.txn());
+    }
+
+    private static <T> T only(List<T> decisions) {
+        assertEquals(1, decisions.size(), decisions::toString);
+        return decisions.get(0);
+    }
+}
