@@ -544,15 +544,8 @@ public final class SchedulerServer implements AutoCloseable {
         if (site == null || site.owned().isEmpty()) {
             return Optional.empty();
         }
-        CompletableFuture<OwnedAgreement.Counters> read = new CompletableFuture<>();
-        enqueue(new Task(
-                "read the owned classes' counters",
-                () -> read.complete(site.owned().orElseThrow().counters())));
-        try {
-            return Optional.of(read.get(10, TimeUnit.SECONDS));
-        } catch (ExecutionException e) {
-            throw new IllegalStateException("reading the owned classes' counters failed", e.getCause());
-        }
+        return Optional.of(readOnLoop(
+                "the owned classes' counters", () -> site.owned().orElseThrow().counters()));
     }
 
     /**
@@ -563,14 +556,19 @@ public final class SchedulerServer implements AutoCloseable {
         if (site == null || site.agreement().isEmpty()) {
             return Optional.empty();
         }
-        CompletableFuture<SiteAgreement.Counters> read = new CompletableFuture<>();
-        enqueue(new Task(
-                "read the agreement's counters",
-                () -> read.complete(site.agreement().orElseThrow().counters())));
+        return Optional.of(readOnLoop(
+                "the agreement's counters", () -> site.agreement().orElseThrow().counters()));
+    }
+
+    /** Reads {@code what} on the event loop, which owns the site's scheduling (tests, logs). */
+    private <T> T readOnLoop(String what, java.util.function.Supplier<T> read)
+            throws InterruptedException, TimeoutException {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        enqueue(new Task("read " + what, () -> result.complete(read.get())));
         try {
-            return Optional.of(read.get(10, TimeUnit.SECONDS));
+            return result.get(10, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
-            throw new IllegalStateException("reading the agreement's counters failed", e.getCause());
+            throw new IllegalStateException("reading " + what + " failed", e.getCause());
         }
     }
 

@@ -11,7 +11,6 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.PriorityQueue;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
@@ -88,14 +87,11 @@ class MultiSiteSimulationTest {
         private final Workload workload;
         private final long seed;
         private final Random random;
-        private final PriorityQueue<Event> events = new PriorityQueue<>();
-        private long now;
-        private long eventNumber;
+        private final SimulatedTime time = new SimulatedTime();
 
         private final List<SiteAgreement> agreements = new ArrayList<>();
         private final List<Replica> replicas = new ArrayList<>();
         private final List<List<Long>> readOrder = new ArrayList<>();
-        private final long[] lastDelivery;
         private final Map<Long, int[]> rowsOf = new HashMap<>();
         private final Map<Long, Integer> commits = new HashMap<>();
         private final Set<Long> visibleEverywhere = new HashSet<>();
@@ -107,7 +103,6 @@ class MultiSiteSimulationTest {
             this.workload = workload;
             this.seed = seed;
             this.random = new Random(seed);
-            this.lastDelivery = new long[workload.sites()];
             for (int s = 0; s < workload.sites(); s++) {
                 agreements.add(new SiteAgreement("s" + s, workload.mode()));
                 replicas.add(new Replica(s));
@@ -116,20 +111,8 @@ class MultiSiteSimulationTest {
         }
 
         Totals run() {
-            for (int s = 0; s < workload.sites(); s++) {
-                long at = 0;
-                for (int i = 1; i <= workload.callsPerSite(); i++) {
-                    at += 1 + random.nextInt(8);
-                    long txn = (s + 1L) * 1_000_000 + i;
-                    int site = s;
-                    at(at, () -> submit(site, txn));
-                }
-            }
-            while (!events.isEmpty()) {
-                Event event = events.poll();
-                now = event.time;
-                event.action.run();
-            }
+            time.submitCalls(workload.sites(), workload.callsPerSite(), random, this::submit);
+            time.runAll();
             check();
             long collided = 0;
             long restacks = 0;
@@ -168,8 +151,7 @@ class MultiSiteSimulationTest {
             after(1 + random.nextInt(60), () -> {
                 for (int s = 0; s < workload.sites(); s++) {
                     int site = s;
-                    lastDelivery[s] = Math.max(lastDelivery[s], now + 1 + random.nextInt(50));
-                    at(lastDelivery[s], () -> read(site, entry));
+                    time.inOrder(site, 1 + random.nextInt(50), () -> read(site, entry));
                 }
             });
         }
@@ -381,18 +363,7 @@ class MultiSiteSimulationTest {
         }
 
         private void after(long delay, Runnable action) {
-            at(now + delay, action);
-        }
-
-        private void at(long time, Runnable action) {
-            events.add(new Event(time, eventNumber++, action));
-        }
-
-        record Event(long time, long number, Runnable action) implements Comparable<Event> {
-            @Override
-            public int compareTo(Event other) {
-                return time != other.time ? Long.compare(time, other.time) : Long.compare(number, other.number);
-            }
+            time.after(delay, action);
         }
     }
 

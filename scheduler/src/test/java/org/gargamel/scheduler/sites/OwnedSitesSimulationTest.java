@@ -10,7 +10,6 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.PriorityQueue;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
@@ -75,13 +74,10 @@ class OwnedSitesSimulationTest {
         private final long seed;
         private final boolean barrier;
         private final Random random;
-        private final PriorityQueue<Event> events = new PriorityQueue<>();
-        private long now;
-        private long eventNumber;
+        private final SimulatedTime time = new SimulatedTime();
 
         private final List<OwnedAgreement> agreements = new ArrayList<>();
         private final List<Replica> replicas = new ArrayList<>();
-        private final long[] lastDelivery;
         private final Map<Long, int[]> rowsOf = new HashMap<>();
         private final Map<Long, Integer> commits = new HashMap<>();
         /** When each write-set was committed in the write-set log. */
@@ -96,7 +92,6 @@ class OwnedSitesSimulationTest {
             this.seed = seed;
             this.barrier = barrier;
             this.random = new Random(seed);
-            this.lastDelivery = new long[sites];
             for (int s = 0; s < sites; s++) {
                 agreements.add(new OwnedAgreement("s" + s, key -> Set.of("s" + (key.parts()[0] / rowsPerSite))));
                 replicas.add(new Replica(s));
@@ -104,20 +99,8 @@ class OwnedSitesSimulationTest {
         }
 
         Totals run() {
-            for (int s = 0; s < sites; s++) {
-                long at = 0;
-                for (int i = 1; i <= callsPerSite; i++) {
-                    at += 1 + random.nextInt(8);
-                    long txn = (s + 1L) * 1_000_000 + i;
-                    int site = s;
-                    at(at, () -> submit(site, txn));
-                }
-            }
-            while (!events.isEmpty()) {
-                Event event = events.poll();
-                now = event.time;
-                event.action.run();
-            }
+            time.submitCalls(sites, callsPerSite, random, this::submit);
+            time.runAll();
             check();
             long local = 0;
             long spanning = 0;
@@ -162,8 +145,7 @@ class OwnedSitesSimulationTest {
             after(1 + random.nextInt(60), () -> {
                 for (int s = 0; s < sites; s++) {
                     int site = s;
-                    lastDelivery[s] = Math.max(lastDelivery[s], now + 1 + random.nextInt(50));
-                    at(lastDelivery[s], () -> read(site, entry));
+                    time.inOrder(site, 1 + random.nextInt(50), () -> read(site, entry));
                 }
             });
         }
@@ -233,8 +215,6 @@ class OwnedSitesSimulationTest {
             final Set<Long> visible = new HashSet<>();
             final List<Long> visibleOrder = new ArrayList<>();
             final List<Run> runs = new ArrayList<>();
-            /** When the last write-set sent here arrives: the write-set log hands them over in order. */
-            long lastWriteSet;
 
             Replica(int site) {
                 this.site = site;
@@ -242,7 +222,7 @@ class OwnedSitesSimulationTest {
 
             /** {@code barrier}: it waits until this replica has applied every write-set logged before now. */
             void dispatch(long txn, long[] dependencies, boolean barrier) {
-                runs.add(new Run(txn, dependencies, barrier && Simulation.this.barrier ? now : -1));
+                runs.add(new Run(txn, dependencies, barrier && Simulation.this.barrier ? time.now() : -1));
                 progress();
             }
 
@@ -250,14 +230,13 @@ class OwnedSitesSimulationTest {
                 Map<Integer, Long> writes = new TreeMap<>();
                 read.forEach((row, value) -> writes.put(row, MultiSiteSimulationTest.mix(value, run.txn)));
                 commits.merge(run.txn, 1, Integer::sum);
-                loggedAt.put(run.txn, now);
+                loggedAt.put(run.txn, time.now());
                 WriteSet writeSet = new WriteSet(run.txn, run.dependencies, writes);
                 install(writeSet);
                 for (Replica other : replicas) {
                     if (other != this) {
                         // The write-set log: every replica gets the write-sets in the one order they were committed in.
-                        other.lastWriteSet = Math.max(other.lastWriteSet, now + 5 + random.nextInt(60));
-                        at(other.lastWriteSet, () -> other.receive(writeSet));
+                        time.inOrder(sites + other.site, 5 + random.nextInt(60), () -> other.receive(writeSet));
                     }
                 }
                 progress();
@@ -342,18 +321,7 @@ class OwnedSitesSimulationTest {
         record WriteSet(long txn, long[] dependencies, Map<Integer, Long> writes) {}
 
         private void after(long delay, Runnable action) {
-            at(now + delay, action);
-        }
-
-        private void at(long time, Runnable action) {
-            events.add(new Event(time, eventNumber++, action));
-        }
-
-        record Event(long time, long number, Runnable action) implements Comparable<Event> {
-            @Override
-            public int compareTo(Event other) {
-                return time != other.time ? Long.compare(time, other.time) : Long.compare(number, other.number);
-            }
+            time.after(delay, action);
         }
     }
 }
