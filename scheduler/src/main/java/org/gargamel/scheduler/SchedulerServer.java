@@ -145,6 +145,20 @@ public final class SchedulerServer implements AutoCloseable {
     private static final Duration ORPHAN_GRACE = Duration.ofMillis(500);
 
     /**
+     * Site-owned classes: this site's placements of other sites' calls, held while this scheduler has not read the log
+     * as far as it stood when it took over (docs/multisite.md, Site-owned conflict classes). It reads the log from the
+     * start, and an earlier scheduler of the site may have placed those calls already: their placements come later in
+     * the log, so a placement is decided only once this scheduler's first one comes back. None is appended before the
+     * take-over is done either: only then are all of an earlier scheduler's write-sets in the write-set log, which the
+     * call's barrier must cover.
+     */
+    private final List<SchedulePlacement> placementsHeld = new ArrayList<>();
+    /** The placement sent first, to learn when the log is read past the take-over; null before, and once back. */
+    private SchedulePlacement firstPlacement;
+
+    private boolean placementsCaughtUp;
+
+    /**
      * A site's updates whose node left before they were settled and before the schedule log placed them: they are
      * settled as orphans once it does ({@link #settleAsAnOrphan}).
      */
@@ -278,7 +292,7 @@ public final class SchedulerServer implements AutoCloseable {
     private record PlacementLogged(SchedulePlacement placement) implements Event {
         @Override
         public void run(SchedulerServer server) {
-            server.onLogged(server.site.read(placement));
+            server.onPlacementLogged(placement);
         }
 
         @Override
@@ -748,7 +762,12 @@ public final class SchedulerServer implements AutoCloseable {
             throw new IllegalStateException("placed on " + node + ", which has no address in the control group (known: "
                     + nodes.keySet() + ")");
         }
-        pending.put(placement.txn(), new PendingCall(client, callId, node, call, after));
+        PendingCall placed = new PendingCall(client, callId, node, call, after);
+        if (home != null && home.dispatchNow() && !home.provisional() && !placement.readOnly()) {
+            // Site-owned classes: a local call is placed for good now; settled after these if its node is lost.
+            placed = placed.withAgreed(placement.backDependencies());
+        }
+        pending.put(placement.txn(), placed);
         inFlightCalls.put(new CallRef(client, callId), placement.txn());
         scheduled.incrementAndGet();
         if (home == null || home.dispatchNow()) {
@@ -914,7 +933,12 @@ public final class SchedulerServer implements AutoCloseable {
         for (SiteScheduler.Decision decision : decisions) {
             eventTxn = decision.txn();
             if (decision instanceof SiteScheduler.Decision.Place place) {
-                appendToScheduleLog(place.placement());
+                if (placementsCaughtUp) {
+                    appendToScheduleLog(place.placement());
+                } else {
+                    placementsHeld.add(place.placement());
+                    sendFirstPlacement();
+                }
                 continue;
             }
             if (decision instanceof SiteScheduler.Decision.Remote
@@ -961,6 +985,68 @@ public final class SchedulerServer implements AutoCloseable {
             }
             forgetIfVisibleHere(decision.txn());
         }
+    }
+
+    /**
+     * Site-owned classes: an owner's placement the log committed. One of this site's by an earlier scheduler of the
+     * site names that scheduler's calls; those no node of the site ran never will (dropped at the take-over, or held at
+     * the scheduler that died), and the placed call would wait for them for ever: each is settled as an orphan is, once
+     * the nodes have said which they made visible (docs/multisite.md, Site-owned conflict classes).
+     */
+    private void onPlacementLogged(SchedulePlacement placement) {
+        eventTxn = placement.txn();
+        if (placement.equals(firstPlacement)) {
+            firstPlacement = null;
+            placementsCaughtUp = true; // everything before it is read: the log's placements of this site are known
+            appendPlacementsHeld();
+        }
+        if (placement.owner().equals(config.site().name())) {
+            OwnedAgreement owned = site.owned().orElseThrow();
+            for (long named : placement.dependencies()) {
+                if (TransactionIds.epochOf(named) != epoch
+                        && !owned.isSpanning(named)
+                        && !orphans.containsKey(named)
+                        && !visibleAt.containsKey(named)) {
+                    // Not another site's call (those are spanning calls read from the log) and not this scheduler's:
+                    // an earlier scheduler's call on this site's rows. Forgotten already means visible everywhere here,
+                    // which the visibility query will say.
+                    visibleAt.put(named, new HashSet<>());
+                    visibilityToAsk.add(named);
+                    orphans.put(named, new Orphan(System.nanoTime(), new long[0]));
+                }
+            }
+        }
+        onLogged(site.read(placement));
+    }
+
+    /**
+     * Once the take-over is done, sends the first placement held: when it comes back, every entry the log held when it
+     * was sent has been read.
+     */
+    private void sendFirstPlacement() {
+        if (!takeOverDone || firstPlacement != null || placementsCaughtUp || placementsHeld.isEmpty()) {
+            return;
+        }
+        firstPlacement = placementsHeld.remove(0);
+        appendToScheduleLog(firstPlacement);
+    }
+
+    /** The placements held, but those the log holds one of this site's of already (an earlier scheduler's). */
+    private void appendPlacementsHeld() {
+        OwnedAgreement owned = site.owned().orElseThrow();
+        int appended = 0;
+        for (SchedulePlacement placement : placementsHeld) {
+            if (!owned.placedHere(placement.txn())) {
+                appendToScheduleLog(placement);
+                appended++;
+            }
+        }
+        LOG.info(
+                "read the schedule log past the take-over: appended {} placement(s) of other sites' calls held until"
+                        + " then ({} already placed by an earlier scheduler of this site)",
+                appended,
+                placementsHeld.size() - appended);
+        placementsHeld.clear();
     }
 
     /**
@@ -1109,9 +1195,14 @@ public final class SchedulerServer implements AutoCloseable {
 
     private void forgetIfVisibleHere(long txn) {
         Set<String> by = visibleAt.get(txn);
-        if (by != null && !nodes.isEmpty() && by.containsAll(nodes.keySet()) && site.knows(txn)) {
+        if (by == null || nodes.isEmpty() || !by.containsAll(nodes.keySet())) {
+            return;
+        }
+        if (site.knows(txn)) {
             visibleAt.remove(txn);
             site.forget(txn);
+        } else if (site.owned().isPresent()) {
+            visibleAt.remove(txn); // an earlier scheduler's call that one of its placements named, settled
         }
     }
 
@@ -1238,16 +1329,6 @@ public final class SchedulerServer implements AutoCloseable {
                     "the write-set log made this scheduler the active one: epoch {} (granted by {})",
                     epoch,
                     grant.nodeName());
-            if (site != null && site.owned().isPresent() && grant.succeedsAnother()) {
-                // Not built yet (docs/multisite.md, Site-owned conflict classes): a successor would not re-place its
-                // predecessor's spanning calls consistently, and calls its placements named may never run. Stopping
-                // says so, instead of leaving the other sites' calls waiting.
-                supervisor.fail(new FatalException("site " + site.siteName() + " uses site-owned classes, and this"
-                        + " scheduler would take over from an earlier one of the site (epoch "
-                        + grant.predecessorEpoch()
-                        + "): a site scheduler's failover with site-owned classes is not supported yet"));
-                return;
-            }
             if (site != null) {
                 connectScheduleLog(grant);
             }
@@ -1306,6 +1387,7 @@ public final class SchedulerServer implements AutoCloseable {
         takeOverDone = true;
         LOG.info("take-over done: {} node(s) here, none still running calls of an earlier scheduler", nodes.size());
         if (site != null) {
+            sendFirstPlacement();
             settleOrphans();
         }
         List<Drain> waiting = new ArrayList<>(heldDrains);

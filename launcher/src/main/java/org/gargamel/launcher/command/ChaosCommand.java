@@ -99,14 +99,7 @@ public final class ChaosCommand implements Callable<Integer> {
                     "chaos --sites needs --agreement optimistic or pessimistic (one-scheduler is for comparing "
                             + "latency; chaos without --sites kills a single site's scheduler)");
         }
-        if (request.target() instanceof RunTarget.Gargamel through
-                && through.sites() != null
-                && through.sites().owned()) {
-            throw Usage.error(
-                    spec,
-                    "chaos --sites --agreement owned is not supported yet: a site scheduler's failover with site-owned"
-                            + " classes is not built (docs/multisite.md, Site-owned conflict classes)");
-        }
+
         boolean onlySchedulers = kinds != null
                 && kinds.stream()
                         .allMatch(kind ->

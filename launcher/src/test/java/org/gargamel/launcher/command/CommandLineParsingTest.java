@@ -434,9 +434,6 @@ class CommandLineParsingTest {
         assertUsageError(
                 CommandRunner.run("chaos", "--sites", "2", "--agreement", "one-scheduler", "--kinds", "scheduler"),
                 "chaos --sites needs --agreement optimistic or pessimistic");
-        assertUsageError(
-                CommandRunner.run("chaos", "--sites", "2", "--agreement", "owned", "--kinds", "scheduler"),
-                "chaos --sites --agreement owned is not supported yet");
     }
 
     /** serve's options, checked before anything starts: what contradicts what, and the defaults. */

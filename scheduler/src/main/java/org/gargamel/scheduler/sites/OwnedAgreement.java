@@ -116,6 +116,10 @@ public final class OwnedAgreement {
     private final ConflictIndex index = new ConflictIndex();
     /** The calls in {@link #index}. */
     private final Set<Long> indexed = new HashSet<>();
+    /** The spanning calls among them (read from the log), and those this site's placement of was read back. */
+    private final Set<Long> spanning = new HashSet<>();
+
+    private final Set<Long> placedByThisSite = new HashSet<>();
     /** This scheduler's spanning calls appended and not yet read back from the log. */
     private final Set<Long> appended = new HashSet<>();
     /** This site's spanning calls read from the log, waiting for other owners' placements. */
@@ -175,6 +179,7 @@ public final class OwnedAgreement {
             }
             long[] dependencies = index.add(due.txn(), due.keys());
             indexed.add(due.txn());
+            spanning.add(due.txn());
             if (!home) {
                 placedForOthersCount++;
                 decisions.add(new Decision.Place(new Placement(site, due.txn(), dependencies)));
@@ -198,6 +203,9 @@ public final class OwnedAgreement {
      * nothing.
      */
     public List<Decision> read(Placement placement) {
+        if (placement.owner().equals(site) && indexed.contains(placement.txn())) {
+            placedByThisSite.add(placement.txn());
+        }
         Waiting call = waiting.get(placement.txn());
         if (call == null || !call.owners.remove(placement.owner())) {
             return List.of();
@@ -225,7 +233,19 @@ public final class OwnedAgreement {
     public void forget(long txn) {
         if (indexed.remove(txn)) {
             index.remove(txn);
+            spanning.remove(txn);
+            placedByThisSite.remove(txn);
         }
+    }
+
+    /** Whether a placement of {@code txn} by this site (this scheduler's or an earlier one's) is in the log. */
+    public boolean placedHere(long txn) {
+        return placedByThisSite.contains(txn);
+    }
+
+    /** Whether {@code txn} is a spanning call read from the log and not forgotten. */
+    public boolean isSpanning(long txn) {
+        return spanning.contains(txn);
     }
 
     /** Whether {@code txn} is in this site's order and not forgotten yet. */
