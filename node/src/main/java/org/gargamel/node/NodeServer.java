@@ -331,7 +331,7 @@ public final class NodeServer implements AutoCloseable {
                     new IncrementPolicy(
                             rules, new Increments(primaryKeys.all()), config.usesIncrements(), config.incrementProbe()),
                     agreements,
-                    new LogBarrier(name, log, applier::markApplied));
+                    new LogBarrier(name, log, applier::markApplied, applier::forgetMark));
             for (int i = 0; i < config.workers(); i++) {
                 Connection connection = dataSource.getConnection();
                 WriteSetCapture.enableForSession(connection);

@@ -173,10 +173,6 @@ public final class NodeStatistics {
         barrierNanos += nanos;
     }
 
-    public synchronized long barrierCount() {
-        return barriers;
-    }
-
     public synchronized long provisionalCount() {
         return provisional;
     }

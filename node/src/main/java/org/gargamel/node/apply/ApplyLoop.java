@@ -322,6 +322,11 @@ public final class ApplyLoop {
         return marksAwaited.computeIfAbsent(nonce, n -> new CompletableFuture<>());
     }
 
+    /** The mark with {@code nonce} is no longer awaited (its waiter gave up): nothing keeps its future. */
+    public void forgetMark(long nonce) {
+        marksAwaited.remove(nonce);
+    }
+
     /** Blocks until every entry handed over so far is handled and the position recorded (before a snapshot). */
     public void awaitHandled() {
         CompletableFuture<Void> flushed = new CompletableFuture<>();

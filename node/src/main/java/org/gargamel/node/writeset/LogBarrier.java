@@ -5,6 +5,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.LongConsumer;
 import java.util.function.LongFunction;
 import org.gargamel.common.wire.LogMark;
 
@@ -17,13 +18,19 @@ public final class LogBarrier {
     private final String node;
     private final LogAppender log;
     private final LongFunction<CompletableFuture<Long>> markApplied;
+    private final LongConsumer forgetMark;
     private final SecureRandom nonces = new SecureRandom();
 
-    /** @param markApplied the apply loop's future for the mark with a nonce ({@code ApplyLoop::markApplied}) */
-    public LogBarrier(String node, LogAppender log, LongFunction<CompletableFuture<Long>> markApplied) {
+    /**
+     * @param markApplied the apply loop's future for the mark with a nonce ({@code ApplyLoop::markApplied})
+     * @param forgetMark  drops that future when the wait fails ({@code ApplyLoop::forgetMark}), so none is kept for ever
+     */
+    public LogBarrier(
+            String node, LogAppender log, LongFunction<CompletableFuture<Long>> markApplied, LongConsumer forgetMark) {
         this.node = node;
         this.log = log;
         this.markApplied = markApplied;
+        this.forgetMark = forgetMark;
     }
 
     /**
@@ -34,14 +41,21 @@ public final class LogBarrier {
     public long await(long timeoutMs) throws InterruptedException {
         long nonce = nonces.nextLong();
         CompletableFuture<Long> applied = markApplied.apply(nonce);
+        boolean met = false;
         try {
             log.append(new LogMark(node, nonce), "a call's barrier").get(timeoutMs, TimeUnit.MILLISECONDS);
-            return applied.get(timeoutMs, TimeUnit.MILLISECONDS);
+            long index = applied.get(timeoutMs, TimeUnit.MILLISECONDS);
+            met = true;
+            return index;
         } catch (ExecutionException e) {
             throw new IllegalStateException(
                     node + ": the write-set log did not take a call's barrier: " + e.getCause(), e.getCause());
         } catch (TimeoutException e) {
             throw new IllegalStateException(node + ": a call's barrier was not applied within " + timeoutMs + " ms", e);
+        } finally {
+            if (!met) {
+                forgetMark.accept(nonce); // the apply loop keeps no future nobody waits for
+            }
         }
     }
 }
