@@ -55,6 +55,10 @@ import org.gargamel.common.group.SiteDelay;
  * siteOfReplicas: {node-1: eu, node-2: us}   # optional, with siteDelayMillis (tests, demos on one machine): every
  * siteDelayMillis: {us: 50}                  # replica's site, and the delay of what this node's write-set log receives
  *                                            # from each other site
+ * writeSetLog: site                 # optional; cluster | site (default cluster). site: a write-set log per site, of
+ *                                    # the site's replicas (needs siteOfReplicas): a call is acknowledged once its
+ *                                    # site holds it, and each site's entries are shipped to the others
+ *                                    # (docs/multisite.md, Site-local acknowledgement)
  * </pre>
  */
 public record NodeConfig(
@@ -82,7 +86,8 @@ public record NodeConfig(
         int applyGroup,
         String site,
         java.util.Map<String, String> siteOfReplicas,
-        java.util.Map<String, Integer> siteDelayMillis) {
+        java.util.Map<String, Integer> siteDelayMillis,
+        boolean siteLog) {
 
     /** The default of {@code adhocStatementTimeoutSeconds}. */
     public static final int DEFAULT_ADHOC_TIMEOUT_SECONDS = 30;
@@ -126,7 +131,8 @@ public record NodeConfig(
             @JsonProperty("applyGroup") Integer applyGroup,
             @JsonProperty("site") String site,
             @JsonProperty("siteOfReplicas") java.util.Map<String, String> siteOfReplicas,
-            @JsonProperty("siteDelayMillis") java.util.Map<String, Integer> siteDelayMillis) {
+            @JsonProperty("siteDelayMillis") java.util.Map<String, Integer> siteDelayMillis,
+            @JsonProperty("writeSetLog") String writeSetLog) {
         this(
                 name,
                 jdbcUrl,
@@ -154,7 +160,18 @@ public record NodeConfig(
                 applyGroup == null ? DEFAULT_APPLY_GROUP : applyGroup.intValue(),
                 site,
                 siteOfReplicas == null ? java.util.Map.of() : java.util.Map.copyOf(siteOfReplicas),
-                siteDelayMillis == null ? java.util.Map.of() : java.util.Map.copyOf(siteDelayMillis));
+                siteDelayMillis == null ? java.util.Map.of() : java.util.Map.copyOf(siteDelayMillis),
+                siteLog(writeSetLog));
+    }
+
+    private static boolean siteLog(String writeSetLog) {
+        if (writeSetLog == null || writeSetLog.equals("cluster")) {
+            return false;
+        }
+        if (writeSetLog.equals("site")) {
+            return true;
+        }
+        throw new ConfigException("key 'writeSetLog' must be cluster or site, got '" + writeSetLog + "'");
     }
 
     /** Without cluster security. */
@@ -202,7 +219,8 @@ public record NodeConfig(
                 DEFAULT_APPLY_GROUP,
                 null,
                 java.util.Map.of(),
-                java.util.Map.of());
+                java.util.Map.of(),
+                false);
     }
 
     /** Without a separate user and password (in the URL, or none), its log in memory. */
@@ -296,6 +314,31 @@ public record NodeConfig(
         });
     }
 
+    /**
+     * The same node with a write-set log of its own site's replicas ({@code sitesOfReplicas}: every replica's site),
+     * shipping to and from the other sites' logs (docs/multisite.md, Site-local acknowledgement).
+     */
+    public NodeConfig withSiteLog(java.util.Map<String, String> sitesOfReplicas) {
+        return edit(draft -> {
+            draft.siteOfReplicas = java.util.Map.copyOf(sitesOfReplicas);
+            draft.siteLog = true;
+        });
+    }
+
+    /** The replicas of {@code aSite}, in the order of {@code replicas}. */
+    public List<String> replicasOf(String aSite) {
+        return replicas.stream()
+                .filter(r -> aSite.equals(siteOfReplicas.get(r)))
+                .toList();
+    }
+
+    /** With a log per site: the other sites, whose logs this node follows (as a learner) and ships from. */
+    public java.util.SortedSet<String> otherSites() {
+        java.util.SortedSet<String> others = new java.util.TreeSet<>(siteOfReplicas.values());
+        others.remove(site);
+        return others;
+    }
+
     /** What this node's write-set log channel delays ({@link SiteDelay}); none unless configured. */
     public SiteDelay.Links writeSetLinks() {
         if (site == null || siteDelayMillis.isEmpty()) {
@@ -334,10 +377,34 @@ public record NodeConfig(
         return dataDir != null && logFsync;
     }
 
-    /** The write-set log's consensus settings of this node. */
+    /** The write-set log's consensus settings of this node: of its site's replicas with a log per site. */
     public RaftSettings raftSettings() {
         return new RaftSettings(
-                name, replicas, dataDir == null ? null : Path.of(dataDir).resolve("log"), logFsync);
+                name,
+                siteLog ? replicasOf(site) : replicas,
+                dataDir == null ? null : Path.of(dataDir).resolve("log"),
+                logFsync);
+    }
+
+    /**
+     * This node as a learner of {@code otherSite}'s write-set log (a log per site): it receives that log's entries to
+     * ship them into its own site's log, and neither votes nor counts towards that log's majority. Kept in memory:
+     * what matters of it is shipped into this site's own log, and a restarted learner is sent the log again.
+     */
+    public RaftSettings learnerSettings(String otherSite) {
+        return new RaftSettings(name, replicasOf(otherSite), null, false, true);
+    }
+
+    /** The write-set log's cluster: one for all replicas, or the site's own with a log per site. */
+    public String writeSetCluster() {
+        return writeSetCluster(siteLog ? site : null);
+    }
+
+    /** The cluster of {@code aSite}'s write-set log (null: the one log of all replicas). */
+    public static String writeSetCluster(String aSite) {
+        return aSite == null
+                ? org.gargamel.common.group.Channels.WRITE_SET_CLUSTER
+                : org.gargamel.common.group.Channels.WRITE_SET_CLUSTER + "-" + aSite;
     }
 
     @Override
@@ -353,7 +420,7 @@ public record NodeConfig(
                 + ", adhocStatementTimeoutSeconds=" + adhocStatementTimeoutSeconds + ", clusterSecurity="
                 + clusterSecurity + ", incrementProbe=" + incrementProbe + ", appliers=" + appliers + ", applyGroup="
                 + applyGroup + ", site=" + site + ", siteOfReplicas=" + siteOfReplicas + ", siteDelayMillis="
-                + siteDelayMillis + "]";
+                + siteDelayMillis + ", siteLog=" + siteLog + "]";
     }
 
     public static NodeConfig read(Path file) {
@@ -467,6 +534,10 @@ public record NodeConfig(
         if (site == null && (!siteOfReplicas.isEmpty() || !siteDelayMillis.isEmpty())) {
             throw new ConfigException("keys 'siteOfReplicas' and 'siteDelayMillis' are for a node with key 'site'");
         }
+        if (siteLog && (site == null || siteOfReplicas.isEmpty())) {
+            throw new ConfigException(
+                    "key 'writeSetLog: site' needs keys 'site' and 'siteOfReplicas' (every replica's" + " site)");
+        }
         if (site != null) {
             if (!site.matches("[A-Za-z0-9_.-]{1,32}")) {
                 throw new ConfigException(
@@ -548,6 +619,7 @@ public record NodeConfig(
         String site;
         java.util.Map<String, String> siteOfReplicas;
         java.util.Map<String, Integer> siteDelayMillis;
+        boolean siteLog;
 
         Draft(NodeConfig config) {
             name = config.name;
@@ -575,6 +647,7 @@ public record NodeConfig(
             site = config.site;
             siteOfReplicas = config.siteOfReplicas;
             siteDelayMillis = config.siteDelayMillis;
+            siteLog = config.siteLog;
         }
 
         NodeConfig build() {
@@ -603,7 +676,8 @@ public record NodeConfig(
                     applyGroup,
                     site,
                     siteOfReplicas,
-                    siteDelayMillis);
+                    siteDelayMillis,
+                    siteLog);
         }
     }
 }

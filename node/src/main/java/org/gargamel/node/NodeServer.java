@@ -26,7 +26,9 @@ import org.gargamel.common.config.ConfigException;
 import org.gargamel.common.config.Mode;
 import org.gargamel.common.config.Secrets;
 import org.gargamel.common.group.Channels;
+import org.gargamel.common.group.GroupConfig;
 import org.gargamel.common.group.LogUnavailableException;
+import org.gargamel.common.group.LoopbackPorts;
 import org.gargamel.common.group.RaftLog;
 import org.gargamel.common.jdbc.Rollbacks;
 import org.gargamel.common.lifecycle.FatalException;
@@ -67,6 +69,7 @@ import org.gargamel.node.execution.Worker;
 import org.gargamel.node.execution.WorkerConnection;
 import org.gargamel.node.progress.ProgressReporter;
 import org.gargamel.node.sequence.SequenceSlots;
+import org.gargamel.node.shipping.SiteShipping;
 import org.gargamel.node.transfer.SchemaCopy;
 import org.gargamel.node.transfer.SchemaDigest;
 import org.gargamel.node.transfer.StateTransfer;
@@ -137,6 +140,9 @@ public final class NodeServer implements AutoCloseable {
 
     private JChannel control;
     private WriteSetLog log;
+    /** A write-set log per site: what this node ships from the other sites' logs into its own (else null). */
+    private SiteShipping shipping;
+
     private volatile Address scheduler;
     /** Which scheduler the write-set log made active, and its epoch. */
     private final ActiveScheduler activeScheduler;
@@ -167,6 +173,18 @@ public final class NodeServer implements AutoCloseable {
 
     public NodeStatistics statistics() {
         return statistics;
+    }
+
+    /** The members of this node's write-set log (empty before it started). */
+    public List<String> writeSetLogMembers() {
+        WriteSetLog current = log;
+        return current == null ? List.of() : current.members();
+    }
+
+    /** A write-set log per site: the index in {@code site}'s log of the last entry shipped from there taken here. */
+    public long shippedThrough(String site) {
+        ApplyLoop current = applier;
+        return current == null ? 0 : current.shipped().through(site);
     }
 
     /** How far this node knows the write-set log committed (and handed to its applier); -1 before it started. */
@@ -300,6 +318,7 @@ public final class NodeServer implements AutoCloseable {
             supervisor.start(name + "-applier", applier::run); // before the log: it replays at once
             log = new WriteSetLog(
                     name,
+                    config.writeSetCluster(),
                     Channels.writeSetLog(
                             config.writeSetGroup(), name, config.raftSettings(), config.site(), config.writeSetLinks()),
                     new LogStateMachine(
@@ -310,8 +329,13 @@ public final class NodeServer implements AutoCloseable {
                             applier::awaitHandled,
                             applier::startsFromSnapshot,
                             activeScheduler,
-                            applier::mustBeRebuilt),
+                            applier::mustBeRebuilt,
+                            applier.shipped()),
                     logPatience);
+            if (config.siteLog()) {
+                shipping = new SiteShipping(name, log, log::isLeader, applier.shipped());
+                progress.logPositionFrom(applier.shipped()::ownPosition);
+            }
             long incarnation = new SecureRandom().nextLong();
             ExecutionContext context = new ExecutionContext(
                     name,
@@ -331,7 +355,12 @@ public final class NodeServer implements AutoCloseable {
                     new IncrementPolicy(
                             rules, new Increments(primaryKeys.all()), config.usesIncrements(), config.incrementProbe()),
                     agreements,
-                    new LogBarrier(name, log, applier::markApplied, applier::forgetMark));
+                    new LogBarrier(
+                            name,
+                            log,
+                            applier::markApplied,
+                            applier::forgetMark,
+                            config.siteLog() ? applier.shipped() : null));
             for (int i = 0; i < config.workers(); i++) {
                 Connection connection = dataSource.getConnection();
                 WriteSetCapture.enableForSession(connection);
@@ -352,6 +381,9 @@ public final class NodeServer implements AutoCloseable {
             log.connect();
             catchUp(applier);
             alignSequences();
+            if (shipping != null) {
+                followOtherSites(shipping);
+            }
             control.setReceiver(new MessageEndpoint(name + " control", supervisor::fail)
                     .on(Execute.class, MessageType.EXECUTE, (source, call) -> dispatch(source, call))
                     // From a site scheduler: where the schedule log placed a provisional call (docs/multisite.md).
@@ -381,6 +413,37 @@ public final class NodeServer implements AutoCloseable {
             close();
             throw e;
         }
+    }
+
+    /**
+     * A write-set log per site: joins every other site's log as a learner and ships its entries into this site's log
+     * while this node leads it (docs/multisite.md, Site-local acknowledgement). After the catch-up, so that what this
+     * site's log took is known before anything is shipped again.
+     */
+    private void followOtherSites(SiteShipping shipping) throws Exception {
+        for (String other : config.otherSites()) {
+            SiteShipping.Follower follower = shipping.follower(other);
+            RaftLog learner = new RaftLog(
+                    name,
+                    "write-set log of site " + other,
+                    // Its own port: the configured one is this site's log's (TCPPING needs a fixed one).
+                    Channels.writeSetLog(
+                            learnerGroup(), name, config.learnerSettings(other), config.site(), config.writeSetLinks()),
+                    follower,
+                    logPatience);
+            follower.firstIndexFrom(learner::firstIndex);
+            shipping.learning(learner);
+            learner.connect(NodeConfig.writeSetCluster(other));
+        }
+        shipping.start();
+    }
+
+    /** A learner channel's group settings: the write-set group's, on a free port of the same address. */
+    private GroupConfig learnerGroup() {
+        GroupConfig group = config.writeSetGroup();
+        return group.transport() == GroupConfig.Transport.TCP
+                ? group.withBindPort(LoopbackPorts.pickOn(group.bindAddress()))
+                : group;
     }
 
     /**
@@ -556,7 +619,7 @@ public final class NodeServer implements AutoCloseable {
         long[] visible = java.util.Arrays.stream(query.transactions())
                 .filter(visibility::isVisible)
                 .toArray();
-        sendControl(source, new Progress(name, visible));
+        sendControl(source, new Progress(name, visible, progress.logPosition()));
     }
 
     /** From the scheduler: its decision goes into the log (each survivor appends a copy; the first decides). */
@@ -606,6 +669,9 @@ public final class NodeServer implements AutoCloseable {
         }
         if (control != null) {
             control.close();
+        }
+        if (shipping != null) {
+            shipping.close();
         }
         if (log != null) {
             log.close();
@@ -741,6 +807,11 @@ public final class NodeServer implements AutoCloseable {
         }
         if (found == null) {
             return;
+        }
+        if (config.siteLog()) {
+            // A successor site scheduler learns at once how far this site's log has come: its placements of other
+            // sites' calls must cover every call its predecessor forgot (docs/multisite.md).
+            sendControl(found, new Progress(name, new long[0], progress.logPosition()));
         }
         if (found.equals(servingAt)) {
             sendControl(found, new NodeHello(name, config.workers(), true, profile));

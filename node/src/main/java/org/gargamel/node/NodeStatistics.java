@@ -167,6 +167,11 @@ public final class NodeStatistics {
         killed++;
     }
 
+    /** How many spanning calls of site-owned classes ran behind a barrier. */
+    public synchronized long barrierCount() {
+        return barriers;
+    }
+
     /** A spanning call of site-owned classes waited {@code nanos} behind its barrier before it ran. */
     public synchronized void behindBarrier(long nanos) {
         barriers++;

@@ -411,6 +411,12 @@ public final class SchedulerServer implements AutoCloseable {
         }
     }
 
+    /**
+     * A write-set log per site: the highest position in it this site's nodes reported (0 otherwise, and before the
+     * first report). Read by the loop only.
+     */
+    private long siteLogPosition;
+
     public SchedulerServer(SchedulerConfig config) {
         this.config = config.validate();
         ClassifierRules rules = config.loadRules();
@@ -428,6 +434,9 @@ public final class SchedulerServer implements AutoCloseable {
                                 new SiteAgreement(
                                         config.site().name(), config.site().agreement()),
                                 rules);
+        if (site != null) {
+            site.logPositionFrom(() -> siteLogPosition);
+        }
         this.profile = new ClusterProfile(config.mode(), config.isolation(), rules.digest(), "");
         this.group = config.controlGroup();
         this.endpoint = new MessageEndpoint("scheduler", supervisor::fail)
@@ -771,7 +780,7 @@ public final class SchedulerServer implements AutoCloseable {
         inFlightCalls.put(new CallRef(client, callId), placement.txn());
         scheduled.incrementAndGet();
         if (home == null || home.dispatchNow()) {
-            send(target, execute(placement, client, callId, call, home != null && home.provisional(), false));
+            send(target, execute(placement, client, callId, call, home != null && home.provisional(), false, Map.of()));
         }
         if (home != null && home.entry() != null) {
             visibleAt.put(placement.txn(), new HashSet<>());
@@ -791,7 +800,8 @@ public final class SchedulerServer implements AutoCloseable {
             long callId,
             ProcedureCall call,
             boolean provisional,
-            boolean barrier) {
+            boolean barrier,
+            Map<String, Long> shippedBefore) {
         return new Execute(
                 placement.txn(),
                 placement.worker().index(),
@@ -801,7 +811,8 @@ public final class SchedulerServer implements AutoCloseable {
                 callId,
                 call,
                 provisional,
-                barrier);
+                barrier,
+                shippedBefore);
     }
 
     /**
@@ -981,7 +992,8 @@ public final class SchedulerServer implements AutoCloseable {
                                 call.callId(),
                                 call.call(),
                                 false,
-                                dispatch.barrier()));
+                                dispatch.barrier(),
+                                dispatch.shippedBefore()));
             }
             forgetIfVisibleHere(decision.txn());
         }
@@ -1277,6 +1289,8 @@ public final class SchedulerServer implements AutoCloseable {
 
     private void onProgress(Progress progress) {
         String node = progress.nodeName();
+        // A log per site: every call this site forgets stood at or before the highest position its nodes reported.
+        siteLogPosition = Math.max(siteLogPosition, progress.logPosition());
         for (long txn : progress.visible()) {
             eventTxn = txn;
             scheduler.reportVisible(node, txn);
@@ -1324,7 +1338,13 @@ public final class SchedulerServer implements AutoCloseable {
         if (!active) {
             active = true;
             epoch = grant.epoch();
-            scheduler.startTransactionIdsAt(TransactionIds.firstOf(epoch));
+            if (site == null) {
+                scheduler.startTransactionIdsAt(TransactionIds.firstOf(epoch));
+            } else {
+                // A site's number in the ids too: with a write-set log per site, two sites may claim the same epoch.
+                long first = TransactionIds.firstOf(epoch, config.site().number());
+                scheduler.startTransactionIdsAt(first, TransactionIds.lastFrom(first, true));
+            }
             LOG.info(
                     "the write-set log made this scheduler the active one: epoch {} (granted by {})",
                     epoch,

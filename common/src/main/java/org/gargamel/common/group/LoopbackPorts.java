@@ -43,6 +43,24 @@ public final class LoopbackPorts {
                 + " after " + ATTEMPTS + " attempts");
     }
 
+    /**
+     * A free port on {@code host}: as {@link #pick()} on a loopback address; elsewhere one the kernel hands out on that
+     * address (a machine's real address: no other test process draws from it).
+     */
+    public static int pickOn(String host) {
+        try {
+            InetAddress address = InetAddress.getByName(host);
+            if (address.isLoopbackAddress()) {
+                return pick();
+            }
+            try (ServerSocket socket = new ServerSocket(0, 0, address)) {
+                return socket.getLocalPort();
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("no free TCP port on " + host + ": " + e.getMessage(), e);
+        }
+    }
+
     private static boolean bindable(int port) {
         try (ServerSocket socket = new ServerSocket()) {
             socket.setReuseAddress(false);

@@ -19,7 +19,9 @@ import org.jgroups.util.Util;
  *
  * <p>{@code barrier} (site-owned conflict classes, docs/multisite.md): before it runs, the node applies everything the
  * write-set log committed before it got the call (it appends a mark and waits for it), so that it sees every call its
- * owners no longer name because every node of theirs has it.
+ * owners no longer name because every node of theirs has it. With a write-set log per site, {@code shippedBefore}
+ * gives, for each other owner site, how far in that site's log the node must have applied what was shipped from it
+ * ({@link SchedulePlacement#logPosition}); it waits for that before it appends its mark.
  */
 // ArrayRecordComponent is wrong here: equals, hashCode and toString below compare the ids, and the long[] that the
 // codec reads and writes (no boxed list per message) is never written once the message is built.
@@ -32,7 +34,8 @@ public record Execute(
         long callId,
         ProcedureCall call,
         boolean provisional,
-        boolean barrier)
+        boolean barrier,
+        java.util.Map<String, Long> shippedBefore)
         implements Message {
     private static final int READ_ONLY = 1;
     private static final int PROVISIONAL = 2;
@@ -45,6 +48,24 @@ public record Execute(
         if (barrier && (readOnly || provisional)) {
             throw new IllegalArgumentException("only an update call placed for good is sent behind a barrier");
         }
+        shippedBefore = java.util.Map.copyOf(shippedBefore);
+        if (!barrier && !shippedBefore.isEmpty()) {
+            throw new IllegalArgumentException("only a call behind a barrier waits for what other sites shipped");
+        }
+    }
+
+    /** A call, behind a barrier of its own site's log only or none. */
+    public Execute(
+            long txnId,
+            int worker,
+            boolean readOnly,
+            long[] backDependencies,
+            Address client,
+            long callId,
+            ProcedureCall call,
+            boolean provisional,
+            boolean barrier) {
+        this(txnId, worker, readOnly, backDependencies, client, callId, call, provisional, barrier, java.util.Map.of());
     }
 
     /** A call without a barrier. */
@@ -74,7 +95,7 @@ public record Execute(
 
     /** The same call, placed for good after {@code agreed}. */
     public Execute placedAfter(long[] agreed) {
-        return new Execute(txnId, worker, readOnly, agreed, client, callId, call, false, barrier);
+        return new Execute(txnId, worker, readOnly, agreed, client, callId, call, false, barrier, shippedBefore);
     }
 
     @Override
@@ -97,6 +118,11 @@ public record Execute(
         Util.writeAddress(client, out);
         out.writeLong(callId);
         WireCodec.writeCall(out, call);
+        out.writeInt(shippedBefore.size());
+        for (java.util.Map.Entry<String, Long> site : new java.util.TreeMap<>(shippedBefore).entrySet()) {
+            WireCodec.writeString(out, site.getKey());
+            out.writeLong(site.getValue());
+        }
     }
 
     static Execute read(DataInput in) throws IOException {
@@ -119,6 +145,12 @@ public record Execute(
         if (call.adHoc() != null && !readOnly) {
             throw new MalformedMessageException("EXECUTE: an ad-hoc query placed as an update transaction");
         }
+        boolean barrier = (flags & BARRIER) != 0;
+        java.util.Map<String, Long> shippedBefore = new java.util.HashMap<>();
+        int sites = WireCodec.readCount(in, "site count");
+        for (int i = 0; i < sites; i++) {
+            shippedBefore.put(WireCodec.readString(in), in.readLong());
+        }
         return new Execute(
                 txnId,
                 worker,
@@ -128,7 +160,8 @@ public record Execute(
                 callId,
                 call,
                 (flags & PROVISIONAL) != 0,
-                (flags & BARRIER) != 0);
+                barrier,
+                shippedBefore);
     }
 
     @Override
@@ -142,7 +175,8 @@ public record Execute(
                 && callId == e.callId
                 && call.equals(e.call)
                 && provisional == e.provisional
-                && barrier == e.barrier;
+                && barrier == e.barrier
+                && shippedBefore.equals(e.shippedBefore);
     }
 
     @Override
@@ -154,6 +188,7 @@ public record Execute(
     public String toString() {
         return "Execute[txn=" + txnId + ", worker=" + worker + ", readOnly=" + readOnly + ", provisional=" + provisional
                 + ", deps="
-                + java.util.Arrays.toString(backDependencies) + ", call=" + call + (barrier ? ", barrier" : "") + "]";
+                + java.util.Arrays.toString(backDependencies) + ", call=" + call + (barrier ? ", barrier" : "")
+                + (shippedBefore.isEmpty() ? "" : ", shippedBefore=" + shippedBefore) + "]";
     }
 }

@@ -20,6 +20,7 @@ public sealed interface Message
                 Progress,
                 VisibilityQuery,
                 SchedulePlacement,
+                Shipped,
                 WriteSet,
                 DrainQuery,
                 DrainStatus,

@@ -50,7 +50,12 @@ public enum MessageType {
      * site scheduler → schedule log: an owner site placed another site's spanning call after its own calls (site-owned
      * conflict classes, docs/multisite.md).
      */
-    SCHEDULE_PLACEMENT(20, SchedulePlacement.class);
+    SCHEDULE_PLACEMENT(20, SchedulePlacement.class),
+    /**
+     * node → its site's write-set log: another site's write-set or decision, shipped (site-local acknowledgement,
+     * docs/multisite.md).
+     */
+    SHIPPED(21, Shipped.class);
 
     private final byte tag;
     private final Class<? extends Message> messageClass;

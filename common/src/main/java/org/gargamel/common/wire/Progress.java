@@ -14,7 +14,18 @@ import java.io.IOException;
 // codec reads and writes (no boxed list per message) is never written once the message is built.
 public record Progress(
         String nodeName,
-        @SuppressWarnings("ArrayRecordComponent") long[] visible) implements Message {
+        @SuppressWarnings("ArrayRecordComponent") long[] visible,
+        long logPosition) implements Message {
+    /**
+     * {@code logPosition} (site-local write-set logs, docs/multisite.md): the index in the node's site log of the last
+     * entry of its site's own (a write-set or decision, not one shipped from another site) it has handled, 0 when
+     * unknown. Every transaction it reports visible stood at or before it. A site scheduler hands the highest of these
+     * to the sites a spanning call is shipped to, so the call's node waits until it has the calls the site forgot.
+     */
+    public Progress(String nodeName, long[] visible) {
+        this(nodeName, visible, 0);
+    }
+
     @Override
     public MessageType type() {
         return MessageType.PROGRESS;
@@ -29,16 +40,18 @@ public record Progress(
     public void writeBody(DataOutput out) throws IOException {
         WireCodec.writeString(out, nodeName);
         WireCodec.writeLongs(out, visible);
+        out.writeLong(logPosition);
     }
 
     static Progress read(DataInput in) throws IOException {
-        return new Progress(WireCodec.readString(in), WireCodec.readLongs(in));
+        return new Progress(WireCodec.readString(in), WireCodec.readLongs(in), in.readLong());
     }
 
     @Override
     public boolean equals(Object other) {
         return other instanceof Progress p
                 && nodeName.equals(p.nodeName)
+                && logPosition == p.logPosition
                 && java.util.Arrays.equals(visible, p.visible);
     }
 
@@ -49,6 +62,7 @@ public record Progress(
 
     @Override
     public String toString() {
-        return "Progress[node=" + nodeName + ", visible=" + java.util.Arrays.toString(visible) + "]";
+        return "Progress[node=" + nodeName + ", visible=" + java.util.Arrays.toString(visible)
+                + (logPosition == 0 ? "" : ", logPosition=" + logPosition) + "]";
     }
 }

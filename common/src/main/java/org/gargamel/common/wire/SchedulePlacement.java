@@ -14,7 +14,17 @@ import java.util.Arrays;
 public record SchedulePlacement(
         String owner,
         long txn,
-        @SuppressWarnings("ArrayRecordComponent") long[] dependencies) implements Message {
+        @SuppressWarnings("ArrayRecordComponent") long[] dependencies,
+        long logPosition) implements Message {
+    /**
+     * {@code logPosition} (site-local write-set logs): how far in the owner's site log its nodes had come when it
+     * placed the call ({@code Progress.logPosition}): every call it no longer names stood at or before it. 0 with one
+     * write-set log for all sites.
+     */
+    public SchedulePlacement(String owner, long txn, long[] dependencies) {
+        this(owner, txn, dependencies, 0);
+    }
+
     public SchedulePlacement {
         if (owner == null || owner.isBlank()) {
             throw new IllegalArgumentException("a placement needs its owner site's name");
@@ -40,10 +50,11 @@ public record SchedulePlacement(
         WireCodec.writeString(out, owner);
         out.writeLong(txn);
         WireCodec.writeLongs(out, dependencies);
+        out.writeLong(logPosition);
     }
 
     static SchedulePlacement read(DataInput in) throws IOException {
-        return new SchedulePlacement(WireCodec.readString(in), in.readLong(), WireCodec.readLongs(in));
+        return new SchedulePlacement(WireCodec.readString(in), in.readLong(), WireCodec.readLongs(in), in.readLong());
     }
 
     @Override
@@ -51,6 +62,7 @@ public record SchedulePlacement(
         return other instanceof SchedulePlacement p
                 && owner.equals(p.owner)
                 && txn == p.txn
+                && logPosition == p.logPosition
                 && Arrays.equals(dependencies, p.dependencies);
     }
 
@@ -62,6 +74,6 @@ public record SchedulePlacement(
     @Override
     public String toString() {
         return "SchedulePlacement[owner=" + owner + ", txn=" + txn + ", dependencies=" + Arrays.toString(dependencies)
-                + "]";
+                + (logPosition == 0 ? "" : ", logPosition=" + logPosition) + "]";
     }
 }

@@ -82,6 +82,7 @@ public final class WireCodec {
                 case AGREEMENT -> Agreement.read(in);
                 case VISIBILITY_QUERY -> VisibilityQuery.read(in);
                 case SCHEDULE_PLACEMENT -> SchedulePlacement.read(in);
+                case SHIPPED -> Shipped.read(in);
             };
             if (in.available() > 0) {
                 throw new MalformedMessageException(type + ": " + in.available() + " unexpected trailing bytes");

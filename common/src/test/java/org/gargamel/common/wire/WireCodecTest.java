@@ -96,6 +96,8 @@ class WireCodecTest {
                 new Execute(7, 2, false, new long[] {3, 5}, UUID.randomUUID(), 42, PAYMENT),
                 new Execute(8, 1, false, new long[] {7}, UUID.randomUUID(), 43, PAYMENT, true),
                 new Execute(10, 1, false, new long[] {7}, UUID.randomUUID(), 44, PAYMENT, false, true),
+                new Execute(
+                        11, 1, false, new long[] {7}, UUID.randomUUID(), 44, PAYMENT, false, true, Map.of("eu", 17L)),
                 new Execute(9, 0, true, new long[0], UUID.randomUUID(), 45, ProcedureCall.of("stock_level", 1, 2, 15)),
                 new NodeHello("node-1", 4, true, PROFILE),
                 new NodeHello("node-2", 2, false, new ClusterProfile(Mode.ROUND_ROBIN, Isolation.SI, "r2", "")),
@@ -107,6 +109,7 @@ class WireCodecTest {
                                 Mode.GARGAMEL, Isolation.PSI, "r3", "s3", List.of("node-1", "node-2", "node-3"))),
                 new NodeRefused("node-3", "its configuration differs from the cluster's: mode centralized"),
                 new Progress("node-2", new long[] {1, 2, 3, Long.MAX_VALUE}),
+                new Progress("node-2", new long[] {1}, 4242),
                 new WriteSet(
                         7,
                         "node-1",
@@ -132,6 +135,9 @@ class WireCodecTest {
                 new ScheduleCall("eu-west", 3, 7L << 32 | 9, NEW_ORDER),
                 new Agreement(7L << 32 | 9, true, new long[] {5, 6}),
                 new SchedulePlacement("us-east", 7L << 32 | 9, new long[] {5L << 32 | 1, 6}),
+                new SchedulePlacement("us-east", 7L << 32 | 9, new long[] {6}, 31),
+                new Shipped("eu-west", 0, 5, new WriteSet(12, "node-1", "payment", new long[] {3}, -1, List.of())),
+                new Shipped("eu-west", 5, 9, new Abandon("node-2", new long[] {13})),
                 new VisibilityQuery(new long[] {7L << 32 | 9, 3}),
                 new TakeOver(),
                 new EpochClaim(org.jgroups.util.UUID.randomUUID()),
@@ -290,6 +296,22 @@ class WireCodecTest {
         assertTrue(assertThrows(MalformedMessageException.class, () -> WireCodec.decode(badValue))
                 .getMessage()
                 .contains("unknown argument value tag 77"));
+    }
+
+    @Test
+    void aShippedEntryIsAWriteSetOrADecisionInItsOriginsOrder() {
+        WriteSet writeSet = new WriteSet(12, "node-1", "payment", new long[0], -1, List.of());
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> new Shipped("eu", 0, 5, new LogMark("n", 1)))
+                .getMessage()
+                .contains("only a write-set or an ABANDON decision is shipped between sites, got LOG_MARK"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> new Shipped("eu", 5, 5, writeSet))
+                .getMessage()
+                .contains("index 5 must come after the previous one's, 5"));
+        byte[] bytes = WireCodec.encode(new Shipped("eu", 0, 5, writeSet));
+        bytes[1 + Integer.BYTES + 2 + 2 * Long.BYTES - 1] = 0; // the index's last byte: 5 becomes 0
+        assertTrue(assertThrows(MalformedMessageException.class, () -> WireCodec.decode(bytes))
+                .getMessage()
+                .contains("index 0 must come after"));
     }
 
     @Test

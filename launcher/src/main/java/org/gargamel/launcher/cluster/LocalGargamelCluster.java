@@ -250,7 +250,10 @@ public final class LocalGargamelCluster implements GargamelCluster {
         if (site != null) {
             node.put("site", site);
             SitesPlan sites = plan.sites();
-            if (sites.delayMillis() > 0) {
+            if (sites.siteLog()) {
+                node.put("writeSetLog", "site");
+            }
+            if (sites.delayMillis() > 0 || sites.siteLog()) {
                 // The write-set log crosses sites too: what this node receives from another site's nodes is delayed.
                 Map<String, String> siteOfReplicas = new LinkedHashMap<>();
                 for (int other = 0; other < plan.replicas(); other++) {
@@ -604,6 +607,16 @@ public final class LocalGargamelCluster implements GargamelCluster {
         return failure;
     }
 
+    /**
+     * With a write-set log per site: how long after the schedulers were quiet every replica had what the sites
+     * shipped each other (null before {@link #awaitQuiescence}, or with one log).
+     */
+    public Duration shippingDrain() {
+        return shippingDrain;
+    }
+
+    private volatile Duration shippingDrain;
+
     @Override
     public void awaitQuiescence(Duration timeout) throws InterruptedException {
         try {
@@ -616,6 +629,10 @@ public final class LocalGargamelCluster implements GargamelCluster {
                     for (GargamelClient site : siteClients) {
                         site.awaitQuiescence(timeout);
                     }
+                }
+                if (plan.sites().siteLog()) {
+                    // Quiet at every site's scheduler; what the sites shipped each other may still be on its way.
+                    shippingDrain = ShippingDrain.await(plan.jdbcUrls(), timeout);
                 }
             }
         } catch (TimeoutException e) {

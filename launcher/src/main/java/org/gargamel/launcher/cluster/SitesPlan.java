@@ -13,8 +13,21 @@ import java.util.List;
  * (terminal t to site t mod S, so sites conflict as often as TPC-C lets them).
  */
 public record SitesPlan(
-        int count, int replicasPerSite, int delayMillis, String agreement, boolean partitioned, int warehouses) {
+        int count,
+        int replicasPerSite,
+        int delayMillis,
+        String agreement,
+        boolean partitioned,
+        int warehouses,
+        boolean siteLog) {
+    /**
+     * {@code siteLog}: with site-owned classes, a write-set log per site: a call is acknowledged once its site's
+     * replicas hold it, and each site's write-sets are shipped to the others (docs/multisite.md).
+     */
     public SitesPlan {
+        if (siteLog && !OWNED.equals(agreement)) {
+            throw new IllegalArgumentException("a write-set log per site needs agreement owned, got " + agreement);
+        }
         if (count < 2) {
             throw new IllegalArgumentException("sites: at least 2, got " + count);
         }
@@ -34,6 +47,17 @@ public record SitesPlan(
 
     /** No agreement: site-1's scheduler serves every site (the thesis's single site with distant clients). */
     public static final String ONE_SCHEDULER = "one-scheduler";
+
+    /** One write-set log across the sites. */
+    public SitesPlan(
+            int count, int replicasPerSite, int delayMillis, String agreement, boolean partitioned, int warehouses) {
+        this(count, replicasPerSite, delayMillis, agreement, partitioned, warehouses, false);
+    }
+
+    /** What an acknowledgement waits for: a majority of every replica ("all-sites"), or of the call's site's. */
+    public String acknowledgement() {
+        return siteLog ? "site" : "all-sites";
+    }
 
     /** Site-owned conflict classes: warehouse w's rows are site (w - 1) mod S's (docs/multisite.md). */
     public static final String OWNED = "owned";

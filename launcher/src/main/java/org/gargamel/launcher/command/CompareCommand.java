@@ -131,7 +131,7 @@ public final class CompareCommand implements Callable<Integer> {
     record Plan(RunTarget target, int replicas, int warehouses, int terminals, Double rate) {
         String label() {
             if (target instanceof RunTarget.Gargamel through && through.sites() != null) {
-                return "sites-" + through.sites().agreement() + "-"
+                return "sites-" + through.sites().agreement() + (through.sites().siteLog() ? "-site-ack" : "") + "-"
                         + through.sites().warehousesPerSite();
             }
             return String.format(
@@ -274,6 +274,9 @@ public final class CompareCommand implements Callable<Integer> {
                 SitesPlan sites = new SitesPlan(2, 1, delayMillis, agreement, partitioned, warehouses);
                 plans.add(new Plan(acrossSites(sites, rules), 2, warehouses, terminals, null));
             }
+            // Site-owned classes with a write-set log per site: acknowledged once the call's own site holds it.
+            SitesPlan siteAck = new SitesPlan(2, 1, delayMillis, SitesPlan.OWNED, partitioned, warehouses, true);
+            plans.add(new Plan(acrossSites(siteAck, rules), 2, warehouses, terminals, null));
         }
         return plans;
     }

@@ -171,6 +171,15 @@ final class RunOptions {
     private String agreement;
 
     @Option(
+            names = "--ack",
+            paramLabel = "K",
+            description = "with --sites --agreement owned: all-sites (default: a call is acknowledged once a majority"
+                    + " of every replica holds its write-set) or site (a write-set log per site: once a majority of"
+                    + " its site's replicas do; each site's write-sets are shipped to the others, and what a whole"
+                    + " site lost before shipping it is lost)")
+    private String ack;
+
+    @Option(
             names = "--warehouses-per-site",
             paramLabel = "P",
             description = "with --sites: partitioned (default: each warehouse's terminals at one site) or shared "
@@ -283,10 +292,11 @@ final class RunOptions {
     /** The sites' options, or null without --sites (then none of them may be given). */
     private SitesPlan sitesPlan(Mode chosen, Isolation level, RunTarget.Client clientKind) {
         if (sites == null) {
-            for (String option : List.of("--site-delay", "--agreement", "--warehouses-per-site")) {
+            for (String option : List.of("--site-delay", "--agreement", "--ack", "--warehouses-per-site")) {
                 Object given = switch (option) {
                     case "--site-delay" -> siteDelay;
                     case "--agreement" -> agreement;
+                    case "--ack" -> ack;
                     default -> warehousesPerSite;
                 };
                 if (given != null) {
@@ -319,7 +329,19 @@ final class RunOptions {
         int delayMillis = siteDelayMillis(spec, siteDelay == null ? Duration.ZERO : siteDelay);
         int siteCount = Usage.range(spec, "--sites", sites, 2, 8);
         int perSite = replicaOptions.replicas == null ? 1 : replicaOptions.replicas;
-        return new SitesPlan(siteCount, perSite, delayMillis, agreed, placement.equals("partitioned"), warehouses);
+        String acknowledged = ack == null ? "all-sites" : ack;
+        if (!acknowledged.equals("all-sites") && !acknowledged.equals("site")) {
+            throw Usage.error(spec, "--ack must be all-sites or site, got '" + acknowledged + "'");
+        }
+        boolean siteLog = acknowledged.equals("site");
+        if (siteLog && !agreed.equals(SitesPlan.OWNED)) {
+            throw Usage.error(
+                    spec,
+                    "--ack site needs --agreement owned (only a site's own calls may commit without the other"
+                            + " sites), got --agreement " + agreed);
+        }
+        return new SitesPlan(
+                siteCount, perSite, delayMillis, agreed, placement.equals("partitioned"), warehouses, siteLog);
     }
 
     /** {@code --site-delay} in milliseconds, once checked (demo's and compare's): 0 to 10 s. */

@@ -84,9 +84,16 @@ public record CompareRun(
         return run.sites() instanceof Map<?, ?> figures ? (Map<String, Object>) figures : null;
     }
 
-    /** A multi-site run's agreement (optimistic, pessimistic, one-scheduler), or null. */
+    /**
+     * A multi-site run's agreement (optimistic, pessimistic, owned, one-scheduler; "owned, site ack" with a write-set
+     * log per site), or null.
+     */
     public String agreement() {
-        return sites == null ? null : (String) sites.get("agreement");
+        if (sites == null) {
+            return null;
+        }
+        String agreement = (String) sites.get("agreement");
+        return "site".equals(sites.get("acknowledgement")) ? agreement + ", site ack" : agreement;
     }
 
     /** A multi-site run's warehouse placement (partitioned, shared), or null. */

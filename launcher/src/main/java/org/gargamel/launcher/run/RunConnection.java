@@ -270,6 +270,11 @@ abstract sealed class RunConnection implements AutoCloseable
             if (!interrupted) {
                 err.println("waiting until every replica has applied every write-set ...");
                 cluster.awaitQuiescence(QUIESCENCE_TIMEOUT);
+                if (cluster instanceof LocalGargamelCluster local && local.shippingDrain() != null) {
+                    err.printf(
+                            "the sites' shipping drained %d ms after the schedulers were quiet%n",
+                            local.shippingDrain().toMillis());
+                }
             }
             return Optional.of(cluster.stop());
         }

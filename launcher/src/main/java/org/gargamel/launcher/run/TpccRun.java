@@ -160,7 +160,11 @@ public final class TpccRun {
                     result = result.withSites(siteFigures(
                             through.sites(),
                             nodes.orElseThrow(),
-                            connection.siteLatencies().orElseThrow()));
+                            connection.siteLatencies().orElseThrow(),
+                            connection
+                                    .localCluster()
+                                    .map(LocalGargamelCluster::shippingDrain)
+                                    .orElse(null)));
                 }
                 out.print(RunSummary.render(result));
                 if (result.sites() instanceof Map<?, ?> sites) {
@@ -194,7 +198,8 @@ public final class TpccRun {
      * a stall is a provisional call that ran to its end before its agreement came, its mean length the agreement wait
      * that the call could not overlap); and the terminals' latency by site.
      */
-    static Map<String, Object> siteFigures(SitesPlan plan, ClusterStatistics nodes, SiteLatencies latencies) {
+    static Map<String, Object> siteFigures(
+            SitesPlan plan, ClusterStatistics nodes, SiteLatencies latencies, java.time.Duration shippingDrain) {
         long cancels = nodes.sum("cancelled");
         long kills = nodes.sum("killed");
         long stalls = nodes.sum("stalled");
@@ -208,6 +213,11 @@ public final class TpccRun {
         figures.put("replicasPerSite", plan.replicasPerSite());
         figures.put("siteDelayMs", plan.delayMillis());
         figures.put("agreement", plan.agreement());
+        figures.put("acknowledgement", plan.acknowledgement());
+        if (shippingDrain != null) {
+            // A log per site: how long after the schedulers were quiet every replica had what the sites shipped.
+            figures.put("shippingDrainMs", shippingDrain.toMillis());
+        }
         figures.put("warehousesPerSite", plan.warehousesPerSite());
         figures.put("provisionalCalls", nodes.sum("provisionalCalls"));
         figures.put("collisions", cancels + kills);

@@ -225,6 +225,18 @@ class CommandLineParsingTest {
                 Map.of("site-1", List.of(1L, 3L), "site-2", List.of(2L)),
                 owned.sites().owners(),
                 "warehouse w is site (w - 1) mod 2's, as its terminals' site when partitioned");
+        assertEquals("all-sites", owned.sites().acknowledgement());
+        RunTarget.Gargamel siteAck =
+                (RunTarget.Gargamel) request(true, "--sites", "2", "--agreement", "owned", "--ack", "site")
+                        .target();
+        assertTrue(siteAck.sites().siteLog());
+        assertEquals("site", siteAck.sites().acknowledgement());
+        assertUsageError(
+                CommandRunner.run("demo", "--sites", "2", "--ack", "site"), "--ack site needs --agreement owned");
+        assertUsageError(
+                CommandRunner.run("demo", "--sites", "2", "--agreement", "owned", "--ack", "local"),
+                "--ack must be all-sites or site, got 'local'");
+        assertUsageError(CommandRunner.run("demo", "--ack", "site"), "--ack is for --sites");
 
         assertUsageError(CommandRunner.run("demo", "--sites", "1"), "option --sites of 'demo' must be between 2 and 8");
         assertUsageError(CommandRunner.run("demo", "--site-delay", "50ms"), "--site-delay is for --sites");
@@ -417,10 +429,12 @@ class CommandLineParsingTest {
                         "sites-optimistic-partitioned",
                         "sites-pessimistic-partitioned",
                         "sites-owned-partitioned",
+                        "sites-owned-site-ack-partitioned",
                         "sites-one-scheduler-shared",
                         "sites-optimistic-shared",
                         "sites-pessimistic-shared",
-                        "sites-owned-shared"),
+                        "sites-owned-shared",
+                        "sites-owned-site-ack-shared"),
                 plans.stream().map(CompareCommand.Plan::label).toList());
         for (CompareCommand.Plan plan : plans) {
             assertEquals(2, plan.replicas(), plan.label());

@@ -498,6 +498,35 @@ class ReplicationTest {
                 });
     }
 
+    /**
+     * The same with a write-set log per site (docs/multisite.md, Site-local acknowledgement): each node's site log is
+     * its own, a call is acknowledged once its site holds it, and each site's write-sets are shipped into the other
+     * sites' logs. us's spanning calls wait behind their barrier for what eu had logged when it placed them, shipped to
+     * us. Every call commits once, every replica applies every New-Order, and the replicas converge.
+     */
+    @Test
+    @Order(8)
+    void withAWriteSetLogPerSiteEachSitesWriteSetsAreShippedToTheOthers() throws Exception {
+        runSites(
+                site -> new SiteSettings(site, SITES, GroupSettings.inMemory(), "owned", delaysFrom(site))
+                        .owning(Map.of("eu", List.of(1L), "us", List.of(2L), "ap", List.of(3L))),
+                node -> node.withSiteLog(Map.of("node-1", "eu", "node-2", "us", "node-3", "ap")),
+                (schedulers, nodes) -> {
+                    OwnedAgreement.Counters us =
+                            schedulers.get(1).ownedCounters().orElseThrow();
+                    assertEquals(24, us.spanning(), "us's calls all write eu's rows");
+                    for (NodeServer node : nodes) {
+                        assertEquals(1, node.writeSetLogMembers().size(), node.name() + "'s log is its site's alone");
+                    }
+                    assertTrue(nodes.get(1).statistics().barrierCount() > 0, "us's spanning calls ran behind barriers");
+                    assertTrue(
+                            nodes.get(1).shippedThrough("eu") > 0
+                                    && nodes.get(2).shippedThrough("eu") > 0,
+                            "eu's write-sets were shipped to us and ap");
+                    assertTrue(nodes.get(0).shippedThrough("us") > 0, "us's write-sets were shipped to eu");
+                });
+    }
+
     private static final List<String> SITES = List.of("eu", "us", "ap");
 
     private static Map<String, Integer> delaysFrom(String site) {
@@ -517,6 +546,15 @@ class ReplicationTest {
      */
     private static void runSites(java.util.function.Function<String, SiteSettings> settings, SiteCheck check)
             throws Exception {
+        runSites(settings, java.util.function.UnaryOperator.identity(), check);
+    }
+
+    /** As above, each node's configuration changed by {@code nodeConfig}. */
+    private static void runSites(
+            java.util.function.Function<String, SiteSettings> settings,
+            java.util.function.UnaryOperator<NodeConfig> nodeConfig,
+            SiteCheck check)
+            throws Exception {
         int nextOrderBefore = districtNextOrder(0);
         String rules = TpccRules.temporaryFile();
         List<SchedulerServer> schedulers = new java.util.ArrayList<>();
@@ -534,7 +572,7 @@ class ReplicationTest {
                 scheduler.start(); // each waits for no one: the schedule log elects once two sites are in
             }
             for (int i = 0; i < SITES.size(); i++) {
-                nodes.add(new NodeServer(new NodeConfig(
+                nodes.add(new NodeServer(nodeConfig.apply(new NodeConfig(
                                 "node-" + (i + 1),
                                 replicas.jdbcUrl(i),
                                 3,
@@ -545,7 +583,7 @@ class ReplicationTest {
                                 GroupSettings.inMemory(),
                                 InProcessGargamel.members(3),
                                 null)
-                        .withSite(SITES.get(i))));
+                        .withSite(SITES.get(i)))));
             }
             InProcessGargamel.startAll(nodes);
             for (String site : List.of("eu", "us")) {

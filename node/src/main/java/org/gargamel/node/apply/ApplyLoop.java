@@ -25,12 +25,14 @@ import org.gargamel.common.wire.EpochClaim;
 import org.gargamel.common.wire.LogMark;
 import org.gargamel.common.wire.Message;
 import org.gargamel.common.wire.Settlement;
+import org.gargamel.common.wire.Shipped;
 import org.gargamel.common.wire.WriteSet;
 import org.gargamel.node.CpuClock;
 import org.gargamel.node.NodeStatistics;
 import org.gargamel.node.certify.Certification;
 import org.gargamel.node.certify.PrimaryKeys;
 import org.gargamel.node.progress.ProgressReporter;
+import org.gargamel.node.shipping.ShippedPositions;
 import org.gargamel.node.transfer.TaintedReplicaException;
 import org.gargamel.node.visibility.Visibility;
 import org.gargamel.node.writeset.ActiveScheduler;
@@ -191,6 +193,9 @@ public final class ApplyLoop {
     /** The log this replica reads began at a snapshot: the commit-order chains before it are unknown. */
     private volatile boolean startedFromSnapshot;
 
+    /** What other sites shipped into this site's log, and this site's own position (a write-set log per site). */
+    private final ShippedPositions shipped = new ShippedPositions();
+
     /** The applied index in the database. */
     private long persistedIndex;
     /** Every entry up to this index is handled (applied, settled or decided). */
@@ -272,6 +277,11 @@ public final class ApplyLoop {
         }
     }
 
+    /** What other sites shipped into this site's log (a write-set log per site), decided in log order here. */
+    public ShippedPositions shipped() {
+        return shipped;
+    }
+
     /** The log's entries start after a snapshot (LogStateMachine): chains already under way start where met. */
     public void startsFromSnapshot() {
         startedFromSnapshot = true;
@@ -288,6 +298,9 @@ public final class ApplyLoop {
      * unless an ABANDON of its transaction came first in the log (then it never gets one from here).
      */
     public void deliver(Message message, long index, String logId) {
+        if (Shipped.isShippable(message)) {
+            shipped.ownDelivered(index); // before this node reports any of them visible
+        }
         if (message instanceof Abandon decision) {
             for (long txn : decision.transactions()) {
                 abandonedInLog.put(txn, Boolean.TRUE);
@@ -404,6 +417,20 @@ public final class ApplyLoop {
         if (entry.logId() != null) {
             startOfLog(entry.logId());
         }
+        if (entry.message() instanceof Shipped from) {
+            // Another site's entry (a write-set log per site): taken in its origin's order, once; a copy or one after
+            // a gap is skipped here as at every node of the site (ShippedPositions).
+            if (shipped.accept(from)) {
+                handleEntry(new Entry(from.entry(), entry.index(), null));
+            } else {
+                handled(entry.index());
+            }
+            return;
+        }
+        handleEntry(entry);
+    }
+
+    private void handleEntry(Entry entry) throws SQLException, InterruptedException {
         Message message = entry.message();
         long index = entry.index();
         boolean replayed = index <= persistedIndex;

@@ -138,7 +138,8 @@ public final class Worker {
                     // Site-owned classes: the owners no longer name the calls every node of theirs has; this replica
                     // must have them too before the call reads its rows (docs/multisite.md).
                     long waited = System.nanoTime();
-                    context.logBarrier().await(BARRIER_TIMEOUT_MILLIS);
+                    // With a log per site, also what the other owners had logged when they placed the call.
+                    context.logBarrier().await(call.shippedBefore(), BARRIER_TIMEOUT_MILLIS);
                     context.statistics().behindBarrier(System.nanoTime() - waited);
                 }
                 updates.execute(call, connection, attempt);

@@ -35,6 +35,8 @@ public final class ProgressReporter {
     private final ConcurrentLinkedQueue<Settlement> settlements = new ConcurrentLinkedQueue<>();
     private final Supplier<Address> scheduler;
     private final BiConsumer<Address, Message> send;
+    /** This node's position in its site's write-set log, sent with each report (a log per site; else 0). */
+    private volatile java.util.function.LongSupplier logPosition = () -> 0;
     /** When this loop last found no scheduler to send to (0: it had one); loop thread only. */
     private long outOfSightSince;
 
@@ -43,6 +45,19 @@ public final class ProgressReporter {
         this.node = node;
         this.scheduler = scheduler;
         this.send = send;
+    }
+
+    /**
+     * Sends {@code position} with every report ({@link Progress#logPosition}): read after the transactions reported
+     * with it became visible, so it is at or past each of them.
+     */
+    public void logPositionFrom(java.util.function.LongSupplier position) {
+        this.logPosition = position;
+    }
+
+    /** The position sent with reports. */
+    public long logPosition() {
+        return logPosition.getAsLong();
     }
 
     /** {@code txn} is visible here. Any thread. */
@@ -102,7 +117,7 @@ public final class ProgressReporter {
             batch[count++] = txn;
         }
         if (count > 0) {
-            send.accept(target, new Progress(node, Arrays.copyOf(batch, count)));
+            send.accept(target, new Progress(node, Arrays.copyOf(batch, count), logPosition.getAsLong()));
         }
         return count == batch.length;
     }

@@ -7,6 +7,7 @@ import org.gargamel.common.lifecycle.FatalException;
 import org.gargamel.common.wire.MalformedMessageException;
 import org.gargamel.common.wire.Message;
 import org.gargamel.common.wire.WireCodec;
+import org.gargamel.node.shipping.ShippedPositions;
 import org.jgroups.raft.StateMachine;
 
 /**
@@ -33,6 +34,9 @@ public final class LogStateMachine implements StateMachine {
     private final Runnable startsFromSnapshot;
     private final ActiveScheduler activeScheduler;
     private final java.util.function.Consumer<String> mustBeRebuilt;
+    /** What other sites shipped here (a write-set log per site), kept in snapshots as the scheduler's decisions are. */
+    private final ShippedPositions shipped;
+
     private long nextIndex = -1;
 
     /**
@@ -42,6 +46,7 @@ public final class LogStateMachine implements StateMachine {
      * @param startsFromSnapshot told when the log's entries start after a snapshot
      * @param activeScheduler what the log decided about schedulers, kept in snapshots
      * @param mustBeRebuilt told (with the reason) when a snapshot covers entries this replica has not applied
+     * @param shipped       what other sites shipped here, decided by entries up to a snapshot
      */
     public LogStateMachine(
             String node,
@@ -51,7 +56,9 @@ public final class LogStateMachine implements StateMachine {
             Runnable awaitApplied,
             Runnable startsFromSnapshot,
             ActiveScheduler activeScheduler,
-            java.util.function.Consumer<String> mustBeRebuilt) {
+            java.util.function.Consumer<String> mustBeRebuilt,
+            ShippedPositions shipped) {
+        this.shipped = shipped;
         this.node = node;
         this.deliver = deliver;
         this.firstIndex = firstIndex;
@@ -105,6 +112,7 @@ public final class LogStateMachine implements StateMachine {
         awaitApplied.run();
         out.writeLong(nextIndex - 1);
         activeScheduler.writeTo(out); // decided by entries up to here, all handled now
+        shipped.writeTo(out);
     }
 
     @Override
@@ -117,6 +125,7 @@ public final class LogStateMachine implements StateMachine {
             throw new FatalException(node + ": " + reason);
         }
         activeScheduler.readFrom(in);
+        shipped.readFrom(in);
         nextIndex = covered + 1;
         startsFromSnapshot.run();
     }

@@ -19,23 +19,36 @@ import org.jgroups.raft.StateMachine;
  */
 public final class WriteSetLog implements LogAppender, AutoCloseable {
     private final RaftLog log;
+    private final String cluster;
 
     public WriteSetLog(String node, JChannel channel, StateMachine stateMachine) {
         this(node, channel, stateMachine, RaftLog.Patience.DEFAULT);
     }
 
     public WriteSetLog(String node, JChannel channel, StateMachine stateMachine, RaftLog.Patience patience) {
+        this(node, Channels.WRITE_SET_CLUSTER, channel, stateMachine, patience);
+    }
+
+    /** {@code cluster}: the log's group ({@code gargamel-writesets}, or a site's own with a log per site). */
+    public WriteSetLog(
+            String node, String cluster, JChannel channel, StateMachine stateMachine, RaftLog.Patience patience) {
         this.log = new RaftLog(node, "write-set log", channel, stateMachine, patience);
+        this.cluster = cluster;
     }
 
     /** Joins the group; the log's committed entries already held here are applied (replayed) first. */
     public void connect() throws Exception {
-        log.connect(Channels.WRITE_SET_CLUSTER);
+        log.connect(cluster);
     }
 
     /** The index of the first entry the log holds (1 unless a snapshot truncated it). */
     public long firstIndex() {
         return log.firstIndex();
+    }
+
+    /** The log's members (its majority is of them): every replica, or the site's own with a log per site. */
+    public java.util.List<String> members() {
+        return log.members();
     }
 
     public boolean isLeader() {

@@ -113,6 +113,7 @@ class ActiveSchedulerTest {
                 () -> {},
                 () -> {},
                 schedulers,
-                rebuilds::add);
+                rebuilds::add,
+                new org.gargamel.node.shipping.ShippedPositions());
     }
 }

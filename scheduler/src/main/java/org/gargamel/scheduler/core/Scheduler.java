@@ -116,6 +116,7 @@ public final class Scheduler {
     private final ArrayDeque<Txn> collectWork = new ArrayDeque<>();
 
     private long nextTxn = 1;
+    private long lastTxn = Long.MAX_VALUE;
     /** Whether a transaction id was handed out (the first id may be set only before). */
     private boolean placedAny;
 
@@ -128,6 +129,12 @@ public final class Scheduler {
      * no id of an earlier scheduler is used again. Only before the first call is placed.
      */
     public void startTransactionIdsAt(long first) {
+        startTransactionIdsAt(first, Long.MAX_VALUE);
+    }
+
+    /** As above, handing out no id past {@code last} (then placing fails: the scheduler must claim a new epoch). */
+    public void startTransactionIdsAt(long first, long last) {
+        lastTxn = last;
         if (placedAny) {
             throw new IllegalStateException("transaction ids are already handed out (next " + nextTxn + ")");
         }
@@ -297,6 +304,10 @@ public final class Scheduler {
         if (liveWorkers.length == 0) {
             throw new RejectedCallException(
                     "no node has joined the cluster (or every node has left): no worker to run " + call.procedure());
+        }
+        if (nextTxn > lastTxn) {
+            throw new IllegalStateException("this scheduler handed out every transaction id of its epoch (up to "
+                    + lastTxn + "): restart it, and it claims a new epoch");
         }
         long id = nextTxn++;
         placedAny = true;

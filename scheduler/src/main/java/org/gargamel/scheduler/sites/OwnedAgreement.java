@@ -54,14 +54,22 @@ public final class OwnedAgreement {
         record Spanning(ScheduleEntry entry) implements Home {}
     }
 
-    /** An owner's word in the schedule log: it placed {@code txn} after {@code dependencies} (its own order). */
+    /**
+     * An owner's word in the schedule log: it placed {@code txn} after {@code dependencies} (its own order), when its
+     * nodes had come to {@code logPosition} in its site's write-set log (a log per site; else 0).
+     */
     // ArrayRecordComponent: read, never written.
     public record Placement(
             String owner,
             long txn,
-            @SuppressWarnings("ArrayRecordComponent") long[] dependencies) {
+            @SuppressWarnings("ArrayRecordComponent") long[] dependencies,
+            long logPosition) {
         public Placement {
             Objects.requireNonNull(owner, "owner");
+        }
+
+        public Placement(String owner, long txn, long[] dependencies) {
+            this(owner, txn, dependencies, 0);
         }
     }
 
@@ -79,12 +87,19 @@ public final class OwnedAgreement {
 
         /**
          * A spanning call of this site that every owner has placed: dispatch it after {@code dependencies}, behind the
-         * barrier.
+         * barrier, which with a write-set log per site also waits for what each other owner had logged when it placed
+         * the call ({@code shippedBefore}: site to log position).
          */
         // ArrayRecordComponent: handed to the node as is, never written.
         record Dispatch(
                 long txn,
-                @SuppressWarnings("ArrayRecordComponent") long[] dependencies) implements Decision {}
+                @SuppressWarnings("ArrayRecordComponent") long[] dependencies,
+                Map<String, Long> shippedBefore)
+                implements Decision {
+            public Dispatch(long txn, long[] dependencies) {
+                this(txn, dependencies, Map.of());
+            }
+        }
 
         /**
          * A spanning call of this site that an earlier scheduler of the site appended, every owner's placement in: it
@@ -103,6 +118,9 @@ public final class OwnedAgreement {
     private static final class Waiting {
         final Set<String> owners;
         final TreeSet<Long> dependencies = new TreeSet<>();
+        /** The other owners' log positions, from their placements. */
+        final Map<String, Long> shippedBefore = new HashMap<>();
+
         final boolean orphan;
 
         Waiting(Set<String> owners, boolean orphan) {
@@ -213,6 +231,9 @@ public final class OwnedAgreement {
         for (long dependency : placement.dependencies()) {
             call.dependencies.add(dependency);
         }
+        if (placement.logPosition() > 0) {
+            call.shippedBefore.put(placement.owner(), placement.logPosition());
+        }
         List<Decision> decisions = new ArrayList<>(1);
         decideIfPlaced(placement.txn(), call, decisions);
         return decisions;
@@ -226,7 +247,9 @@ public final class OwnedAgreement {
         long[] dependencies =
                 call.dependencies.stream().mapToLong(Long::longValue).toArray();
         decisions.add(
-                call.orphan ? new Decision.Orphaned(txn, dependencies) : new Decision.Dispatch(txn, dependencies));
+                call.orphan
+                        ? new Decision.Orphaned(txn, dependencies)
+                        : new Decision.Dispatch(txn, dependencies, Map.copyOf(call.shippedBefore)));
     }
 
     /** Every node of this site has made {@code txn} visible: it leaves the index. Unknown ids are ignored. */

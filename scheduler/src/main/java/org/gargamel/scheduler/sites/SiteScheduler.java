@@ -71,9 +71,14 @@ public final class SiteScheduler {
 
         /**
          * Pessimistic, or a spanning call of site-owned classes: the call may be dispatched now, placed for good;
-         * {@code barrier}: behind a barrier ({@link OwnedAgreement}).
+         * {@code barrier}: behind a barrier ({@link OwnedAgreement}), which waits for what other sites shipped as far as
+         * {@code shippedBefore} says (site to log position; a write-set log per site).
          */
-        record Dispatch(Placement placement, boolean barrier) implements Decision {
+        record Dispatch(Placement placement, boolean barrier, Map<String, Long> shippedBefore) implements Decision {
+            public Dispatch(Placement placement, boolean barrier) {
+                this(placement, barrier, Map.of());
+            }
+
             @Override
             public long txn() {
                 return placement.txn();
@@ -108,8 +113,19 @@ public final class SiteScheduler {
     private final Set<Long> notDispatched = new HashSet<>();
     /** The held calls, in the order they were placed, with the placement to dispatch them with. */
     private final Map<Long, Placement> held = new LinkedHashMap<>();
-    /** Spanning calls (dispatched behind a barrier) among {@link #held}. */
-    private final Set<Long> heldSpanning = new HashSet<>();
+    /** Spanning calls (dispatched behind a barrier) among {@link #held}, with what their barrier waits for. */
+    private final Map<Long, Map<String, Long>> heldSpanning = new HashMap<>();
+
+    /**
+     * How far this site's nodes have come in its write-set log (a log per site: the highest position they reported;
+     * else 0), given with each placement of another site's call ({@link SchedulePlacement#logPosition}).
+     */
+    private java.util.function.LongSupplier logPosition = () -> 0;
+
+    /** Where this site's nodes' log position comes from (a write-set log per site; docs/multisite.md). */
+    public void logPositionFrom(java.util.function.LongSupplier position) {
+        this.logPosition = Objects.requireNonNull(position, "position");
+    }
 
     public SiteScheduler(Scheduler core, SiteAgreement agreement, ClassifierRules rules) {
         this(core, Objects.requireNonNull(agreement, "agreement"), null, rules);
@@ -215,13 +231,13 @@ public final class SiteScheduler {
         boolean local = owners.isEmpty() || owners.equals(Set.of(owned.site()));
         Placement core = local ? this.core.place(call, after) : this.core.placeOutsideTheConflictIndex(call, after);
         if (core.readOnly()) {
-            return new HomeCall(core, null, !holdIfBehindUndispatched(core, false), false);
+            return new HomeCall(core, null, !holdIfBehindUndispatched(core, null), false);
         }
         OwnedAgreement.Home home = owned.placeHome(core.txn(), keys);
         if (home instanceof OwnedAgreement.Home.Local placedHere) {
             Placement placement = new Placement(
                     core.txn(), core.worker(), union(core.backDependencies(), placedHere.dependencies()), false);
-            return new HomeCall(placement, null, !holdIfBehindUndispatched(placement, false), false);
+            return new HomeCall(placement, null, !holdIfBehindUndispatched(placement, null), false);
         }
         ScheduleEntry entry = ((OwnedAgreement.Home.Spanning) home).entry();
         placed.put(core.txn(), core);
@@ -229,14 +245,17 @@ public final class SiteScheduler {
         return new HomeCall(core, new ScheduleCall(owned.site(), entry.sequence(), core.txn(), call), false, false);
     }
 
-    /** Holds {@code placement} if it depends on a home call not dispatched yet; whether it did. */
-    private boolean holdIfBehindUndispatched(Placement placement, boolean spanning) {
+    /**
+     * Holds {@code placement} if it depends on a home call not dispatched yet; whether it did. {@code shippedBefore}:
+     * a spanning call's barrier (null: not a spanning call).
+     */
+    private boolean holdIfBehindUndispatched(Placement placement, Map<String, Long> shippedBefore) {
         for (long dependency : placement.backDependencies()) {
             if (notDispatched.contains(dependency)) {
                 notDispatched.add(placement.txn());
                 held.put(placement.txn(), placement);
-                if (spanning) {
-                    heldSpanning.add(placement.txn());
+                if (shippedBefore != null) {
+                    heldSpanning.put(placement.txn(), shippedBefore);
                 }
                 return true;
             }
@@ -257,7 +276,9 @@ public final class SiteScheduler {
                 if (ready) {
                     waiting.remove();
                     notDispatched.remove(placement.txn());
-                    out.add(new Decision.Dispatch(placement, heldSpanning.remove(placement.txn())));
+                    Map<String, Long> shippedBefore = heldSpanning.remove(placement.txn());
+                    out.add(new Decision.Dispatch(
+                            placement, shippedBefore != null, shippedBefore == null ? Map.of() : shippedBefore));
                     released = true;
                 }
             }
@@ -309,8 +330,8 @@ public final class SiteScheduler {
             throw new IllegalStateException("site " + agreement.site() + " does not use site-owned classes, but the"
                     + " schedule log holds " + placement.describe());
         }
-        return ownedDecisions(
-                owned.read(new OwnedAgreement.Placement(placement.owner(), placement.txn(), placement.dependencies())));
+        return ownedDecisions(owned.read(new OwnedAgreement.Placement(
+                placement.owner(), placement.txn(), placement.dependencies(), placement.logPosition())));
     }
 
     private List<Decision> ownedDecisions(List<OwnedAgreement.Decision> decisions) {
@@ -318,8 +339,8 @@ public final class SiteScheduler {
         for (OwnedAgreement.Decision decision : decisions) {
             if (decision instanceof OwnedAgreement.Decision.Place place) {
                 OwnedAgreement.Placement placement = place.placement();
-                out.add(new Decision.Place(
-                        new SchedulePlacement(placement.owner(), placement.txn(), placement.dependencies())));
+                out.add(new Decision.Place(new SchedulePlacement(
+                        placement.owner(), placement.txn(), placement.dependencies(), logPosition.getAsLong())));
                 out.add(new Decision.Remote(placement.txn())); // followed until every node here has it
             } else if (decision instanceof OwnedAgreement.Decision.Dispatch dispatch) {
                 Placement local = placed.remove(dispatch.txn());
@@ -330,8 +351,8 @@ public final class SiteScheduler {
                 long[] dependencies = union(local.backDependencies(), dispatch.dependencies());
                 Placement placement = new Placement(local.txn(), local.worker(), dependencies, false);
                 notDispatched.remove(placement.txn());
-                if (!holdIfBehindUndispatched(placement, true)) {
-                    out.add(new Decision.Dispatch(placement, true));
+                if (!holdIfBehindUndispatched(placement, dispatch.shippedBefore())) {
+                    out.add(new Decision.Dispatch(placement, true, dispatch.shippedBefore()));
                     dispatched(placement.txn(), out);
                 }
             } else {

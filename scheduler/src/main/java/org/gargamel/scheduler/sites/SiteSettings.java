@@ -118,6 +118,14 @@ public record SiteSettings(
         return delays == null ? Map.of() : Map.copyOf(delays);
     }
 
+    /**
+     * This site's number, its place among the sites in name order (the same at every site's scheduler): it goes into
+     * the transaction ids the site hands out ({@code TransactionIds.firstOf(epoch, site)}).
+     */
+    public int number() {
+        return new java.util.TreeSet<>(sites).headSet(name).size();
+    }
+
     /** Checks every key, naming it in the error. */
     public SiteSettings validate() {
         if (name == null || !name.matches("[A-Za-z0-9_.-]{1,32}")) {
@@ -133,6 +141,10 @@ public record SiteSettings(
         }
         if (!sites.contains(name)) {
             throw new ConfigException("key 'site.sites' " + sites + " does not name this site, '" + name + "'");
+        }
+        if (sites.size() > org.gargamel.common.wire.TransactionIds.MAX_SITES) {
+            throw new ConfigException("key 'site.sites' names " + sites.size() + " sites, more than the "
+                    + org.gargamel.common.wire.TransactionIds.MAX_SITES + " transaction ids have room for");
         }
         if (schedule == null) {
             throw new ConfigException(
