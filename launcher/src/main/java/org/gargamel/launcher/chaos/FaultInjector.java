@@ -132,6 +132,9 @@ public final class FaultInjector {
         double at = (System.nanoTime() - startNanos) / 1e9;
         long killed = System.nanoTime();
         long pid;
+        if (kind == FaultPlan.Kind.SITE) {
+            return injectSiteFault(target, client, at);
+        }
         try {
             pid = kind == FaultPlan.Kind.POSTGRES ? databases.kill(index) : cluster.kill(target);
         } catch (InterruptedException e) {
@@ -195,6 +198,86 @@ public final class FaultInjector {
                 "chaos: %s: out of the cluster after %d ms, caught up and back after %d ms%n",
                 describe(kind, target), recovered, rejoined);
         return true;
+    }
+
+    /**
+     * A whole site down: its scheduler {@code scheduler} and its nodes killed at once with SIGKILL, started again after
+     * the downtime (nodes first, from their disks; then the scheduler); recovered when the site's scheduler serves
+     * every node again. Meanwhile the other sites go on. Before the restart it counts the New-Orders the site had
+     * committed that the other sites' replicas lack: what a site lost for good before shipping would lose at most.
+     */
+    private boolean injectSiteFault(String scheduler, GargamelClient client, double at) {
+        int site = cluster.schedulerNames().indexOf(scheduler);
+        int before = answeredNodeCount(client);
+        List<String> siteNodes = new java.util.ArrayList<>();
+        List<String> nodes = cluster.nodeNames();
+        for (int i = 0; i < nodes.size(); i++) {
+            if (cluster.sites().siteOfNode(i) == site) {
+                siteNodes.add(nodes.get(i));
+            }
+        }
+        long killed = System.nanoTime();
+        long pid;
+        String error = null;
+        Long rejoined = null;
+        try {
+            pid = cluster.kill(scheduler);
+            for (String node : siteNodes) {
+                cluster.kill(node);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        } catch (Exception e) {
+            faults.add(new Fault(Math.round(at * 10) / 10.0, "site", scheduler, -1, null, null, "cannot kill: " + e));
+            err.printf("chaos: cannot kill site %s: %s%n", scheduler, e.getMessage());
+            return false;
+        }
+        err.printf("chaos: %.1f s: killed %s and its nodes %s with SIGKILL%n", at, scheduler, siteNodes);
+        try {
+            sleepUninterruptibly(plan.downtime());
+            if (unshipped != null) {
+                long count = unshipped.count(site);
+                unshippedAtKills.add(count);
+                err.printf(
+                        "chaos: site %s had committed %d New-Order(s) the other sites' replicas lack (unshipped)%n",
+                        scheduler, count);
+            }
+            for (String node : siteNodes) {
+                cluster.restart(node);
+            }
+            cluster.restart(scheduler);
+            awaitNodes(client, count -> count >= before);
+            rejoined = millisSince(killed);
+        } catch (Exception e) {
+            error = e.getMessage();
+        }
+        faults.add(new Fault(Math.round(at * 10) / 10.0, "site", scheduler, pid, rejoined, rejoined, error));
+        if (error != null) {
+            err.printf("chaos: site %s did not come back: %s%n", scheduler, error);
+            return false;
+        }
+        err.printf("chaos: site %s: back, serving every node, after %d ms%n", scheduler, rejoined);
+        return true;
+    }
+
+    /** Counts what a killed site committed that the other sites lack (New-Orders of the warehouses it owns). */
+    @FunctionalInterface
+    public interface Unshipped {
+        long count(int site) throws Exception;
+    }
+
+    private volatile Unshipped unshipped;
+    private final List<Long> unshippedAtKills = new CopyOnWriteArrayList<>();
+
+    /** How site faults count unshipped New-Orders (site faults without it count none). */
+    public void countUnshippedWith(Unshipped counter) {
+        this.unshipped = counter;
+    }
+
+    /** For each site fault, the New-Orders the site had committed that the other sites lacked when it was killed. */
+    public List<Long> unshippedAtKills() {
+        return List.copyOf(unshippedAtKills);
     }
 
     /** The client of the target's site (the one client of a single-site cluster): it counts that site's nodes. */

@@ -24,7 +24,13 @@ public record FaultPlan(Duration interval, Duration downtime, long seed, List<Ki
          * A site scheduler's machine (with {@code --sites}): its process killed, and started again as a new machine
          * would be, without its copy of the schedule log (docs/multisite.md, A site scheduler's failover).
          */
-        SCHEDULER_MACHINE("scheduler-machine");
+        SCHEDULER_MACHINE("scheduler-machine"),
+        /**
+         * A whole site (with {@code --sites --ack site}): its scheduler and every node of it killed at once, and
+         * started again from their disks after the downtime. The other sites go on meanwhile; what the site had
+         * acknowledged and not yet shipped reaches them once it is back (docs/multisite.md).
+         */
+        SITE("site");
 
         private final String configName;
 
@@ -43,13 +49,13 @@ public record FaultPlan(Duration interval, Duration downtime, long seed, List<Ki
                     return kind;
                 }
             }
-            throw new IllegalArgumentException(
-                    "unknown fault kind '" + name + "' (expected node, postgres, scheduler or scheduler-machine)");
+            throw new IllegalArgumentException("unknown fault kind '" + name
+                    + "' (expected node, postgres, scheduler, scheduler-machine or site)");
         }
 
         /** Whether the fault kills a scheduler (the target is a scheduler, whatever node was drawn). */
         public boolean killsAScheduler() {
-            return this == SCHEDULER || this == SCHEDULER_MACHINE;
+            return this == SCHEDULER || this == SCHEDULER_MACHINE || this == SITE;
         }
 
         @Override

@@ -104,6 +104,17 @@ public final class ChaosCommand implements Callable<Integer> {
                 && kinds.stream()
                         .allMatch(kind ->
                                 kind.trim().toLowerCase(java.util.Locale.ROOT).startsWith("scheduler"));
+        boolean siteLog = request.target() instanceof RunTarget.Gargamel through
+                && through.sites() != null
+                && through.sites().siteLog();
+        boolean wholeSites = kinds != null
+                && kinds.stream()
+                        .allMatch(kind ->
+                                kind.trim().toLowerCase(java.util.Locale.ROOT).startsWith("scheduler")
+                                        || kind.trim().equalsIgnoreCase("site"));
+        if (siteLog && wholeSites) {
+            return request; // a site's log is its own: killing the whole site never takes another's majority
+        }
         if (request.replicas() < 3 && !onlySchedulers) {
             throw Usage.error(
                     spec,
@@ -143,6 +154,15 @@ public final class ChaosCommand implements Callable<Integer> {
                     spec,
                     "option --kinds: scheduler-machine faults need --sites (a site scheduler's copy of the schedule "
                             + "log is lost); a single site's scheduler has none, use --kinds scheduler");
+        }
+        if (chosen.contains(FaultPlan.Kind.SITE)
+                && !(request.target() instanceof RunTarget.Gargamel through
+                        && through.sites() != null
+                        && through.sites().siteLog())) {
+            throw Usage.error(
+                    spec,
+                    "option --kinds: site faults need --sites --agreement owned --ack site (with one write-set log"
+                            + " across the sites, a whole site down takes its majority)");
         }
         if (chosen.contains(FaultPlan.Kind.POSTGRES) && !embedded) {
             throw Usage.error(

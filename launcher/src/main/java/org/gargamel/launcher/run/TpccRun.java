@@ -103,6 +103,7 @@ public final class TpccRun {
                 Optional<ClusterStatistics> nodes;
                 long nextOrderIdsBefore;
                 List<Fault> injected = null;
+                List<Long> unshippedAtSiteKills = List.of();
                 RunCpu cpu = null;
                 try {
                     err.printf(
@@ -132,6 +133,7 @@ public final class TpccRun {
                         if (injector != null) {
                             injector.stop(); // a node killed last is back before the checks
                             injected = injector.faults();
+                            unshippedAtSiteKills = injector.unshippedAtKills();
                         }
                     }
                     nodes = connection.finish(interrupted.get());
@@ -164,7 +166,8 @@ public final class TpccRun {
                             connection
                                     .localCluster()
                                     .map(LocalGargamelCluster::shippingDrain)
-                                    .orElse(null)));
+                                    .orElse(null),
+                            unshippedAtSiteKills));
                 }
                 out.print(RunSummary.render(result));
                 if (result.sites() instanceof Map<?, ?> sites) {
@@ -199,7 +202,11 @@ public final class TpccRun {
      * that the call could not overlap); and the terminals' latency by site.
      */
     static Map<String, Object> siteFigures(
-            SitesPlan plan, ClusterStatistics nodes, SiteLatencies latencies, java.time.Duration shippingDrain) {
+            SitesPlan plan,
+            ClusterStatistics nodes,
+            SiteLatencies latencies,
+            java.time.Duration shippingDrain,
+            List<Long> unshippedAtSiteKills) {
         long cancels = nodes.sum("cancelled");
         long kills = nodes.sum("killed");
         long stalls = nodes.sum("stalled");
@@ -217,6 +224,10 @@ public final class TpccRun {
         if (shippingDrain != null) {
             // A log per site: how long after the schedulers were quiet every replica had what the sites shipped.
             figures.put("shippingDrainMs", shippingDrain.toMillis());
+        }
+        if (!unshippedAtSiteKills.isEmpty()) {
+            // chaos --kinds site: at each site kill, the New-Orders it had committed that the other sites lacked.
+            figures.put("unshippedNewOrdersAtSiteKills", unshippedAtSiteKills);
         }
         figures.put("warehousesPerSite", plan.warehousesPerSite());
         figures.put("provisionalCalls", nodes.sum("provisionalCalls"));
@@ -356,6 +367,37 @@ public final class TpccRun {
     }
 
     /**
+     * With a site killed: the New-Orders of the warehouses it owns that its replica holds and the other sites' replicas
+     * lack (the fewest of any other replica): committed there and not yet shipped.
+     */
+    private static long unshippedNewOrders(LocalGargamelCluster cluster, List<String> urls, int site)
+            throws java.sql.SQLException {
+        SitesPlan plan = cluster.sites();
+        List<Long> owned = plan.owners().get(plan.names().get(site));
+        String count = "SELECT count(*) FROM orders WHERE o_w_id = ANY (?)";
+        long atSite = -1;
+        long elsewhere = Long.MAX_VALUE;
+        for (int node = 0; node < urls.size(); node++) {
+            try (java.sql.Connection connection = java.sql.DriverManager.getConnection(urls.get(node));
+                    java.sql.PreparedStatement statement = connection.prepareStatement(count)) {
+                statement.setArray(
+                        1,
+                        connection.createArrayOf(
+                                "integer", owned.stream().map(Long::intValue).toArray()));
+                try (java.sql.ResultSet row = statement.executeQuery()) {
+                    row.next();
+                    if (plan.siteOfNode(node) == site) {
+                        atSite = Math.max(atSite, row.getLong(1));
+                    } else {
+                        elsewhere = Math.min(elsewhere, row.getLong(1));
+                    }
+                }
+            }
+        }
+        return Math.max(0, atSite - elsewhere);
+    }
+
+    /**
      * Ctrl-C during a run (the JVM is shutting down and embedded servers are being stopped by their own hook): says so
      * and returns the exit code.
      */
@@ -383,6 +425,9 @@ public final class TpccRun {
                 }
                 : null;
         FaultInjector injector = new FaultInjector(cluster, servers, faults, err);
+        if (faults.kinds().contains(FaultPlan.Kind.SITE)) {
+            injector.countUnshippedWith(site -> unshippedNewOrders(cluster, databases.jdbcUrls(), site));
+        }
         injector.start();
         return injector;
     }

@@ -86,10 +86,10 @@ class SitesIT {
     void killedSiteSchedulersFailOverAndNothingIsLostOrRunTwice(
             @TempDir(cleanup = CleanupMode.ON_SUCCESS) Path directory) throws Exception {
         Path out = directory.resolve("result");
-        String output =
-                chaosKillingBothSchedulers(directory, out, "--warehouses-per-site", "shared", "--warehouses", "1");
+        String output = chaosKillingBothSchedulers(
+                directory, out, "scheduler", "--warehouses-per-site", "shared", "--warehouses", "1");
 
-        JsonNode result = bothSchedulersKilledAndNothingLost(out, output);
+        JsonNode result = bothSchedulersKilledAndNothingLost(out, output, "scheduler");
 
         // What a multi-site run reports (result.json's sites group), from the optimistic agreement under collisions.
         JsonNode sites = result.get("sites");
@@ -121,29 +121,37 @@ class SitesIT {
     }
 
     /**
-     * Site-owned classes ({@code --agreement owned}, docs/multisite.md) under the same kills: warehouse 1 is site-1's and
-     * 2 site-2's, each site's terminals on its own, so most calls are local and the few with a remote supplier or
-     * customer go through the schedule log. Each killed scheduler's successor holds its placements until it has taken
-     * over and read the log, and settles what its predecessor's placements named and no node ran. Nothing fails, nothing
-     * acknowledged is lost or run twice, no call is provisional, and the replicas are consistent and identical.
+     * Site-owned classes ({@code --agreement owned}) with a write-set log per site ({@code --ack site},
+     * docs/multisite.md) under the same kills of both sites' schedulers. Warehouse 1 is site-1's and 2 site-2's, each
+     * site's terminals on its own, so most calls are local and acknowledged once their own site's log holds them; the
+     * few with a remote supplier or customer go through the schedule log, and their barrier waits for what the other
+     * owner had logged, shipped here. A successor learns its site's log position from its nodes at once. Nothing fails,
+     * nothing acknowledged is lost or run twice, no call is provisional, and the replicas are consistent and identical.
+     * (Site-owned classes with one log across the sites are tested in one JVM: ReplicationTest. A whole site killed at
+     * once, {@code --kinds site}, still leaves its replica different: docs/multisite.md, Known gap.)
      */
     @Test
-    void withSiteOwnedClassesKilledSiteSchedulersLoseNothing(@TempDir(cleanup = CleanupMode.ON_SUCCESS) Path directory)
-            throws Exception {
+    void withAWriteSetLogPerSiteKilledSiteSchedulersLoseNothing(
+            @TempDir(cleanup = CleanupMode.ON_SUCCESS) Path directory) throws Exception {
         Path out = directory.resolve("result");
-        String output = chaosKillingBothSchedulers(directory, out, "--agreement", "owned", "--warehouses", "2");
-        JsonNode sites = bothSchedulersKilledAndNothingLost(out, output).get("sites");
+        String output = chaosKillingBothSchedulers(
+                directory, out, "scheduler", "--agreement", "owned", "--ack", "site", "--warehouses", "2");
+        JsonNode sites =
+                bothSchedulersKilledAndNothingLost(out, output, "scheduler").get("sites");
         assertEquals("owned", sites.get("agreement").asText());
+        assertEquals("site", sites.get("acknowledgement").asText());
+        assertTrue(output.contains("the sites' shipping drained"), output);
         assertEquals(0, sites.get("provisionalCalls").asLong(), "no call runs before its place is known: " + sites);
         assertEquals(0, sites.get("collisions").asLong(), sites.toString());
         assertTrue(sites.get("spanningCalls").asLong() > 0, "remote suppliers and customers span the sites: " + sites);
     }
 
     /**
-     * {@code gargamel chaos} on two sites 20 ms apart, 6 terminals for 30 s, killing a site's scheduler every 5 s in
-     * turn, with {@code siteOptions}; returns its output.
+     * {@code gargamel chaos} on two sites 20 ms apart, 6 terminals for 30 s, killing a site's scheduler (or, with kind
+     * site, the whole site) every 5 s in turn, with {@code siteOptions}; returns its output.
      */
-    private static String chaosKillingBothSchedulers(Path directory, Path out, String... siteOptions) throws Exception {
+    private static String chaosKillingBothSchedulers(Path directory, Path out, String kind, String... siteOptions)
+            throws Exception {
         List<String> arguments = new java.util.ArrayList<>(List.of("chaos", "--sites", "2", "--site-delay", "20ms"));
         arguments.addAll(List.of(siteOptions));
         arguments.addAll(List.of(
@@ -156,7 +164,7 @@ class SitesIT {
                 "--downtime",
                 "1s",
                 "--kinds",
-                "scheduler",
+                kind,
                 "--seed",
                 "5",
                 "--fault-seed",
@@ -171,12 +179,13 @@ class SitesIT {
      * 20 acknowledged New-Orders (the sites stall while a scheduler is out, and CI's load has cut a run to 21), each on
      * every replica and none twice, consistent identical replicas.
      */
-    private static JsonNode bothSchedulersKilledAndNothingLost(Path out, String output) throws java.io.IOException {
+    private static JsonNode bothSchedulersKilledAndNothingLost(Path out, String output, String kind)
+            throws java.io.IOException {
         JsonNode result = new ObjectMapper().readTree(out.resolve("result.json").toFile());
         JsonNode faults = result.get("faults");
         java.util.Set<String> killed = new java.util.TreeSet<>();
         for (JsonNode fault : faults) {
-            assertEquals("scheduler", fault.get("kind").asText(), fault.toString());
+            assertEquals(kind, fault.get("kind").asText(), fault.toString());
             assertTrue(fault.get("pid").asLong() > 0, fault.toString());
             assertTrue(fault.get("error") == null, fault.toString());
             killed.add(fault.get("target").asText());
