@@ -360,7 +360,8 @@ public final class NodeServer implements AutoCloseable {
                             log,
                             applier::markApplied,
                             applier::forgetMark,
-                            config.siteLog() ? applier.shipped() : null));
+                            config.siteLog() ? applier.shipped() : null),
+                    config.siteLog());
             for (int i = 0; i < config.workers(); i++) {
                 Connection connection = dataSource.getConnection();
                 WriteSetCapture.enableForSession(connection);

@@ -41,7 +41,15 @@ public record ExecutionContext(
         AdHocReads adHocReads,
         IncrementPolicy increments,
         Agreements agreements,
-        LogBarrier logBarrier) {
+        LogBarrier logBarrier,
+        boolean commitsAfterLog) {
+    /*
+     * commitsAfterLog: an update call's transaction commits here only once the log delivered its write-set (SI; and
+     * PSI with a write-set log per site, docs/multisite.md). PSI otherwise commits first and hands its write-set over
+     * in its commit order: a node that dies between the two keeps a commit no log holds, which only a live scheduler
+     * can settle (it abandons the call, and the node is rebuilt); when a whole site dies at once no scheduler knows the
+     * call, so there PSI commits after the log too.
+     */
 
     /**
      * The outcome of an earlier run of {@code call} that took effect (the same client and call id, resubmitted after a
@@ -53,6 +61,11 @@ public record ExecutionContext(
 
     boolean si() {
         return isolation == Isolation.SI;
+    }
+
+    /** Whether an update call commits here only after the log delivered its write-set (see the record's comment). */
+    boolean afterLog() {
+        return commitsAfterLog || si();
     }
 
     /**

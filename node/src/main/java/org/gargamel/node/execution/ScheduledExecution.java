@@ -61,7 +61,7 @@ final class ScheduledExecution implements UpdateExecution {
         // PSI commits in the call's pipeline, unless a write outside the rule must be able to stop the commit.
         boolean checkBeforeCommit = checker != null && context.rulesCheck() == RulesCheck.REJECT;
         // A provisional call (multi-site) commits only once the schedule log placed it (docs/multisite.md).
-        boolean commitInPipeline = !context.si() && !checkBeforeCommit && !call.provisional();
+        boolean commitInPipeline = !context.afterLog() && !checkBeforeCommit && !call.provisional();
         long[] dependencies = call.backDependencies();
         if (checker != null && context.increments().sample(procedure)) {
             List<UnsoundWrite> probed = probe(call, connection);
@@ -102,7 +102,7 @@ final class ScheduledExecution implements UpdateExecution {
                     }
                 }
                 if (collided == null
-                        && !context.si()
+                        && !context.afterLog()
                         && !commitInPipeline
                         && (unsound.isEmpty() || !checkBeforeCommit)) {
                     ran = new CallRunner.Ran(
@@ -111,7 +111,7 @@ final class ScheduledExecution implements UpdateExecution {
             } catch (SQLException e) {
                 connection.endTransactionOrStop(call, e); // healthy connection: the failed pipeline committed nothing
                 attempt.revocable();
-                if (!context.si()) {
+                if (!context.afterLog()) {
                     skipDrawnNumber(call, connection, e);
                 }
                 if (SqlErrorKind.classify(e) == SqlErrorKind.RETRYABLE && retry < MAX_LOCAL_RETRIES) {
@@ -152,7 +152,7 @@ final class ScheduledExecution implements UpdateExecution {
             WriteSet writeSet = new WriteSet(call.txnId(), context.node(), procedure, dependencies, -1, split.shipped())
                     .withOutcome(committed, call.client());
             context.statistics().executed(procedure, true, start.stop());
-            if (context.si()) {
+            if (context.afterLog()) {
                 if (commitInTotalOrder(call, writeSet, connection, attempt, true)) {
                     context.completion().finish(call, committed);
                 }
@@ -365,7 +365,7 @@ final class ScheduledExecution implements UpdateExecution {
         WriteSet empty = new WriteSet(
                         call.txnId(), context.node(), call.call().procedure(), call.backDependencies(), -1, List.of())
                 .withOutcome(outcome, call.client());
-        if (context.si()) {
+        if (context.afterLog()) {
             if (commitInTotalOrder(call, empty, connection, attempt, false)) {
                 context.completion().finish(call, outcome);
             }

@@ -263,7 +263,7 @@ public final class Worker {
         WriteSet empty = new WriteSet(
                         call.txnId(), context.node(), call.call().procedure(), call.backDependencies(), -1, List.of())
                 .withOutcome(outcome, call.client());
-        if (updates instanceof ScheduledExecution && !context.si()) {
+        if (updates instanceof ScheduledExecution && !context.afterLog()) {
             ScheduledExecution.handOverEmpty(call, connection, attempt, empty, outcome, context);
             return;
         }
