@@ -199,6 +199,29 @@ class NodeConfigTest {
         assertTrue(error(gargamel + "siteDelayMillis: {us: 5}\n").contains("are for a node with key 'site'"));
     }
 
+    /** A write-set log per site: the site's replicas are its members, the others' logs are followed as a learner. */
+    @Test
+    void aWriteSetLogPerSiteIsOfTheSitesReplicas() throws Exception {
+        String gargamel = good.replace("mode: round-robin\n", "").replace("isolation: si\n", "isolation: psi\n");
+        String sited = gargamel + "site: eu\nsiteOfReplicas: {node-1: eu, node-2: us, node-3: us}\n";
+        NodeConfig one = read(sited);
+        assertEquals(false, one.siteLog(), "one log for all replicas unless asked");
+        assertEquals("gargamel-writesets", one.writeSetCluster());
+        assertEquals(List.of("node-1", "node-2", "node-3"), one.raftSettings().members());
+        NodeConfig perSite = read(sited + "writeSetLog: site\n");
+        assertEquals("gargamel-writesets-eu", perSite.writeSetCluster());
+        assertEquals(List.of("node-1"), perSite.raftSettings().members());
+        assertEquals(java.util.Set.of("us"), perSite.otherSites());
+        org.gargamel.common.group.RaftSettings learner = perSite.learnerSettings("us");
+        assertEquals(List.of("node-2", "node-3"), learner.members());
+        assertTrue(learner.joining(), "a learner: it neither votes nor counts towards us's majority");
+        assertEquals("gargamel-writesets-us", NodeConfig.writeSetCluster("us"));
+        assertTrue(read(sited + "writeSetLog: cluster\n").writeSetCluster().equals("gargamel-writesets"));
+        assertTrue(error(sited + "writeSetLog: region\n").contains("key 'writeSetLog' must be cluster or site"));
+        assertTrue(error(gargamel + "site: eu\nwriteSetLog: site\n")
+                .contains("key 'writeSetLog: site' needs keys 'site' and 'siteOfReplicas'"));
+    }
+
     @Test
     void unknownKeyIsNamed() {
         String message = error(good + "wrokers: 3\n");

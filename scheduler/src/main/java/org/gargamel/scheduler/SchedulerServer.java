@@ -417,6 +417,9 @@ public final class SchedulerServer implements AutoCloseable {
      */
     private long siteLogPosition;
 
+    /** This site's number in its transaction ids (0 for a single site). */
+    private final int siteNumber;
+
     public SchedulerServer(SchedulerConfig config) {
         this.config = config.validate();
         ClassifierRules rules = config.loadRules();
@@ -437,6 +440,7 @@ public final class SchedulerServer implements AutoCloseable {
         if (site != null) {
             site.logPositionFrom(() -> siteLogPosition);
         }
+        this.siteNumber = config.site() == null ? 0 : config.site().number();
         this.profile = new ClusterProfile(config.mode(), config.isolation(), rules.digest(), "");
         this.group = config.controlGroup();
         this.endpoint = new MessageEndpoint("scheduler", supervisor::fail)
@@ -1015,7 +1019,7 @@ public final class SchedulerServer implements AutoCloseable {
         if (placement.owner().equals(config.site().name())) {
             OwnedAgreement owned = site.owned().orElseThrow();
             for (long named : placement.dependencies()) {
-                if (TransactionIds.epochOf(named) != epoch
+                if (!handedOutHere(named)
                         && !owned.isSpanning(named)
                         && !orphans.containsKey(named)
                         && !visibleAt.containsKey(named)) {
@@ -1180,7 +1184,7 @@ public final class SchedulerServer implements AutoCloseable {
     private void noteVisible(String node, long txn) {
         Set<String> by = visibleAt.get(txn);
         if (by == null) {
-            if (TransactionIds.epochOf(txn) == epoch || site.owned().isPresent()) {
+            if (handedOutHere(txn) || site.owned().isPresent()) {
                 // This site's read-only call, or one already forgotten; with site-owned classes also another site's
                 // call this site does not order (a call it orders cannot be visible before this site placed it).
                 return;
@@ -1200,9 +1204,15 @@ public final class SchedulerServer implements AutoCloseable {
         if (site == null) {
             return 0;
         }
-        return visibleAt.keySet().stream()
-                .filter(txn -> TransactionIds.epochOf(txn) != epoch)
-                .count();
+        return visibleAt.keySet().stream().filter(txn -> !handedOutHere(txn)).count();
+    }
+
+    /**
+     * Whether this scheduler handed out {@code txn}: its epoch and, at a site, its site's number (with a write-set log
+     * per site another site's scheduler may have the same epoch).
+     */
+    private boolean handedOutHere(long txn) {
+        return TransactionIds.epochOf(txn) == epoch && (site == null || TransactionIds.siteOf(txn) == siteNumber);
     }
 
     private void forgetIfVisibleHere(long txn) {
@@ -1342,7 +1352,7 @@ public final class SchedulerServer implements AutoCloseable {
                 scheduler.startTransactionIdsAt(TransactionIds.firstOf(epoch));
             } else {
                 // A site's number in the ids too: with a write-set log per site, two sites may claim the same epoch.
-                long first = TransactionIds.firstOf(epoch, config.site().number());
+                long first = TransactionIds.firstOf(epoch, siteNumber);
                 scheduler.startTransactionIdsAt(first, TransactionIds.lastFrom(first, true));
             }
             LOG.info(
@@ -1467,7 +1477,7 @@ public final class SchedulerServer implements AutoCloseable {
                 nodes.keySet());
         if (site != null) {
             List<String> notVisible = visibleAt.entrySet().stream()
-                    .filter(call -> TransactionIds.epochOf(call.getKey()) != epoch)
+                    .filter(call -> !handedOutHere(call.getKey()))
                     .limit(BUSY_EXAMPLES)
                     .map(call -> call.getKey() + " (visible at " + call.getValue() + ")")
                     .toList();

@@ -23,6 +23,11 @@ public final class TransactionIds {
         return txn >>> EPOCH_SHIFT;
     }
 
+    /** The site number in a site scheduler's id ({@link #firstOf(long, int)}); 0 for a single site's. */
+    public static int siteOf(long txn) {
+        return (int) ((txn >>> SEQUENCE_BITS) & (MAX_SITES - 1));
+    }
+
     /** The first transaction id of {@code epoch}. */
     public static long firstOf(long epoch) {
         return (epoch << EPOCH_SHIFT) | 1;

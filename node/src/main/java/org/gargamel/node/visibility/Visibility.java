@@ -9,8 +9,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * Which transactions are visible at this node (committed here, or their write-set applied here), so a call or a
  * write-set waits for its back-dependencies (DESIGN.md §5).
  *
- * <p>Transaction ids are {@code epoch << 32 | n}: dense increasing numbers within one scheduler's epoch (its id
- * <em>space</em>), far apart between spaces. Each space has its own bitmap, a ring over its newest
+ * <p>Transaction ids are {@code epoch << 32 | n} ({@code epoch << 32 | site << 26 | n} for a site's scheduler):
+ * dense increasing numbers within one scheduler's epoch (its id <em>space</em>: the id without its last
+ * {@value org.gargamel.common.wire.TransactionIds#SEQUENCE_BITS} bits, so two sites whose logs gave their schedulers
+ * the same epoch have spaces apart), far apart between spaces. Each space has its own bitmap, a ring over its newest
  * {@link #DEFAULT_WINDOW} ids (2 MB): marking an id beyond the window slides it, and every id of the space below the
  * window counts as visible. That is sound because a scheduler keeps a transaction in its graph (and so can name it as a
  * back-dependency) only until every replica has applied it, and bounds the transactions in flight (maxInFlight) far
@@ -72,7 +74,7 @@ public final class Visibility {
     public void markVisible(long txn) {
         lock.lock();
         try {
-            Space space = space(txn >>> 32, true);
+            Space space = space(spaceOf(txn), true);
             if (space.ring == null) {
                 // Used again after it was retired: a fresh window from the word of the highest id it had marked.
                 space.floor = space.highest;
@@ -188,7 +190,7 @@ public final class Visibility {
     }
 
     private boolean visible(long txn) {
-        Space space = space(txn >>> 32, false);
+        Space space = space(spaceOf(txn), false);
         if (space == null) {
             return false; // no id of its space was ever marked here
         }
@@ -246,5 +248,10 @@ public final class Visibility {
         if (withRing > MAX_SPACES && oldest != null) {
             oldest.ring = null;
         }
+    }
+
+    /** The id space of {@code txn}: its epoch and, for a site's scheduler, its site ({@code TransactionIds}). */
+    static long spaceOf(long txn) {
+        return txn >>> org.gargamel.common.wire.TransactionIds.SEQUENCE_BITS;
     }
 }

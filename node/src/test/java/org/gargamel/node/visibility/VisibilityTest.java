@@ -70,6 +70,23 @@ class VisibilityTest {
         assertFalse(visibility.isVisible(eu | 4));
     }
 
+    /**
+     * With a write-set log per site two sites' schedulers may have the same epoch: their site numbers keep their ids in
+     * spaces apart (the first landing keyed spaces by epoch alone, and one site's ids then passed the other's window).
+     */
+    @Test
+    void twoSitesOfOneEpochHaveSpacesApart() {
+        Visibility visibility = new Visibility(128);
+        long eu = org.gargamel.common.wire.TransactionIds.firstOf(2, 0);
+        long us = org.gargamel.common.wire.TransactionIds.firstOf(2, 1);
+        visibility.markVisible(us + 500);
+        assertFalse(visibility.isVisible(eu + 3), "us's mark says nothing of eu's ids, though the epoch is the same");
+        visibility.markVisible(eu + 3);
+        assertTrue(visibility.isVisible(eu + 3));
+        assertFalse(visibility.isVisible(eu + 4));
+        assertTrue(visibility.isVisible(us + 300), "below us's window");
+    }
+
     /** Beyond 8 spaces the least recently marked keeps only its highest id; marked again, it gets a fresh window. */
     @Test
     void spacesBeyondTheLimitKeepOnlyTheirHighestMarkedId() {
