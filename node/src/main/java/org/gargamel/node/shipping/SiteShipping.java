@@ -10,13 +10,11 @@ import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.gargamel.common.group.RaftLog;
-import org.gargamel.common.lifecycle.FatalException;
 import org.gargamel.common.lifecycle.Futures;
-import org.gargamel.common.wire.MalformedMessageException;
 import org.gargamel.common.wire.Message;
 import org.gargamel.common.wire.Shipped;
-import org.gargamel.common.wire.WireCodec;
 import org.gargamel.node.writeset.LogAppender;
+import org.gargamel.node.writeset.LogStateMachine;
 import org.jgroups.raft.StateMachine;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -186,15 +184,8 @@ public final class SiteShipping implements AutoCloseable {
                 nextIndex = Math.max(1, firstIndex.getAsLong());
             }
             long index = nextIndex++;
-            Message entry;
-            try {
-                entry = WireCodec.decode(data, offset, length);
-            } catch (MalformedMessageException e) {
-                throw new FatalException(
-                        node + ": entry " + index + " of site " + site + "'s write-set log is malformed: "
-                                + e.getMessage(),
-                        e);
-            }
+            Message entry = LogStateMachine.decodeEntry(
+                    data, offset, length, node + ": entry " + index + " of site " + site + "'s write-set log");
             if (Shipped.isShippable(entry)) {
                 if (index > positions.through(site)) {
                     pending.put(index, new Shipped(site, previousShippable, index, entry));

@@ -75,18 +75,23 @@ public final class LogStateMachine implements StateMachine {
             nextIndex = Math.max(1, firstIndex.getAsLong());
         }
         long index = nextIndex++;
-        Message entry;
-        try {
-            entry = WireCodec.decode(data, offset, length);
-        } catch (MalformedMessageException e) {
-            // Every replica holds the same bytes: one that cannot decode them cannot follow the others.
-            throw new FatalException(
-                    node + ": entry " + index + " of the write-set log is malformed: " + e.getMessage(), e);
-        }
+        Message entry = decodeEntry(data, offset, length, node + ": entry " + index + " of the write-set log");
         // The log's identity: a digest of its first entry (every log starts with a different one: a node's
         // catch-up mark carries a random nonce). A replica's position counts only in the log it was taken in.
         deliver.deliver(entry, index, index == 1 ? digest(data, offset, length) : null);
         return null;
+    }
+
+    /**
+     * A committed entry's message. Every member holds the same bytes: one that cannot decode them cannot follow the
+     * others, a {@link FatalException} naming {@code which} entry.
+     */
+    public static Message decodeEntry(byte[] data, int offset, int length, String which) {
+        try {
+            return WireCodec.decode(data, offset, length);
+        } catch (MalformedMessageException e) {
+            throw new FatalException(which + " is malformed: " + e.getMessage(), e);
+        }
     }
 
     /** Where committed entries go (the apply loop). */

@@ -12,8 +12,10 @@ import java.util.List;
 import org.gargamel.common.wire.Abandon;
 import org.gargamel.common.wire.Shipped;
 import org.gargamel.common.wire.WriteSet;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("unit")
 class ShippedPositionsTest {
     private static Shipped entry(String origin, long previous, long index) {
         return new Shipped(

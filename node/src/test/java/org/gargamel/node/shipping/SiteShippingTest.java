@@ -14,12 +14,14 @@ import org.gargamel.common.wire.Message;
 import org.gargamel.common.wire.Shipped;
 import org.gargamel.common.wire.WireCodec;
 import org.gargamel.common.wire.WriteSet;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * The shipper with a fake site log (a list; taking an entry is {@link ShippedPositions#accept}, as the apply loop does)
  * and another site's log fed to its follower by hand, as jgroups-raft hands a learner its committed entries.
  */
+@Tag("unit")
 class SiteShippingTest {
     private final List<Shipped> appended = new CopyOnWriteArrayList<>();
     private final ShippedPositions positions = new ShippedPositions();
