@@ -388,11 +388,17 @@ public record NodeConfig(
 
     /**
      * This node as a learner of {@code otherSite}'s write-set log (a log per site): it receives that log's entries to
-     * ship them into its own site's log, and neither votes nor counts towards that log's majority. Kept in memory:
-     * what matters of it is shipped into this site's own log, and a restarted learner is sent the log again.
+     * ship them into its own site's log, and neither votes nor counts towards that log's majority. Beside this node's
+     * own log when that is on disk ({@code log-<site>}), not forced: what matters of it is shipped into this site's log,
+     * and a restarted learner only needs not to be sent the whole log again (in memory it is).
      */
     public RaftSettings learnerSettings(String otherSite) {
-        return new RaftSettings(name, replicasOf(otherSite), null, false, true);
+        return new RaftSettings(
+                name,
+                replicasOf(otherSite),
+                dataDir == null ? null : Path.of(dataDir).resolve("log-" + otherSite),
+                false,
+                true);
     }
 
     /** The write-set log's cluster: one for all replicas, or the site's own with a log per site. */

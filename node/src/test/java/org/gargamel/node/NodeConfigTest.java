@@ -1,6 +1,7 @@
 package org.gargamel.node;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -215,6 +216,12 @@ class NodeConfigTest {
         org.gargamel.common.group.RaftSettings learner = perSite.learnerSettings("us");
         assertEquals(List.of("node-2", "node-3"), learner.members());
         assertTrue(learner.joining(), "a learner: it neither votes nor counts towards us's majority");
+        assertEquals(null, learner.logDirectory(), "in memory when the node's own log is");
+        assertEquals(
+                java.nio.file.Path.of("/data/n1/log-us"),
+                perSite.withDataDir("/data/n1", true).learnerSettings("us").logDirectory(),
+                "beside the node's own log on disk");
+        assertFalse(perSite.withDataDir("/data/n1", true).learnerSettings("us").fsync(), "not forced");
         assertEquals("gargamel-writesets-us", NodeConfig.writeSetCluster("us"));
         assertTrue(read(sited + "writeSetLog: cluster\n").writeSetCluster().equals("gargamel-writesets"));
         assertTrue(error(sited + "writeSetLog: region\n").contains("key 'writeSetLog' must be cluster or site"));

@@ -66,7 +66,8 @@ public final class ChaosCommand implements Callable<Integer> {
             split = ",",
             description = "what is killed, in turn: node (a node's process), postgres (a node's PostgreSQL server; "
                     + "embedded servers only), scheduler (the scheduler's process; a new one takes over), scheduler-machine (with --sites: a site "
-                    + "scheduler's process, started again without its copy of the schedule log, as on a new machine); default "
+                    + "scheduler's process, started again without its copy of the schedule log, as on a new machine), site (with "
+                    + "--ack site: a whole site, its scheduler and nodes, started again from their disks); default "
                     + "node,postgres,scheduler on embedded servers, else node,scheduler")
     private List<String> kinds;
 
@@ -114,6 +115,14 @@ public final class ChaosCommand implements Callable<Integer> {
                                         || kind.trim().equalsIgnoreCase("site"));
         if (siteLog && wholeSites) {
             return request; // a site's log is its own: killing the whole site never takes another's majority
+        }
+        if (siteLog
+                && !onlySchedulers
+                && ((RunTarget.Gargamel) request.target()).sites().replicasPerSite() < 3) {
+            throw Usage.error(
+                    spec,
+                    "chaos with --ack site kills a node of a site's own write-set log: it needs --replicas 3 per site"
+                            + " (a killed node must leave its site's majority); --kinds site and scheduler need none");
         }
         if (request.replicas() < 3 && !onlySchedulers) {
             throw Usage.error(

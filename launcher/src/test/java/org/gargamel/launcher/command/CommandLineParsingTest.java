@@ -448,6 +448,24 @@ class CommandLineParsingTest {
         assertUsageError(
                 CommandRunner.run("chaos", "--sites", "2", "--agreement", "one-scheduler", "--kinds", "scheduler"),
                 "chaos --sites needs --agreement optimistic or pessimistic");
+        assertUsageError(
+                CommandRunner.run(
+                        "chaos",
+                        "--sites",
+                        "2",
+                        "--agreement",
+                        "owned",
+                        "--ack",
+                        "site",
+                        "--replicas",
+                        "2",
+                        "--kinds",
+                        "node"),
+                "chaos with --ack site kills a node of a site's own write-set log: it needs --replicas 3 per site");
+        assertUsageError(
+                CommandRunner.run(
+                        "chaos", "--sites", "2", "--replicas", "2", "--agreement", "owned", "--kinds", "site"),
+                "option --kinds: site faults need --sites --agreement owned --ack site");
     }
 
     /** serve's options, checked before anything starts: what contradicts what, and the defaults. */
