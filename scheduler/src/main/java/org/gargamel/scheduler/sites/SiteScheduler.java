@@ -147,7 +147,11 @@ public final class SiteScheduler {
         this.agreement = agreement;
         this.owned = owned;
         this.rules = Objects.requireNonNull(rules, "rules");
-        this.isolation = core.isolation();
+        if (owned != null) {
+            core.conflictsByRow(); // see Scheduler.conflictsByRow: a node may commit only after its site's log
+        }
+        // The granularity of the conflict keys this site computes itself: the core's.
+        this.isolation = owned != null ? Isolation.SI : core.isolation();
     }
 
     /** The optimistic or pessimistic agreement; empty with site-owned classes. */
