@@ -173,6 +173,11 @@ public final class Scheduler {
         keysAs = Isolation.SI;
     }
 
+    /** The isolation whose granularity the conflict keys take ({@link #conflictsByRow}). */
+    public Isolation keysAs() {
+        return keysAs;
+    }
+
     /**
      * Node {@code node} announces {@code workers} workers. Repeating the same announcement is a no-op; a
      * different worker count for a live node is an error. A node that joins counts for the garbage collection

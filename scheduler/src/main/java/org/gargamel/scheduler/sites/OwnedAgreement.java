@@ -95,11 +95,7 @@ public final class OwnedAgreement {
                 long txn,
                 @SuppressWarnings("ArrayRecordComponent") long[] dependencies,
                 Map<String, Long> shippedBefore)
-                implements Decision {
-            public Dispatch(long txn, long[] dependencies) {
-                this(txn, dependencies, Map.of());
-            }
-        }
+                implements Decision {}
 
         /**
          * A spanning call of this site that an earlier scheduler of the site appended, every owner's placement in: it

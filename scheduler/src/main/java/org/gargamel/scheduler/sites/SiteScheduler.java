@@ -101,7 +101,8 @@ public final class SiteScheduler {
     private final OwnedAgreement owned;
 
     private final ClassifierRules rules;
-    private final Isolation isolation;
+    /** Whose granularity the keys this site computes itself take: the core's ({@code Scheduler.keysAs}). */
+    private final Isolation keysAs;
     /** Home update calls sent to the log and not yet back, with their core placement. */
     private final Map<Long, Placement> placed = new HashMap<>();
 
@@ -150,8 +151,7 @@ public final class SiteScheduler {
         if (owned != null) {
             core.conflictsByRow(); // see Scheduler.conflictsByRow: a node may commit only after its site's log
         }
-        // The granularity of the conflict keys this site computes itself: the core's.
-        this.isolation = owned != null ? Isolation.SI : core.isolation();
+        this.keysAs = core.keysAs();
     }
 
     /** The optimistic or pessimistic agreement; empty with site-owned classes. */
@@ -207,7 +207,7 @@ public final class SiteScheduler {
         if (local.readOnly()) {
             return new HomeCall(local, null, true, false);
         }
-        List<WriteKey> keys = rules.conflictKeys(call, isolation);
+        List<WriteKey> keys = rules.conflictKeys(call, keysAs);
         SiteAgreement.Placed home = agreement.placeHome(local.txn(), keys);
         ScheduleCall entry = new ScheduleCall(agreement.site(), home.entry().sequence(), local.txn(), call);
         placed.put(local.txn(), local);
@@ -227,7 +227,7 @@ public final class SiteScheduler {
     private HomeCall placeOwned(ProcedureCall call, long after) {
         List<WriteKey> keys;
         try {
-            keys = rules.conflictKeys(call, isolation);
+            keys = rules.conflictKeys(call, keysAs);
         } catch (RulesException | IllegalArgumentException e) {
             throw new RejectedCallException(e.getMessage(), e);
         }
@@ -294,7 +294,7 @@ public final class SiteScheduler {
      * back or read twice; more when it releases entries held back behind it).
      */
     public List<Decision> read(ScheduleCall entry) {
-        List<WriteKey> keys = rules.conflictKeys(entry.call(), isolation);
+        List<WriteKey> keys = rules.conflictKeys(entry.call(), keysAs);
         if (owned != null) {
             return ownedDecisions(owned.read(new ScheduleEntry(entry.site(), entry.sequence(), entry.txn(), keys)));
         }
