@@ -137,10 +137,15 @@ class SitesIT {
         Path out = directory.resolve("result");
         String output = chaosKillingBothSchedulers(
                 directory, out, "site", "--agreement", "owned", "--ack", "site", "--warehouses", "2");
-        JsonNode sites = bothSchedulersKilledAndNothingLost(out, output, "site").get("sites");
+        JsonNode result = bothSchedulersKilledAndNothingLost(out, output, "site");
+        JsonNode sites = result.get("sites");
         assertEquals("owned", sites.get("agreement").asText());
         assertEquals("site", sites.get("acknowledgement").asText());
-        assertEquals(2, sites.get("unshippedNewOrdersAtSiteKills").size(), "each site kill counted: " + sites);
+        // Two kills or three, as fast as the sites come back: each one counted what it had not shipped.
+        assertEquals(
+                result.get("faults").size(),
+                sites.get("unshippedNewOrdersAtSiteKills").size(),
+                "each site kill counted: " + sites);
         assertTrue(output.contains("the sites' shipping drained"), output);
         assertEquals(0, sites.get("provisionalCalls").asLong(), "no call runs before its place is known: " + sites);
         assertEquals(0, sites.get("collisions").asLong(), sites.toString());
