@@ -432,13 +432,22 @@ public final class SchedulerServer implements AutoCloseable {
                                 new OwnedAgreement(
                                         config.site().name(), config.site().ownership()),
                                 rules)
-                        : new SiteScheduler(
-                                scheduler,
-                                new SiteAgreement(
-                                        config.site().name(), config.site().agreement()),
-                                rules);
+                        : config.site().agreement() == AgreementMode.ABORT_FREE
+                                ? new SiteScheduler(
+                                        scheduler,
+                                        OwnedAgreement.abortFree(
+                                                config.site().name(),
+                                                config.site().sites()),
+                                        rules)
+                                : new SiteScheduler(
+                                        scheduler,
+                                        new SiteAgreement(
+                                                config.site().name(),
+                                                config.site().agreement()),
+                                        rules);
         if (site != null) {
             site.logPositionFrom(() -> siteLogPosition);
+            site.epochFrom(() -> epoch);
         }
         this.siteNumber = config.site() == null ? 0 : config.site().number();
         this.profile = new ClusterProfile(config.mode(), config.isolation(), rules.digest(), "");
@@ -662,6 +671,7 @@ public final class SchedulerServer implements AutoCloseable {
             if (site != null) {
                 askVisibility();
                 settleOrphans();
+                reportStalledPlacements();
             }
             if (first == null) {
                 continue;
@@ -789,6 +799,9 @@ public final class SchedulerServer implements AutoCloseable {
         if (home != null && home.entry() != null) {
             visibleAt.put(placement.txn(), new HashSet<>());
             appendToScheduleLog(home.entry());
+            if (home.ownPlacement() != null) {
+                appendToScheduleLog(home.ownPlacement()); // abort-free: this site placed it as it came
+            }
         } else if (home != null && site.knows(placement.txn())) {
             visibleAt.put(placement.txn(), new HashSet<>()); // site-owned classes: a local call, forgotten once visible
         }
@@ -1016,7 +1029,7 @@ public final class SchedulerServer implements AutoCloseable {
             placementsCaughtUp = true; // everything before it is read: the log's placements of this site are known
             appendPlacementsHeld();
         }
-        if (placement.owner().equals(config.site().name())) {
+        if (placement.owner().equals(config.site().name()) && !abortFree()) {
             OwnedAgreement owned = site.owned().orElseThrow();
             for (long named : placement.dependencies()) {
                 if (!handedOutHere(named)
@@ -1184,7 +1197,7 @@ public final class SchedulerServer implements AutoCloseable {
     private void noteVisible(String node, long txn) {
         Set<String> by = visibleAt.get(txn);
         if (by == null) {
-            if (handedOutHere(txn) || site.owned().isPresent()) {
+            if (handedOutHere(txn) || (site.owned().isPresent() && !abortFree())) {
                 // This site's read-only call, or one already forgotten; with site-owned classes also another site's
                 // call this site does not order (a call it orders cannot be visible before this site placed it).
                 return;
@@ -1213,6 +1226,30 @@ public final class SchedulerServer implements AutoCloseable {
      */
     private boolean handedOutHere(long txn) {
         return TransactionIds.epochOf(txn) == epoch && (site == null || TransactionIds.siteOf(txn) == siteNumber);
+    }
+
+    /** When {@link #reportStalledPlacements} last logged (0: never). */
+    private long stallReported;
+
+    private static final Duration STALL_REPORT = Duration.ofSeconds(5);
+
+    /**
+     * Site-owned classes and abort-free: every {@link #STALL_REPORT}, names the oldest call of this site that has
+     * waited that long for its placements, and what it waits for (an operator's first question when a site stops).
+     */
+    private void reportStalledPlacements() {
+        if (site.owned().isEmpty() || System.nanoTime() - stallReported < STALL_REPORT.toNanos()) {
+            return;
+        }
+        site.owned().orElseThrow().stalled(STALL_REPORT).ifPresent(stall -> {
+            stallReported = System.nanoTime();
+            LOG.warn("{}", stall);
+        });
+    }
+
+    /** Whether this site runs the abort-free agreement: every site places every call (site-owned classes' machinery). */
+    private boolean abortFree() {
+        return site != null && site.owned().map(OwnedAgreement::isAbortFree).orElse(false);
     }
 
     private void forgetIfVisibleHere(long txn) {

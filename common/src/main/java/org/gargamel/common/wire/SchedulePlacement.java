@@ -9,13 +9,21 @@ import java.util.Arrays;
  * site scheduler → schedule log (site-owned conflict classes, docs/multisite.md): {@code owner}, which owns rows that
  * the spanning call {@code txn} may write, placed it after {@code dependencies} (its own calls on those rows not yet
  * forgotten). The call's home site dispatches it once every owner's placement is in the log.
+ *
+ * <p>With the abort-free agreement every site is an owner, and a placement may name the placing site's own calls:
+ * {@code epoch} is the placing scheduler's, and {@code entriesBefore} how many entries it had appended to the log when
+ * it placed the call. An append sent again can overtake a later one, so a reader holds the placement back until it has
+ * read that scheduler's entries that far (0: nothing to wait for).
  */
 // ArrayRecordComponent: equals, hashCode and toString below compare the ids; the array is never written once made.
 public record SchedulePlacement(
         String owner,
         long txn,
         @SuppressWarnings("ArrayRecordComponent") long[] dependencies,
-        long logPosition) implements Message {
+        long logPosition,
+        long epoch,
+        long entriesBefore)
+        implements Message {
     /**
      * {@code logPosition} (site-local write-set logs): how far in the owner's site log its nodes had come when it
      * placed the call ({@code Progress.logPosition}): every call it no longer names stood at or before it. 0 with one
@@ -25,12 +33,20 @@ public record SchedulePlacement(
         this(owner, txn, dependencies, 0);
     }
 
+    public SchedulePlacement(String owner, long txn, long[] dependencies, long logPosition) {
+        this(owner, txn, dependencies, logPosition, 0, 0);
+    }
+
     public SchedulePlacement {
         if (owner == null || owner.isBlank()) {
             throw new IllegalArgumentException("a placement needs its owner site's name");
         }
         if (txn < 1) {
             throw new IllegalArgumentException("a placement's transaction id must be positive, got " + txn);
+        }
+        if (epoch < 0 || entriesBefore < 0) {
+            throw new IllegalArgumentException(
+                    "a placement's epoch and entry count are not negative, got " + epoch + " and " + entriesBefore);
         }
     }
 
@@ -51,10 +67,18 @@ public record SchedulePlacement(
         out.writeLong(txn);
         WireCodec.writeLongs(out, dependencies);
         out.writeLong(logPosition);
+        out.writeLong(epoch);
+        out.writeLong(entriesBefore);
     }
 
     static SchedulePlacement read(DataInput in) throws IOException {
-        return new SchedulePlacement(WireCodec.readString(in), in.readLong(), WireCodec.readLongs(in), in.readLong());
+        return new SchedulePlacement(
+                WireCodec.readString(in),
+                in.readLong(),
+                WireCodec.readLongs(in),
+                in.readLong(),
+                in.readLong(),
+                in.readLong());
     }
 
     @Override
@@ -63,6 +87,8 @@ public record SchedulePlacement(
                 && owner.equals(p.owner)
                 && txn == p.txn
                 && logPosition == p.logPosition
+                && epoch == p.epoch
+                && entriesBefore == p.entriesBefore
                 && Arrays.equals(dependencies, p.dependencies);
     }
 
@@ -74,6 +100,7 @@ public record SchedulePlacement(
     @Override
     public String toString() {
         return "SchedulePlacement[owner=" + owner + ", txn=" + txn + ", dependencies=" + Arrays.toString(dependencies)
-                + (logPosition == 0 ? "" : ", logPosition=" + logPosition) + "]";
+                + (logPosition == 0 ? "" : ", logPosition=" + logPosition)
+                + (entriesBefore == 0 ? "" : ", epoch=" + epoch + ", entriesBefore=" + entriesBefore) + "]";
     }
 }

@@ -136,6 +136,7 @@ class WireCodecTest {
                 new Agreement(7L << 32 | 9, true, new long[] {5, 6}),
                 new SchedulePlacement("us-east", 7L << 32 | 9, new long[] {5L << 32 | 1, 6}),
                 new SchedulePlacement("us-east", 7L << 32 | 9, new long[] {6}, 31),
+                new SchedulePlacement("us-east", 7L << 32 | 9, new long[] {7L << 32 | 4}, 0, 7, 12),
                 new Shipped("eu-west", 0, 5, new WriteSet(12, "node-1", "payment", new long[] {3}, -1, List.of())),
                 new Shipped("eu-west", 5, 9, new Abandon("node-2", new long[] {13})),
                 new VisibilityQuery(new long[] {7L << 32 | 9, 3}),

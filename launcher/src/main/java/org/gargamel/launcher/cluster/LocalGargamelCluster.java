@@ -81,6 +81,9 @@ public final class LocalGargamelCluster implements GargamelCluster {
     private final Set<String> downOnPurpose = ConcurrentHashMap.newKeySet();
 
     private final List<Path> statisticsFiles = new ArrayList<>();
+    /** The site schedulers' statistics files (written when they stop), in site order. */
+    private final List<Path> schedulerStatisticsFiles = new ArrayList<>();
+
     private final List<Runnable> failureListeners = new CopyOnWriteArrayList<>();
     private final AtomicBoolean stopping = new AtomicBoolean();
     private volatile String failure;
@@ -199,12 +202,15 @@ public final class LocalGargamelCluster implements GargamelCluster {
         }
         Path config = plan.directory().resolve(name + ".yaml");
         ConfigFiles.write(config, scheduler);
-        return launch(
-                name,
-                new Launch(
-                        List.of("scheduler", "--config", config.toString()),
-                        plan.directory().resolve(name + ".log"),
-                        SCHEDULER_READY));
+        List<String> command = new ArrayList<>(List.of("scheduler", "--config", config.toString()));
+        if (siteSection != null) {
+            // A site scheduler's agreement counters (dependency cycles of the abort-free agreement) for result.json.
+            Path statistics = plan.directory().resolve(name + "-stats.json");
+            Files.deleteIfExists(statistics);
+            schedulerStatisticsFiles.add(statistics);
+            command.addAll(List.of("--stats-file", statistics.toString()));
+        }
+        return launch(name, new Launch(List.copyOf(command), plan.directory().resolve(name + ".log"), SCHEDULER_READY));
     }
 
     /** Writes node {@code index}'s configuration and starts it ({@code site}: its site, or null). */
@@ -638,6 +644,11 @@ public final class LocalGargamelCluster implements GargamelCluster {
         } catch (TimeoutException e) {
             throw new IllegalStateException(e.getMessage() + "; see the logs in " + plan.directory(), e);
         }
+    }
+
+    /** What the site schedulers counted, read from the files they wrote when they stopped (after {@link #stop}). */
+    public ClusterStatistics schedulerStatistics() {
+        return ClusterStatistics.read(schedulerStatisticsFiles);
     }
 
     /** Stops the client and the processes (the nodes write their statistics) and returns those statistics. */

@@ -7,7 +7,8 @@ import java.util.List;
  * Several sites on this machine (docs/multisite.md): {@code count} sites named site-1 .. site-S, each with its own
  * scheduler and {@code replicasPerSite} nodes, the schedulers {@code delayMillis} apart on the schedule log, agreeing
  * {@code agreement} (optimistic or pessimistic; or owned: each warehouse's rows owned by the site its terminals call
- * through, as when partitioned, and a call on its site's rows alone never waits for the schedule log). Or, {@code agreement} one-scheduler, for comparison: site-1's one
+ * through, as when partitioned, and a call on its site's rows alone never waits for the schedule log; or abort-free:
+ * every site places every call, cycles run in id order). Or, {@code agreement} one-scheduler, for comparison: site-1's one
  * scheduler with every node serves every site, the other sites' clients calling it from {@code delayMillis} away. The terminals of a warehouse talk to one site when {@code partitioned}
  * (warehouse w to site (w - 1) mod S, so sites rarely conflict), or every site has terminals on every warehouse
  * (terminal t to site t mod S, so sites conflict as often as TPC-C lets them).
@@ -62,8 +63,15 @@ public record SitesPlan(
     /** Site-owned conflict classes: warehouse w's rows are site (w - 1) mod S's (docs/multisite.md). */
     public static final String OWNED = "owned";
 
+    /**
+     * Every site places every call as it comes; dependency cycles run in id order: a collision waits, never kills
+     * (docs/multisite.md, Abort-free agreement).
+     */
+    public static final String ABORT_FREE = "abort-free";
+
     /** What {@code --agreement} may be. */
-    public static final List<String> AGREEMENTS = List.of("optimistic", "pessimistic", OWNED, ONE_SCHEDULER);
+    public static final List<String> AGREEMENTS =
+            List.of("optimistic", "pessimistic", OWNED, ABORT_FREE, ONE_SCHEDULER);
 
     /** Whether each warehouse's rows belong to one site ({@link #OWNED}). */
     public boolean owned() {

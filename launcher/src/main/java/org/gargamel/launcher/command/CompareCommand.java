@@ -262,7 +262,8 @@ public final class CompareCommand implements Callable<Integer> {
      * The multi-site comparison (docs/multisite.md), 2 warehouses and 10 terminals each: a single site with 2
      * replicas, the reference the issue's latency target names; then, with the warehouses partitioned by site and
      * shared by both: one scheduler at site-1 with both replicas (site-2's terminals call it across the delay), and a
-     * scheduler and a replica per site agreeing optimistically, then pessimistically.
+     * scheduler and a replica per site agreeing optimistically, pessimistically, abort-free, and with site-owned
+     * classes (with one write-set log, and with one per site).
      */
     static List<Plan> sitePlans(int delayMillis, TpccRules.Variant rules) {
         int warehouses = 2;
@@ -270,7 +271,8 @@ public final class CompareCommand implements Callable<Integer> {
         List<Plan> plans = new ArrayList<>();
         plans.add(new Plan(through(Mode.GARGAMEL, Isolation.PSI, rules), 2, warehouses, terminals, null));
         for (boolean partitioned : new boolean[] {true, false}) {
-            for (String agreement : List.of(SitesPlan.ONE_SCHEDULER, "optimistic", "pessimistic", SitesPlan.OWNED)) {
+            for (String agreement : List.of(
+                    SitesPlan.ONE_SCHEDULER, "optimistic", "pessimistic", SitesPlan.ABORT_FREE, SitesPlan.OWNED)) {
                 SitesPlan sites = new SitesPlan(2, 1, delayMillis, agreement, partitioned, warehouses);
                 plans.add(new Plan(acrossSites(sites, rules), 2, warehouses, terminals, null));
             }

@@ -166,7 +166,8 @@ final class RunOptions {
             paramLabel = "A",
             description = "with --sites: optimistic (default: run at once, commit once placed), pessimistic (run "
                     + "once placed), owned (each warehouse's rows owned by one site: a call on its site's rows alone "
-                    + "never waits for the schedule log) or one-scheduler (for comparison: site-1's scheduler and "
+                    + "never waits for the schedule log), abort-free (every site places every call as it comes; a "
+                    + "collision waits, never kills: Janus) or one-scheduler (for comparison: site-1's scheduler and "
                     + "every node serve every site, the others' clients calling across the delay)")
     private String agreement;
 
@@ -320,7 +321,9 @@ final class RunOptions {
         String agreed = agreement == null ? "optimistic" : agreement;
         if (!SitesPlan.AGREEMENTS.contains(agreed)) {
             throw Usage.error(
-                    spec, "--agreement must be optimistic, pessimistic, owned or one-scheduler, got '" + agreed + "'");
+                    spec,
+                    "--agreement must be optimistic, pessimistic, owned, abort-free or one-scheduler, got '" + agreed
+                            + "'");
         }
         String placement = warehousesPerSite == null ? "partitioned" : warehousesPerSite;
         if (!placement.equals("partitioned") && !placement.equals("shared")) {

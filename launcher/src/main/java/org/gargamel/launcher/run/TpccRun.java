@@ -167,7 +167,11 @@ public final class TpccRun {
                                     .localCluster()
                                     .map(LocalGargamelCluster::shippingDrain)
                                     .orElse(null),
-                            unshippedAtSiteKills));
+                            unshippedAtSiteKills,
+                            connection
+                                    .localCluster()
+                                    .map(LocalGargamelCluster::schedulerStatistics)
+                                    .orElse(new ClusterStatistics(List.of()))));
                 }
                 out.print(RunSummary.render(result));
                 if (result.sites() instanceof Map<?, ?> sites) {
@@ -206,7 +210,8 @@ public final class TpccRun {
             ClusterStatistics nodes,
             SiteLatencies latencies,
             java.time.Duration shippingDrain,
-            List<Long> unshippedAtSiteKills) {
+            List<Long> unshippedAtSiteKills,
+            ClusterStatistics schedulers) {
         long cancels = nodes.sum("cancelled");
         long kills = nodes.sum("killed");
         long stalls = nodes.sum("stalled");
@@ -253,8 +258,24 @@ public final class TpccRun {
         }
         figures.put("spanningCalls", barriers);
         figures.put("barrierMs", barriers == 0 ? 0.0 : Math.round(barrierMillis / barriers * 1000) / 1000.0);
+        if (SitesPlan.ABORT_FREE.equals(plan.agreement())) {
+            // Every site resolves every dependency cycle: the most any one site's scheduler counted (a scheduler
+            // started again counts only from then on).
+            figures.put("dependencyCycles", maxOf(schedulers, "groups"));
+            figures.put("callsInCycles", maxOf(schedulers, "grouped"));
+            figures.put("largestCycle", maxOf(schedulers, "largestGroup"));
+        }
         figures.put("latencyMsBySite", latencies.summary());
         return figures;
+    }
+
+    /** The largest value of the site schedulers' agreement counter {@code counter}. */
+    private static long maxOf(ClusterStatistics schedulers, String counter) {
+        long most = 0;
+        for (com.fasterxml.jackson.databind.JsonNode scheduler : schedulers.nodes()) {
+            most = Math.max(most, scheduler.path("agreement").path(counter).asLong(0));
+        }
+        return most;
     }
 
     /** A node's agreement waits as its statistics file has them (none from a node that wrote none). */
@@ -283,6 +304,14 @@ public final class TpccRun {
                             + " schedule log and run behind a barrier (mean %s ms); the others never waited for the"
                             + " log%n",
                     sites.get("spanningCalls"), sites.get("barrierMs")));
+        } else if (SitesPlan.ABORT_FREE.equals(sites.get("agreement"))) {
+            text.append(String.format(
+                    "  abort-free: every site placed every call as it came; %s dependency cycle(s) (%s calls, the"
+                            + " largest %s) run in id order; %s calls killed or cancelled%n",
+                    sites.get("dependencyCycles"),
+                    sites.get("callsInCycles"),
+                    sites.get("largestCycle"),
+                    sites.get("collisions")));
         } else {
             text.append(String.format(
                     "  %s provisional calls, %s collisions (%s cancelled, %s killed), %s stalls (mean %s ms); agreement"

@@ -48,6 +48,13 @@ public final class SchedulerCommand implements Callable<Integer> {
     @Option(names = "--config", paramLabel = "FILE", description = "the scheduler's configuration (docs/scheduler.md)")
     private Path config;
 
+    @Option(
+            names = "--stats-file",
+            paramLabel = "FILE",
+            description = "write what the scheduler counted to FILE (JSON) when it stops: calls scheduled and rejected,"
+                    + " and a site scheduler's agreement counters")
+    private Path statsFile;
+
     private final CommandContext context;
 
     SchedulerCommand(CommandContext context) {
@@ -73,7 +80,11 @@ public final class SchedulerCommand implements Callable<Integer> {
                 frontend.close();
             }
             SchedulerServer server = running.get();
+            Map<String, Object> counted = statsFile == null ? null : counters(server, err);
             server.close();
+            if (counted != null) {
+                writeStatistics(counted, err);
+            }
             err.println("gargamel scheduler stopped: " + server.scheduledCount() + " call(s) scheduled, "
                     + server.rejectedCount() + " rejected");
         });
@@ -91,6 +102,32 @@ public final class SchedulerCommand implements Callable<Integer> {
         keeper.start();
         lifetime.failWhen(fatal);
         return lifetime.await();
+    }
+
+    /** What a stopping scheduler counted, its agreement's counters read on its loop (left out if it cannot answer). */
+    private static Map<String, Object> counters(SchedulerServer server, PrintStream err) {
+        Map<String, Object> counted = new LinkedHashMap<>();
+        counted.put("scheduled", server.scheduledCount());
+        counted.put("rejected", server.rejectedCount());
+        try {
+            server.ownedCounters().ifPresent(owned -> counted.put("agreement", owned));
+            server.agreementCounters().ifPresent(agreement -> counted.put("agreement", agreement));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (java.util.concurrent.TimeoutException | RuntimeException e) {
+            err.println("gargamel scheduler: its agreement's counters are left out of its statistics: " + e);
+        }
+        return counted;
+    }
+
+    private void writeStatistics(Map<String, Object> counted, PrintStream err) {
+        try {
+            java.nio.file.Files.writeString(
+                    statsFile,
+                    new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(counted));
+        } catch (java.io.IOException e) {
+            err.println("gargamel scheduler: cannot write its statistics to " + statsFile + ": " + e.getMessage());
+        }
     }
 
     /**

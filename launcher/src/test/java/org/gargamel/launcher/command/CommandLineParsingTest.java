@@ -243,7 +243,7 @@ class CommandLineParsingTest {
         assertUsageError(CommandRunner.run("demo", "--agreement", "pessimistic"), "--agreement is for --sites");
         assertUsageError(
                 CommandRunner.run("demo", "--sites", "2", "--agreement", "eventual"),
-                "--agreement must be optimistic, pessimistic, owned or one-scheduler");
+                "--agreement must be optimistic, pessimistic, owned, abort-free or one-scheduler");
         assertUsageError(
                 CommandRunner.run("demo", "--sites", "2", "--warehouses-per-site", "some"),
                 "--warehouses-per-site must be partitioned or shared");
@@ -416,8 +416,8 @@ class CommandLineParsingTest {
     }
 
     /**
-     * compare --sites: a single site for reference, then one scheduler, optimistic and pessimistic sites, each with
-     * the warehouses partitioned and shared; --site-delay only with it.
+     * compare --sites: a single site for reference, then one scheduler, optimistic, pessimistic, abort-free and owned
+     * sites, each with the warehouses partitioned and shared; --site-delay only with it.
      */
     @Test
     void compareSitesServesTwoSitesEachWay() {
@@ -428,11 +428,13 @@ class CommandLineParsingTest {
                         "sites-one-scheduler-partitioned",
                         "sites-optimistic-partitioned",
                         "sites-pessimistic-partitioned",
+                        "sites-abort-free-partitioned",
                         "sites-owned-partitioned",
                         "sites-owned-site-ack-partitioned",
                         "sites-one-scheduler-shared",
                         "sites-optimistic-shared",
                         "sites-pessimistic-shared",
+                        "sites-abort-free-shared",
                         "sites-owned-shared",
                         "sites-owned-site-ack-shared"),
                 plans.stream().map(CompareCommand.Plan::label).toList());

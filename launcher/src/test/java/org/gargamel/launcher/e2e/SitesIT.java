@@ -121,6 +121,36 @@ class SitesIT {
     }
 
     /**
+     * The abort-free agreement ({@code --agreement abort-free}, docs/multisite.md) under the same failover: both sites'
+     * schedulers killed in turn while their terminals share one warehouse. A successor places again what its
+     * predecessor had not placed, its predecessor's calls no node ran are settled, and every site's placements are read
+     * in their scheduler's order (an append sent again after a kill overtook later ones, and a chaos run stalled before
+     * that). Nothing is lost or run twice, nothing runs before its place is known, and nothing is cancelled or killed.
+     */
+    @Test
+    void abortFreeSitesFailOverWithoutLosingOrKillingAnything(@TempDir(cleanup = CleanupMode.ON_SUCCESS) Path directory)
+            throws Exception {
+        Path out = directory.resolve("result");
+        String output = chaosKillingBothSchedulers(
+                directory,
+                out,
+                "scheduler",
+                "--agreement",
+                "abort-free",
+                "--warehouses-per-site",
+                "shared",
+                "--warehouses",
+                "1");
+        JsonNode sites =
+                bothSchedulersKilledAndNothingLost(out, output, "scheduler").get("sites");
+        assertEquals("abort-free", sites.get("agreement").asText());
+        assertEquals(0, sites.get("provisionalCalls").asLong(), "no call runs before its place is known: " + sites);
+        assertEquals(0, sites.get("collisions").asLong(), "nothing cancelled or killed: " + sites);
+        assertTrue(sites.get("dependencyCycles").asLong() >= 0, "the schedulers' count is reported: " + sites);
+        assertTrue(output.contains("abort-free: every site placed every call"), output);
+    }
+
+    /**
      * Site-owned classes ({@code --agreement owned}) with a write-set log per site ({@code --ack site},
      * docs/multisite.md), each whole site killed in turn ({@code --kinds site}: its scheduler and its node, kill -9,
      * started again from their disks). Warehouse 1 is site-1's and 2 site-2's, each site's terminals on its own, so most

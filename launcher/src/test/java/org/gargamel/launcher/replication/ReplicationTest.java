@@ -486,7 +486,7 @@ class ReplicationTest {
                     OwnedAgreement.Counters us =
                             schedulers.get(1).ownedCounters().orElseThrow();
                     System.err.printf("site-owned classes: eu %s, us %s%n", eu, us);
-                    assertEquals(new OwnedAgreement.Counters(24, 0, 24, 0, 0), eu, "eu's calls are all local");
+                    assertEquals(new OwnedAgreement.Counters(24, 0, 24, 0, 0, 0, 0, 0), eu, "eu's calls are all local");
                     assertEquals(24, us.spanning(), "us's calls all write eu's rows");
                     assertEquals(0, us.local() + us.placedForOthers());
                     assertEquals(
@@ -495,6 +495,39 @@ class ReplicationTest {
                                     .mapToLong(node -> node.statistics().provisionalCount())
                                     .sum(),
                             "no call runs before its place is known");
+                });
+    }
+
+    /**
+     * The same sites with the abort-free agreement (docs/multisite.md, Abort-free agreement): every site places every
+     * call as it comes, its own at once and the others' as it reads them from the log, so eu and us, ordering one
+     * district at once, each put their own New-Orders first: the placements form dependency cycles, which every site
+     * runs in id order. Nothing runs before its place is known, nothing is cancelled or killed, every call commits
+     * once, the order ids are exactly the next ones everywhere and the replicas converge.
+     */
+    @Test
+    @Order(8)
+    void abortFreeSitesOrderCollidingCallsWithoutCancellingOrKillingAny() throws Exception {
+        runSites(
+                site -> new SiteSettings(site, SITES, GroupSettings.inMemory(), "abort-free", delaysFrom(site)),
+                (schedulers, nodes) -> {
+                    long cycles = 0;
+                    for (SchedulerServer scheduler : schedulers) {
+                        OwnedAgreement.Counters counted =
+                                scheduler.ownedCounters().orElseThrow();
+                        System.err.printf("abort-free: %s%n", counted);
+                        assertEquals(0, counted.local(), "no call is placed by one site alone");
+                        cycles = Math.max(cycles, counted.groups());
+                    }
+                    assertTrue(cycles > 0, "two sites ordering one district at once must form a dependency cycle");
+                    for (NodeServer node : nodes) {
+                        assertEquals(0, node.statistics().provisionalCount(), node.name() + ": nothing provisional");
+                        assertEquals(
+                                0,
+                                node.statistics().killedCount()
+                                        + node.statistics().cancelledCount(),
+                                node.name() + ": nothing cancelled or killed");
+                    }
                 });
     }
 

@@ -14,5 +14,11 @@ public enum AgreementMode {
      * commits without waiting for the log; a call that may write another site's rows goes through the log, ordered by
      * every owner, and runs once each has placed it.
      */
-    OWNED
+    OWNED,
+    /**
+     * Abort-free (Janus-style, {@link OwnedAgreement#abortFree}): every site places every update call in the order
+     * calls reach it, and the log carries their placements; a call runs once every site's is in, its dependency cycles
+     * ordered deterministically. A collision costs a wait, never a kill.
+     */
+    ABORT_FREE
 }

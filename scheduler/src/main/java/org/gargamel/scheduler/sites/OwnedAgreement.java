@@ -34,6 +34,14 @@ import org.gargamel.classifier.index.ConflictIndex;
  * node waits until it has applied the write-set log as far as the log was when it got the call), and every call this
  * site forgot was in the log before that.
  *
+ * <p><b>Abort-free</b> ({@link #abortFree}; docs/multisite.md, Abort-free agreement): every site owns every row, and a
+ * site places a call in the order calls reach it: its own calls when its clients send them, the others' when it reads
+ * them from the log. Sites then order two concurrent calls differently, and the union of their placements has cycles:
+ * a {@link DependencyGraph} runs each strongly connected group in one order every site finds (Janus). Every call waits
+ * for every site's placement; none is ever run twice. A home call's own placement goes to the log beside its entry.
+ * No barrier is needed: every site names the conflicting calls it holds, the home site too, and a site forgets a call
+ * only once every node of it made it visible, so a call placed without naming a forgotten one runs where it is visible.
+ *
  * <p>Single-threaded: the site scheduler's event loop owns it.
  */
 public final class OwnedAgreement {
@@ -50,26 +58,41 @@ public final class OwnedAgreement {
         record Local(
                 @SuppressWarnings("ArrayRecordComponent") long[] dependencies) implements Home {}
 
-        /** It may write another site's rows: append {@code entry}; it is dispatched once every owner placed it. */
-        record Spanning(ScheduleEntry entry) implements Home {}
+        /**
+         * It may write another site's rows: append {@code entry} (abort-free: then this site's {@code own} placement of
+         * it; null otherwise); it is dispatched once every owner placed it.
+         */
+        record Spanning(ScheduleEntry entry, Placement own) implements Home {}
     }
 
     /**
      * An owner's word in the schedule log: it placed {@code txn} after {@code dependencies} (its own order), when its
-     * nodes had come to {@code logPosition} in its site's write-set log (a log per site; else 0).
+     * nodes had come to {@code logPosition} in its site's write-set log (a log per site; else 0). Abort-free: when its
+     * scheduler (of {@code epoch}) had appended {@code entriesBefore} entries (see {@link SchedulePlacement}).
      */
     // ArrayRecordComponent: read, never written.
     public record Placement(
             String owner,
             long txn,
             @SuppressWarnings("ArrayRecordComponent") long[] dependencies,
-            long logPosition) {
+            long logPosition,
+            long epoch,
+            long entriesBefore) {
         public Placement {
             Objects.requireNonNull(owner, "owner");
         }
 
+        public Placement(String owner, long txn, long[] dependencies, long logPosition) {
+            this(owner, txn, dependencies, logPosition, 0, 0);
+        }
+
         public Placement(String owner, long txn, long[] dependencies) {
             this(owner, txn, dependencies, 0);
+        }
+
+        /** The same placement, made by the scheduler of {@code epoch} (stamped when it goes to the log). */
+        public Placement ofEpoch(long epoch) {
+            return new Placement(owner, txn, dependencies, logPosition, epoch, entriesBefore);
         }
     }
 
@@ -87,14 +110,16 @@ public final class OwnedAgreement {
 
         /**
          * A spanning call of this site that every owner has placed: dispatch it after {@code dependencies}, behind the
-         * barrier, which with a write-set log per site also waits for what each other owner had logged when it placed
-         * the call ({@code shippedBefore}: site to log position).
+         * barrier ({@code barrier}: site-owned classes; the abort-free agreement needs none), which with a write-set log
+         * per site also waits for what each other owner had logged when it placed the call ({@code shippedBefore}: site
+         * to log position).
          */
         // ArrayRecordComponent: handed to the node as is, never written.
         record Dispatch(
                 long txn,
                 @SuppressWarnings("ArrayRecordComponent") long[] dependencies,
-                Map<String, Long> shippedBefore)
+                Map<String, Long> shippedBefore,
+                boolean barrier)
                 implements Decision {}
 
         /**
@@ -107,8 +132,19 @@ public final class OwnedAgreement {
                 @SuppressWarnings("ArrayRecordComponent") long[] dependencies) implements Decision {}
     }
 
-    /** What this site counted so far. */
-    public record Counters(long local, long spanning, long placedForOthers, long duplicates, long heldBack) {}
+    /**
+     * What this site counted so far. Abort-free only: {@code groups}, the dependency cycles resolved here (strongly
+     * connected groups of two calls or more), {@code grouped} the calls in them, {@code largestGroup} the largest.
+     */
+    public record Counters(
+            long local,
+            long spanning,
+            long placedForOthers,
+            long duplicates,
+            long heldBack,
+            long groups,
+            long grouped,
+            int largestGroup) {}
 
     /** A spanning call of this site waiting for its owners' placements. */
     private static final class Waiting {
@@ -118,6 +154,8 @@ public final class OwnedAgreement {
         final Map<String, Long> shippedBefore = new HashMap<>();
 
         final boolean orphan;
+        /** When this scheduler began to wait for it ({@link System#nanoTime}). */
+        final long since = System.nanoTime();
 
         Waiting(Set<String> owners, boolean orphan) {
             this.owners = owners;
@@ -127,6 +165,9 @@ public final class OwnedAgreement {
 
     private final String site;
     private final Ownership ownership;
+    /** The abort-free agreement's graph of every call's placements; null with site-owned classes. */
+    private final DependencyGraph graph;
+
     private final ConflictIndex index = new ConflictIndex();
     /** The calls in {@link #index}. */
     private final Set<Long> indexed = new HashSet<>();
@@ -140,14 +181,36 @@ public final class OwnedAgreement {
     private final Map<Long, Waiting> waiting = new HashMap<>();
 
     private final SiteStreams streams = new SiteStreams();
+    /** Abort-free: placements read ahead of an entry of their scheduler, held until it is read (in log order). */
+    private final List<Placement> placementsAhead = new ArrayList<>();
+
     private long nextSequence = 1;
     private long localCount;
     private long spanningCount;
     private long placedForOthersCount;
 
     public OwnedAgreement(String site, Ownership ownership) {
+        this(site, ownership, null);
+    }
+
+    private OwnedAgreement(String site, Ownership ownership, DependencyGraph graph) {
         this.site = Objects.requireNonNull(site, "site");
         this.ownership = Objects.requireNonNull(ownership, "ownership");
+        this.graph = graph;
+    }
+
+    /** The abort-free agreement among {@code sites} (this site among them): every site orders every call. */
+    public static OwnedAgreement abortFree(String site, java.util.Collection<String> sites) {
+        Set<String> every = Set.copyOf(sites);
+        if (!every.contains(site)) {
+            throw new IllegalArgumentException("site '" + site + "' is not one of the sites " + sites);
+        }
+        return new OwnedAgreement(site, key -> every, new DependencyGraph(every));
+    }
+
+    /** Whether this is the abort-free agreement (Janus-style), not site-owned classes. */
+    public boolean isAbortFree() {
+        return graph != null;
     }
 
     public String site() {
@@ -169,6 +232,17 @@ public final class OwnedAgreement {
             throw new IllegalArgumentException("transaction " + txn + " is already placed at site " + site);
         }
         Set<String> owners = ownersOf(keys);
+        if (graph != null) {
+            // Placed here now, in the order calls reach this site; the others place it when they read its entry.
+            spanningCount++;
+            appended.add(txn);
+            indexed.add(txn);
+            spanning.add(txn);
+            waiting.put(txn, new Waiting(Set.of(), false));
+            graph.add(txn);
+            ScheduleEntry entry = new ScheduleEntry(site, nextSequence++, txn, keys);
+            return new Home.Spanning(entry, new Placement(site, txn, index.add(txn, keys), 0, 0, entry.sequence()));
+        }
         if (owners.equals(Set.of(site))) {
             localCount++;
             indexed.add(txn);
@@ -176,7 +250,7 @@ public final class OwnedAgreement {
         }
         spanningCount++;
         appended.add(txn);
-        return new Home.Spanning(new ScheduleEntry(site, nextSequence++, txn, keys));
+        return new Home.Spanning(new ScheduleEntry(site, nextSequence++, txn, keys), null);
     }
 
     /**
@@ -185,6 +259,13 @@ public final class OwnedAgreement {
      */
     public List<Decision> read(ScheduleEntry entry) {
         List<Decision> decisions = new ArrayList<>(1);
+        if (graph != null) {
+            for (ScheduleEntry due : streams.accept(entry)) {
+                readAbortFree(due, decisions);
+            }
+            releasePlacementsAhead(decisions);
+            return decisions;
+        }
         for (ScheduleEntry due : streams.accept(entry)) {
             boolean home = due.site().equals(site);
             Set<String> owners = ownersOf(due.keys());
@@ -212,13 +293,41 @@ public final class OwnedAgreement {
     }
 
     /**
+     * Abort-free: a call's entry read from the log. This scheduler's own call is placed already; another site's call,
+     * or one of this site's an earlier scheduler placed, is placed now (after the calls this site holds).
+     */
+    private void readAbortFree(ScheduleEntry due, List<Decision> decisions) {
+        if (!appended.remove(due.txn()) && !indexed.contains(due.txn())) {
+            graph.add(due.txn());
+            indexed.add(due.txn());
+            spanning.add(due.txn());
+            if (due.site().equals(site)) {
+                waiting.put(due.txn(), new Waiting(Set.of(), true)); // settled if no node of this site ran it
+            } else {
+                placedForOthersCount++;
+            }
+            // Every call of this site it names went to the log before its entries so far: readers wait for those.
+            decisions.add(new Decision.Place(
+                    new Placement(site, due.txn(), index.add(due.txn(), due.keys()), 0, 0, nextSequence - 1)));
+        }
+    }
+
+    /**
      * The schedule log committed an owner's {@code placement} (in log order, so after the call's own entry): the
      * dispatch of this site's call once it is the last owner's. A copy, or a placement of another site's call, changes
-     * nothing.
+     * nothing. Abort-free: the dispatch of every call of this site whose group it made whole.
      */
     public List<Decision> read(Placement placement) {
         if (placement.owner().equals(site) && indexed.contains(placement.txn())) {
             placedByThisSite.add(placement.txn());
+        }
+        if (graph != null) {
+            if (placement.entriesBefore() > streams.readUpTo(placement.owner(), placement.epoch())) {
+                // It overtook an entry of its scheduler (sent again): it may name that call, not read yet.
+                placementsAhead.add(placement);
+                return List.of();
+            }
+            return readAbortFree(placement);
         }
         Waiting call = waiting.get(placement.txn());
         if (call == null || !call.owners.remove(placement.owner())) {
@@ -235,6 +344,46 @@ public final class OwnedAgreement {
         return decisions;
     }
 
+    /** Abort-free: a placement read in its stream's order (after the entries of its scheduler that it may name). */
+    private List<Decision> readAbortFree(Placement placement) {
+        if (!graph.holds(placement.txn()) && !indexed.contains(placement.txn())) {
+            // Its entry came before it, so this call was resolved and forgotten: a late copy (a successor placing it
+            // again) must not bring it back, or every call naming it would wait for placements that never come (chaos
+            // stalled so once).
+            return List.of();
+        }
+        if (!graph.placed(placement.owner(), placement.txn(), placement.dependencies())) {
+            return List.of();
+        }
+        List<Decision> decisions = new ArrayList<>();
+        for (DependencyGraph.Resolved resolved : graph.resolve()) {
+            Waiting call = waiting.remove(resolved.txn());
+            if (call != null) {
+                decisions.add(
+                        call.orphan
+                                ? new Decision.Orphaned(resolved.txn(), resolved.dependencies())
+                                : new Decision.Dispatch(resolved.txn(), resolved.dependencies(), Map.of(), false));
+            }
+        }
+        return decisions;
+    }
+
+    /** Abort-free: the placements held back behind entries now read, in the order they came. */
+    private void releasePlacementsAhead(List<Decision> decisions) {
+        boolean released = true;
+        while (released && !placementsAhead.isEmpty()) {
+            released = false;
+            for (java.util.Iterator<Placement> held = placementsAhead.iterator(); held.hasNext(); ) {
+                Placement placement = held.next();
+                if (placement.entriesBefore() <= streams.readUpTo(placement.owner(), placement.epoch())) {
+                    held.remove();
+                    decisions.addAll(readAbortFree(placement));
+                    released = true;
+                }
+            }
+        }
+    }
+
     private void decideIfPlaced(long txn, Waiting call, List<Decision> decisions) {
         if (!call.owners.isEmpty()) {
             return;
@@ -245,11 +394,14 @@ public final class OwnedAgreement {
         decisions.add(
                 call.orphan
                         ? new Decision.Orphaned(txn, dependencies)
-                        : new Decision.Dispatch(txn, dependencies, Map.copyOf(call.shippedBefore)));
+                        : new Decision.Dispatch(txn, dependencies, Map.copyOf(call.shippedBefore), true));
     }
 
     /** Every node of this site has made {@code txn} visible: it leaves the index. Unknown ids are ignored. */
     public void forget(long txn) {
+        if (graph != null) {
+            graph.forget(txn);
+        }
         if (indexed.remove(txn)) {
             index.remove(txn);
             spanning.remove(txn);
@@ -282,7 +434,44 @@ public final class OwnedAgreement {
         return indexed.size();
     }
 
+    /**
+     * The oldest of this site's calls not yet dispatched that has waited longer than {@code patience}, and what it
+     * waits for (a site's placement, of it or of a call it reaches); empty if none has.
+     */
+    public java.util.Optional<String> stalled(java.time.Duration patience) {
+        long now = System.nanoTime();
+        Map.Entry<Long, Waiting> oldest = null;
+        for (Map.Entry<Long, Waiting> call : waiting.entrySet()) {
+            if (oldest == null || call.getValue().since < oldest.getValue().since) {
+                oldest = call;
+            }
+        }
+        if (oldest == null || now - oldest.getValue().since < patience.toNanos()) {
+            return java.util.Optional.empty();
+        }
+        long txn = oldest.getKey();
+        String why = graph != null
+                ? graph.whyWaiting(txn).orElse("resolved")
+                : "it lacks the placement of " + new TreeSet<>(oldest.getValue().owners);
+        return java.util.Optional.of("call " + txn + (oldest.getValue().orphan ? " (an earlier scheduler's)" : "")
+                + " has waited " + (now - oldest.getValue().since) / 1_000_000 + " ms for its place: " + why + "; "
+                + waiting.size() + " call(s) of this site wait");
+    }
+
+    /** Abort-free: calls in the dependency graph (not yet resolved and forgotten); 0 otherwise. */
+    public int graphSize() {
+        return graph == null ? 0 : graph.size();
+    }
+
     public Counters counters() {
-        return new Counters(localCount, spanningCount, placedForOthersCount, streams.duplicates(), streams.heldBack());
+        return new Counters(
+                localCount,
+                spanningCount,
+                placedForOthersCount,
+                streams.duplicates(),
+                streams.heldBack(),
+                graph == null ? 0 : graph.groups(),
+                graph == null ? 0 : graph.grouped(),
+                graph == null ? 0 : graph.largestGroup());
     }
 }

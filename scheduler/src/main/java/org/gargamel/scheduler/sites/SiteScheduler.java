@@ -40,8 +40,20 @@ import org.gargamel.scheduler.core.Scheduler;
  * <p>Single-threaded: the site scheduler's event loop owns it.
  */
 public final class SiteScheduler {
-    /** What to send for a call: to its node, an {@code EXECUTE} now, or later, and to the schedule log, an entry. */
-    public record HomeCall(Placement placement, ScheduleCall entry, boolean dispatchNow, boolean provisional) {}
+    /**
+     * What to send for a call: to its node, an {@code EXECUTE} now, or later, and to the schedule log, an entry (and
+     * with the abort-free agreement, right after it, this site's own placement of the call: {@code ownPlacement}).
+     */
+    public record HomeCall(
+            Placement placement,
+            ScheduleCall entry,
+            boolean dispatchNow,
+            boolean provisional,
+            SchedulePlacement ownPlacement) {
+        public HomeCall(Placement placement, ScheduleCall entry, boolean dispatchNow, boolean provisional) {
+            this(placement, entry, dispatchNow, provisional, null);
+        }
+    }
 
     /** What to tell a node once the log placed one of this site's calls. */
     public sealed interface Decision {
@@ -116,12 +128,30 @@ public final class SiteScheduler {
     private final Map<Long, Placement> held = new LinkedHashMap<>();
     /** Spanning calls (dispatched behind a barrier) among {@link #held}, with what their barrier waits for. */
     private final Map<Long, Map<String, Long>> heldSpanning = new HashMap<>();
+    /** Abort-free calls among {@link #held}: placed by every site, dispatched without a barrier. */
+    private final Set<Long> heldWithoutBarrier = new HashSet<>();
 
     /**
      * How far this site's nodes have come in its write-set log (a log per site: the highest position they reported;
      * else 0), given with each placement of another site's call ({@link SchedulePlacement#logPosition}).
      */
     private java.util.function.LongSupplier logPosition = () -> 0;
+
+    /**
+     * This scheduler's epoch, stamped on its placements: a reader tells one scheduler's appends from another's (the
+     * abort-free agreement holds a placement back behind its scheduler's entries), and a successor's placement from
+     * an equal one of its predecessor's.
+     */
+    private java.util.function.LongSupplier epoch = () -> 0;
+
+    public void epochFrom(java.util.function.LongSupplier epoch) {
+        this.epoch = Objects.requireNonNull(epoch, "epoch");
+    }
+
+    private SchedulePlacement toWire(OwnedAgreement.Placement own) {
+        return new SchedulePlacement(
+                own.owner(), own.txn(), own.dependencies(), 0, epoch.getAsLong(), own.entriesBefore());
+    }
 
     /** Where this site's nodes' log position comes from (a write-set log per site; docs/multisite.md). */
     public void logPositionFrom(java.util.function.LongSupplier position) {
@@ -232,7 +262,7 @@ public final class SiteScheduler {
             throw new RejectedCallException(e.getMessage(), e);
         }
         Set<String> owners = owned.ownersOf(keys);
-        boolean local = owners.isEmpty() || owners.equals(Set.of(owned.site()));
+        boolean local = !owned.isAbortFree() && (owners.isEmpty() || owners.equals(Set.of(owned.site())));
         Placement core = local ? this.core.place(call, after) : this.core.placeOutsideTheConflictIndex(call, after);
         if (core.readOnly()) {
             return new HomeCall(core, null, !holdIfBehindUndispatched(core, null), false);
@@ -243,10 +273,17 @@ public final class SiteScheduler {
                     core.txn(), core.worker(), union(core.backDependencies(), placedHere.dependencies()), false);
             return new HomeCall(placement, null, !holdIfBehindUndispatched(placement, null), false);
         }
-        ScheduleEntry entry = ((OwnedAgreement.Home.Spanning) home).entry();
+        OwnedAgreement.Home.Spanning spanning = (OwnedAgreement.Home.Spanning) home;
+        ScheduleEntry entry = spanning.entry();
         placed.put(core.txn(), core);
         notDispatched.add(core.txn());
-        return new HomeCall(core, new ScheduleCall(owned.site(), entry.sequence(), core.txn(), call), false, false);
+        OwnedAgreement.Placement own = spanning.own();
+        return new HomeCall(
+                core,
+                new ScheduleCall(owned.site(), entry.sequence(), core.txn(), call),
+                false,
+                false,
+                own == null ? null : toWire(own));
     }
 
     /**
@@ -281,8 +318,9 @@ public final class SiteScheduler {
                     waiting.remove();
                     notDispatched.remove(placement.txn());
                     Map<String, Long> shippedBefore = heldSpanning.remove(placement.txn());
+                    boolean barrier = shippedBefore != null && !heldWithoutBarrier.remove(placement.txn());
                     out.add(new Decision.Dispatch(
-                            placement, shippedBefore != null, shippedBefore == null ? Map.of() : shippedBefore));
+                            placement, barrier, shippedBefore == null ? Map.of() : shippedBefore));
                     released = true;
                 }
             }
@@ -335,7 +373,12 @@ public final class SiteScheduler {
                     + " schedule log holds " + placement.describe());
         }
         return ownedDecisions(owned.read(new OwnedAgreement.Placement(
-                placement.owner(), placement.txn(), placement.dependencies(), placement.logPosition())));
+                placement.owner(),
+                placement.txn(),
+                placement.dependencies(),
+                placement.logPosition(),
+                placement.epoch(),
+                placement.entriesBefore())));
     }
 
     private List<Decision> ownedDecisions(List<OwnedAgreement.Decision> decisions) {
@@ -344,7 +387,12 @@ public final class SiteScheduler {
             if (decision instanceof OwnedAgreement.Decision.Place place) {
                 OwnedAgreement.Placement placement = place.placement();
                 out.add(new Decision.Place(new SchedulePlacement(
-                        placement.owner(), placement.txn(), placement.dependencies(), logPosition.getAsLong())));
+                        placement.owner(),
+                        placement.txn(),
+                        placement.dependencies(),
+                        logPosition.getAsLong(),
+                        epoch.getAsLong(),
+                        placement.entriesBefore())));
                 out.add(new Decision.Remote(placement.txn())); // followed until every node here has it
             } else if (decision instanceof OwnedAgreement.Decision.Dispatch dispatch) {
                 Placement local = placed.remove(dispatch.txn());
@@ -356,8 +404,10 @@ public final class SiteScheduler {
                 Placement placement = new Placement(local.txn(), local.worker(), dependencies, false);
                 notDispatched.remove(placement.txn());
                 if (!holdIfBehindUndispatched(placement, dispatch.shippedBefore())) {
-                    out.add(new Decision.Dispatch(placement, true, dispatch.shippedBefore()));
+                    out.add(new Decision.Dispatch(placement, dispatch.barrier(), dispatch.shippedBefore()));
                     dispatched(placement.txn(), out);
+                } else if (!dispatch.barrier()) {
+                    heldWithoutBarrier.add(placement.txn());
                 }
             } else {
                 OwnedAgreement.Decision.Orphaned orphan = (OwnedAgreement.Decision.Orphaned) decision;

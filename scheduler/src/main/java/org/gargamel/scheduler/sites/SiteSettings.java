@@ -26,6 +26,8 @@ import org.gargamel.common.group.SiteDelay;
  *   agreement: optimistic         # optimistic (run at once, commit once placed) | pessimistic (run once placed)
  *                                 # | owned (site-owned conflict classes: a call on its site's rows alone never
  *                                 #   waits for the schedule log; docs/multisite.md)
+ *                                 # | abort-free (every site places every call as it comes; dependency cycles
+ *                                 #   ordered deterministically: a collision waits, never kills; Janus)
  *   owners: {eu: [1, 3], us: [2]} # agreement owned: the values of a written key's first part each site owns
  *                                 # (TPC-C: warehouse ids); a key with another value, or its first part unknown,
  *                                 # may be any site's row
@@ -108,9 +110,10 @@ public record SiteSettings(
             case "optimistic" -> AgreementMode.OPTIMISTIC;
             case "pessimistic" -> AgreementMode.PESSIMISTIC;
             case "owned" -> AgreementMode.OWNED;
+            case "abort-free" -> AgreementMode.ABORT_FREE;
             default ->
-                throw new ConfigException(
-                        "key 'site.agreement' must be optimistic, pessimistic or owned, got '" + agreement + "'");
+                throw new ConfigException("key 'site.agreement' must be optimistic, pessimistic, owned or abort-free,"
+                        + " got '" + agreement + "'");
         };
     }
 

@@ -62,6 +62,11 @@ final class SiteStreams {
         return due;
     }
 
+    /** How many entries of {@code site}'s scheduler of {@code epoch} have been read in order. */
+    long readUpTo(String site, long epoch) {
+        return readUpTo.getOrDefault(new Stream(site, epoch), 0L);
+    }
+
     /** Copies of entries already read, dropped. */
     long duplicates() {
         return duplicates;

@@ -48,6 +48,63 @@ class OwnedAgreementTest {
     }
 
     /**
+     * Abort-free: eu's t1 and us's t2 write one row at once, each site placing its own first (t2 after t1 at eu, t1
+     * after t2 at us). Written out, the log holds e1, eu's own placement of t1, e2, us's of t2, then eu's of t2 and us's
+     * of t1. The cycle is whole once the last is in: t1 (the lower id) runs first at eu, t2 after it at us, and neither
+     * was dispatched before, so nothing is cancelled or killed. A late copy of a placement does not bring back a call
+     * resolved and forgotten.
+     */
+    @Test
+    void abortFreeSitesThatPlacedTwoCallsInOppositeOrdersRunThemInIdOrder() {
+        OwnedAgreement euFree = OwnedAgreement.abortFree("eu", List.of("eu", "us"));
+        OwnedAgreement usFree = OwnedAgreement.abortFree("us", List.of("eu", "us"));
+        Home.Spanning t1 = assertInstanceOf(Home.Spanning.class, euFree.placeHome(1, EU_ROW));
+        Home.Spanning t2 = assertInstanceOf(Home.Spanning.class, usFree.placeHome(2, EU_ROW));
+        assertArrayEquals(new long[0], t1.own().dependencies());
+        assertArrayEquals(new long[0], t2.own().dependencies(), "us had not heard of t1");
+
+        List<Object> log = new java.util.ArrayList<>(List.of(t1.entry(), t1.own(), t2.entry(), t2.own()));
+        List<Decision> euDecisions = readAll(euFree, log);
+        List<Decision> usDecisions = readAll(usFree, log);
+        OwnedAgreement.Placement euPlacesT2 =
+                assertInstanceOf(Decision.Place.class, only(euDecisions)).placement();
+        OwnedAgreement.Placement usPlacesT1 =
+                assertInstanceOf(Decision.Place.class, only(usDecisions)).placement();
+        assertArrayEquals(new long[] {1}, euPlacesT2.dependencies(), "eu placed t2 after its own t1");
+        assertArrayEquals(new long[] {2}, usPlacesT1.dependencies(), "us placed t1 after its own t2: a cycle");
+
+        assertTrue(euFree.read(euPlacesT2).isEmpty() && usFree.read(euPlacesT2).isEmpty(), "t2 reaches t1, not in");
+        Decision.Dispatch euRuns = assertInstanceOf(Decision.Dispatch.class, only(euFree.read(usPlacesT1)));
+        Decision.Dispatch usRuns = assertInstanceOf(Decision.Dispatch.class, only(usFree.read(usPlacesT1)));
+        assertEquals(1, euRuns.txn());
+        assertArrayEquals(new long[0], euRuns.dependencies(), "the lower id runs first");
+        assertEquals(2, usRuns.txn());
+        assertArrayEquals(new long[] {1}, usRuns.dependencies());
+        assertTrue(!euRuns.barrier() && !usRuns.barrier(), "no barrier: every site named what it holds");
+        assertEquals(1, euFree.counters().groups());
+        assertEquals(0, euFree.pending() + usFree.pending());
+
+        for (OwnedAgreement site : List.of(euFree, usFree)) {
+            site.forget(1);
+            site.forget(2);
+            assertTrue(site.read(usPlacesT1).isEmpty(), "a late copy");
+            assertEquals(0, site.graphSize(), site.site() + " brought a forgotten call back");
+            assertEquals(0, site.size());
+        }
+    }
+
+    private static List<Decision> readAll(OwnedAgreement site, List<Object> log) {
+        List<Decision> decisions = new java.util.ArrayList<>();
+        for (Object entry : log) {
+            decisions.addAll(
+                    entry instanceof ScheduleEntry call
+                            ? site.read(call)
+                            : site.read((OwnedAgreement.Placement) entry));
+        }
+        return decisions;
+    }
+
+    /**
      * us sends t3 on a row of each site while eu runs t1 and t2 on its row; eu reads t3 between them. t3 runs after
      * t1 (eu's word, in its placement) and before t2's successor t4, which eu places after it.
      */
