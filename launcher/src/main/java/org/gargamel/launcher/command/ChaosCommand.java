@@ -97,8 +97,9 @@ public final class ChaosCommand implements Callable<Integer> {
                 && through.sites().oneScheduler()) {
             throw Usage.error(
                     spec,
-                    "chaos --sites needs --agreement optimistic or pessimistic (one-scheduler is for comparing "
-                            + "latency; chaos without --sites kills a single site's scheduler)");
+                    "chaos --sites needs an agreement among the sites' schedulers (optimistic, pessimistic, owned or"
+                            + " abort-free; one-scheduler is for comparing latency; chaos without --sites kills a single"
+                            + " site's scheduler)");
         }
 
         boolean onlySchedulers = kinds != null

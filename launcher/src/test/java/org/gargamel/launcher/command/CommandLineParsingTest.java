@@ -449,7 +449,7 @@ class CommandLineParsingTest {
                 "--site-delay must be between 0 and 10s");
         assertUsageError(
                 CommandRunner.run("chaos", "--sites", "2", "--agreement", "one-scheduler", "--kinds", "scheduler"),
-                "chaos --sites needs --agreement optimistic or pessimistic");
+                "chaos --sites needs an agreement among the sites' schedulers");
         assertUsageError(
                 CommandRunner.run(
                         "chaos",
