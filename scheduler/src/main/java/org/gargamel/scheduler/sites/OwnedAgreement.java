@@ -39,8 +39,9 @@ import org.gargamel.classifier.index.ConflictIndex;
  * them from the log. Sites then order two concurrent calls differently, and the union of their placements has cycles:
  * a {@link DependencyGraph} runs each strongly connected group in one order every site finds (Janus). Every call waits
  * for every site's placement; none is ever run twice. A home call's own placement goes to the log beside its entry.
- * No barrier is needed: every site names the conflicting calls it holds, the home site too, and a site forgets a call
- * only once every node of it made it visible, so a call placed without naming a forgotten one runs where it is visible.
+ * A site names every conflicting call it holds, the home site too, and forgets a call only once every node of it made
+ * it visible, so a call placed without naming a forgotten one runs where it is visible; only a home call placed before
+ * its scheduler read its own first entry back runs behind a barrier (see placeHome).
  *
  * <p>Single-threaded: the site scheduler's event loop owns it.
  */
@@ -154,6 +155,8 @@ public final class OwnedAgreement {
         final Map<String, Long> shippedBefore = new HashMap<>();
 
         final boolean orphan;
+        /** Abort-free: placed before this scheduler had read the log up to its own first entry (see placeHome). */
+        boolean behindABarrier;
         /** When this scheduler began to wait for it ({@link System#nanoTime}). */
         final long since = System.nanoTime();
 
@@ -181,6 +184,83 @@ public final class OwnedAgreement {
     private final Map<Long, Waiting> waiting = new HashMap<>();
 
     private final SiteStreams streams = new SiteStreams();
+    /**
+     * Abort-free: each call this site holds, with the last writers the index gave it (kept transitive across calls that
+     * leave: {@link #unchain}), and who names each.
+     */
+    private final Map<Long, long[]> chain = new HashMap<>();
+
+    private final Map<Long, Set<Long>> chainedBy = new HashMap<>();
+
+    /**
+     * Abort-free: places {@code txn} in this site's index and names every call it holds that {@code txn} conflicts with,
+     * not only the last writers. A site's placements may come from two schedulers (a predecessor's in the log, its
+     * successor's after): naming only the last writers relies on the successor's order being its predecessor's, and
+     * it is not (the successor reads the calls in log order). SitesIT lost an update so, with both sites' schedulers
+     * killed in turn. Named directly, two calls this site holds are ordered whoever placed them.
+     */
+    private long[] placeAfterAll(long txn, List<WriteKey> keys) {
+        long[] lastWriters = index.add(txn, keys);
+        chain.put(txn, lastWriters);
+        for (long writer : lastWriters) {
+            chainedBy.computeIfAbsent(writer, id -> new HashSet<>()).add(txn);
+        }
+        TreeSet<Long> all = new TreeSet<>();
+        java.util.ArrayDeque<Long> next = new java.util.ArrayDeque<>();
+        for (long writer : lastWriters) {
+            next.add(writer);
+        }
+        while (!next.isEmpty()) {
+            long at = next.poll();
+            if (all.add(at)) {
+                for (long before : chain.getOrDefault(at, new long[0])) {
+                    next.add(before);
+                }
+            }
+        }
+        return all.stream().mapToLong(Long::longValue).toArray();
+    }
+
+    /** Abort-free: {@code txn} left the index; whoever named it names what it named, so nothing earlier is lost. */
+    private void unchain(long txn) {
+        long[] before = chain.remove(txn);
+        Set<Long> namers = chainedBy.remove(txn);
+        if (before == null) {
+            return;
+        }
+        for (long writer : before) {
+            Set<Long> of = chainedBy.get(writer);
+            if (of != null) {
+                of.remove(txn);
+            }
+        }
+        if (namers == null) {
+            return;
+        }
+        for (long namer : namers) {
+            long[] named = chain.get(namer);
+            if (named == null) {
+                continue;
+            }
+            TreeSet<Long> spliced = new TreeSet<>();
+            for (long id : named) {
+                if (id != txn) {
+                    spliced.add(id);
+                }
+            }
+            for (long id : before) {
+                if (chain.containsKey(id)) {
+                    spliced.add(id);
+                    chainedBy.computeIfAbsent(id, x -> new HashSet<>()).add(namer);
+                }
+            }
+            chain.put(namer, spliced.stream().mapToLong(Long::longValue).toArray());
+        }
+    }
+
+    /** Abort-free: whether this scheduler has read one of its own entries back from the log. */
+    private boolean readOwnEntry;
+
     /** Abort-free: placements read ahead of an entry of their scheduler, held until it is read (in log order). */
     private final List<Placement> placementsAhead = new ArrayList<>();
 
@@ -238,10 +318,16 @@ public final class OwnedAgreement {
             appended.add(txn);
             indexed.add(txn);
             spanning.add(txn);
-            waiting.put(txn, new Waiting(Set.of(), false));
+            Waiting home = new Waiting(Set.of(), false);
+            // Placed before this scheduler read its own first entry back, it may not name a call its predecessor
+            // placed (the log holds it, unread here) that every other site has forgotten but this site's node has not
+            // applied yet: behind a barrier, the node applies every write-set logged before it runs (SitesIT ran two
+            // New-Orders of one district at once so, after a take-over, and the nodes stopped on a duplicate order).
+            home.behindABarrier = !readOwnEntry;
+            waiting.put(txn, home);
             graph.add(txn);
             ScheduleEntry entry = new ScheduleEntry(site, nextSequence++, txn, keys);
-            return new Home.Spanning(entry, new Placement(site, txn, index.add(txn, keys), 0, 0, entry.sequence()));
+            return new Home.Spanning(entry, new Placement(site, txn, placeAfterAll(txn, keys), 0, 0, entry.sequence()));
         }
         if (owners.equals(Set.of(site))) {
             localCount++;
@@ -297,7 +383,11 @@ public final class OwnedAgreement {
      * or one of this site's an earlier scheduler placed, is placed now (after the calls this site holds).
      */
     private void readAbortFree(ScheduleEntry due, List<Decision> decisions) {
-        if (!appended.remove(due.txn()) && !indexed.contains(due.txn())) {
+        if (appended.remove(due.txn())) {
+            readOwnEntry = true; // every entry committed before it has been read: this site's index is whole
+            return;
+        }
+        if (!indexed.contains(due.txn())) {
             graph.add(due.txn());
             indexed.add(due.txn());
             spanning.add(due.txn());
@@ -308,7 +398,7 @@ public final class OwnedAgreement {
             }
             // Every call of this site it names went to the log before its entries so far: readers wait for those.
             decisions.add(new Decision.Place(
-                    new Placement(site, due.txn(), index.add(due.txn(), due.keys()), 0, 0, nextSequence - 1)));
+                    new Placement(site, due.txn(), placeAfterAll(due.txn(), due.keys()), 0, 0, nextSequence - 1)));
         }
     }
 
@@ -362,7 +452,8 @@ public final class OwnedAgreement {
                 decisions.add(
                         call.orphan
                                 ? new Decision.Orphaned(resolved.txn(), resolved.dependencies())
-                                : new Decision.Dispatch(resolved.txn(), resolved.dependencies(), Map.of(), false));
+                                : new Decision.Dispatch(
+                                        resolved.txn(), resolved.dependencies(), Map.of(), call.behindABarrier));
             }
         }
         return decisions;
@@ -404,6 +495,9 @@ public final class OwnedAgreement {
         }
         if (indexed.remove(txn)) {
             index.remove(txn);
+            if (graph != null) {
+                unchain(txn);
+            }
             spanning.remove(txn);
             placedByThisSite.remove(txn);
         }

@@ -80,17 +80,49 @@ class OwnedAgreementTest {
         assertArrayEquals(new long[0], euRuns.dependencies(), "the lower id runs first");
         assertEquals(2, usRuns.txn());
         assertArrayEquals(new long[] {1}, usRuns.dependencies());
-        assertTrue(!euRuns.barrier() && !usRuns.barrier(), "no barrier: every site named what it holds");
+        assertTrue(
+                euRuns.barrier() && usRuns.barrier(),
+                "placed before their scheduler read its own entry back: a predecessor's call may be unread");
         assertEquals(1, euFree.counters().groups());
         assertEquals(0, euFree.pending() + usFree.pending());
 
+        // eu has read its own entry back: its index holds every call the log held before, so no barrier.
+        Home.Spanning t3 = assertInstanceOf(Home.Spanning.class, euFree.placeHome(3, EU_ROW));
+        assertArrayEquals(new long[] {1, 2}, t3.own().dependencies(), "after every call eu holds on the row");
+        readAll(euFree, List.of(t3.entry(), t3.own()));
+        OwnedAgreement.Placement usPlacesT3 = assertInstanceOf(
+                        Decision.Place.class, only(readAll(usFree, List.of(t3.entry(), t3.own()))))
+                .placement();
+        Decision.Dispatch euRunsT3 = assertInstanceOf(Decision.Dispatch.class, only(euFree.read(usPlacesT3)));
+        assertEquals(3, euRunsT3.txn());
+        assertTrue(!euRunsT3.barrier(), "no barrier once the scheduler has read its own entry back");
+
+        usFree.read(usPlacesT3);
         for (OwnedAgreement site : List.of(euFree, usFree)) {
             site.forget(1);
             site.forget(2);
+            site.forget(3);
             assertTrue(site.read(usPlacesT1).isEmpty(), "a late copy");
             assertEquals(0, site.graphSize(), site.site() + " brought a forgotten call back");
             assertEquals(0, site.size());
         }
+    }
+
+    /**
+     * Abort-free: a site names every call it holds that a call conflicts with, not only the last writer, and a call that
+     * leaves (forgotten) passes on what it named: a successor may hold the calls in another order than the one its
+     * predecessor's placements name, and only direct names order two calls whoever placed them.
+     */
+    @Test
+    void abortFreeSitesNameEveryConflictingCallTheyHoldEvenOnceOneBetweenLeft() {
+        OwnedAgreement euFree = OwnedAgreement.abortFree("eu", List.of("eu", "us"));
+        euFree.placeHome(1, EU_ROW);
+        euFree.placeHome(2, EU_ROW);
+        Home.Spanning third = assertInstanceOf(Home.Spanning.class, euFree.placeHome(3, EU_ROW));
+        assertArrayEquals(new long[] {1, 2}, third.own().dependencies(), "both, not only the last writer 2");
+        euFree.forget(2);
+        Home.Spanning fourth = assertInstanceOf(Home.Spanning.class, euFree.placeHome(4, EU_ROW));
+        assertArrayEquals(new long[] {1, 3}, fourth.own().dependencies(), "2 left; 3 passed on its name of 1");
     }
 
     private static List<Decision> readAll(OwnedAgreement site, List<Object> log) {

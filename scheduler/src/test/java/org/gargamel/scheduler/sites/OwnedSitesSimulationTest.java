@@ -64,7 +64,7 @@ class OwnedSitesSimulationTest {
         long groups = 0;
         long calls = 0;
         for (int seed = 1; seed <= 40; seed++) {
-            Simulation run = new Simulation(seed % 2 == 0 ? 2 : 3, 60, 3, seed, false, true);
+            Simulation run = new Simulation(seed % 2 == 0 ? 2 : 3, 60, 3, seed, true, true);
             calls += run.run().calls();
             for (OwnedAgreement agreement : run.agreements) {
                 groups += agreement.counters().groups();
