@@ -90,11 +90,6 @@ public final class OwnedAgreement {
         public Placement(String owner, long txn, long[] dependencies) {
             this(owner, txn, dependencies, 0);
         }
-
-        /** The same placement, made by the scheduler of {@code epoch} (stamped when it goes to the log). */
-        public Placement ofEpoch(long epoch) {
-            return new Placement(owner, txn, dependencies, logPosition, epoch, entriesBefore);
-        }
     }
 
     /** What reading the log calls for. */
@@ -111,7 +106,8 @@ public final class OwnedAgreement {
 
         /**
          * A spanning call of this site that every owner has placed: dispatch it after {@code dependencies}, behind the
-         * barrier ({@code barrier}: site-owned classes; the abort-free agreement needs none), which with a write-set log
+         * barrier ({@code barrier}: site-owned classes; abort-free, only a call placed before its scheduler read its own first
+         * entry back), which with a write-set log
          * per site also waits for what each other owner had logged when it placed the call ({@code shippedBefore}: site
          * to log position).
          */
