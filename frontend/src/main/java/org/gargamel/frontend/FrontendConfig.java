@@ -29,7 +29,9 @@ import org.gargamel.frontend.auth.ScramVerifier;
  * authentication: scram-sha-256   # scram-sha-256 (default) | trust
  * users:                          # who may connect (scram-sha-256)
  *   - {name: app, verifier: "SCRAM-SHA-256$4096:...$...:..."}   # as PostgreSQL's pg_authid holds it
- *   - {name: tester, password: secret}                         # or a password (kept only as a verifier)
+ *   - {name: tester, password: secret, role: shop_reader}      # or a password (kept only as a verifier); role: the
+ *                                                              # database role its calls and reads run as (default:
+ *                                                              # its name; docs/frontend.md, Security)
  * catalog: jdbc:postgresql://127.0.0.1:5432/app?user=app      # optional: a replica to describe calls from
  * maxConnections: 100
  * maxMessageBytes: 16777216
@@ -78,16 +80,26 @@ public record FrontendConfig(
         }
     }
 
-    /** A user: a password or a SCRAM verifier, exactly one. */
-    public record User(String name, String password, String verifier) {
+    /**
+     * A user: a password or a SCRAM verifier, exactly one; and the database role its calls and reads run as
+     * (docs/frontend.md, Security; null: the role of its name).
+     */
+    public record User(String name, String password, String verifier, String role) {
         @JsonCreator
         public User(
                 @JsonProperty("name") String name,
                 @JsonProperty("password") String password,
-                @JsonProperty("verifier") String verifier) {
+                @JsonProperty("verifier") String verifier,
+                @JsonProperty("role") String role) {
             this.name = name;
             this.password = password;
             this.verifier = verifier;
+            this.role = role;
+        }
+
+        /** A user whose calls and reads run as the role of its name. */
+        public User(String name, String password, String verifier) {
+            this(name, password, verifier, null);
         }
 
         @Override
@@ -216,6 +228,7 @@ public record FrontendConfig(
             throw new ConfigException("key 'control' is required (how the front end reaches the scheduler)");
         }
         control.toGroupConfig("control");
+        ClusterSecuritySettings.requireWhereExposed(clusterSecurity, Map.of("control", control));
         if (rules == null) {
             throw new ConfigException("key 'rules' is required (the procedures clients may call)");
         }
@@ -226,6 +239,7 @@ public record FrontendConfig(
                             + "trust, for a front end nobody untrusted can reach)");
         }
         verifiers(new SecureRandom());
+        roles();
         if (catalog != null && !catalog.startsWith("jdbc:postgresql:")) {
             throw new ConfigException("key 'catalog' must be a jdbc:postgresql: URL");
         }
@@ -279,6 +293,26 @@ public record FrontendConfig(
 
     public ClassifierRules loadRules() {
         return ClassifierRules.loadConfigured(rules);
+    }
+
+    /**
+     * The database role of each user that names one (docs/frontend.md, Security); a user without is its own name's
+     * role. An invalid role name is an error naming the user.
+     */
+    public Map<String, String> roles() {
+        Map<String, String> roles = new LinkedHashMap<>();
+        for (int i = 0; i < users.size(); i++) {
+            User user = users.get(i);
+            if (user.role() == null) {
+                continue;
+            }
+            try {
+                roles.put(user.name(), org.gargamel.common.call.ProcedureCall.checkRole(user.role()));
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException("key 'users[" + i + "].role' (user " + user.name() + "): " + e.getMessage());
+            }
+        }
+        return roles;
     }
 
     /** Each user's SCRAM verifier (a password is turned into one with a fresh salt); errors name the user. */

@@ -78,6 +78,7 @@ public final class FrontendServer implements AutoCloseable {
                     shapes,
                     config.authentication() == FrontendConfig.Authentication.TRUST,
                     config.verifiers(random),
+                    config.roles(),
                     config.serverVersion(),
                     config.maxConnections(),
                     new AtomicInteger(),

@@ -60,8 +60,12 @@ class AdHocReadTest {
                     Statement statement = connection.createStatement()) {
                 // Not in the rules: what an ad-hoc read must not be able to do.
                 statement.execute("CREATE SEQUENCE adhoc_seq");
+                // The role may use it: what refuses nextval in a read is the read's READ ONLY transaction.
+                statement.execute("GRANT USAGE ON SEQUENCE adhoc_seq TO " + ShopCluster.USER);
                 statement.execute("CREATE FUNCTION touch(p_id integer) RETURNS integer LANGUAGE sql AS "
                         + "$$ UPDATE account SET balance = balance + 1 WHERE id = p_id RETURNING id $$");
+                // Created after the user's role got its grants: it may not read it.
+                statement.execute("CREATE TABLE private_note (id integer PRIMARY KEY, note text)");
             }
         }
     }
@@ -224,8 +228,9 @@ class AdHocReadTest {
                 CallOutcome written = writer.call(ProcedureCall.of("deposit", 18, BigDecimal.ONE));
                 assertEquals(CallOutcome.Status.COMMITTED, written.status(), written.toString());
                 CallOutcome read = client.openSession()
-                        .call(ProcedureCall.adHoc(
-                                AdHocQuery.run("SELECT balance FROM account WHERE id = 18", List.of(), List.of())));
+                        .call(ProcedureCall.adHoc(AdHocQuery.run(
+                                        "SELECT balance FROM account WHERE id = 18", List.of(), List.of()))
+                                .asRole(ShopCluster.USER)); // a read runs as a role, never as the node
                 assertEquals(CallOutcome.Status.COMMITTED, read.status(), read.toString());
                 if (new BigDecimal(read.rows().rows().get(0).get(0)).compareTo(new BigDecimal(written.result())) != 0) {
                     withoutSession++;
@@ -268,6 +273,103 @@ class AdHocReadTest {
             assertEquals(balance, cluster.query(i, "SELECT balance FROM account WHERE id = 1"), "replica " + i);
             assertEquals("f", cluster.query(i, "SELECT is_called FROM adhoc_seq"), "replica " + i);
             assertEquals("20", cluster.query(i, "SELECT count(*) FROM account"), "replica " + i);
+        }
+    }
+
+    /**
+     * Issue 38's three attacks through the front end, each refused by the user's role's privileges (42501): turning a
+     * worker's capture off for its later calls, reading the server's files, terminating the node's connections. What a
+     * read may change in its own session (capture's setting of that session) reaches no call. Sent eight times each to
+     * reach every worker, then 20 deposits: both replicas end identical, and the node that served the reads still
+     * serves.
+     */
+    @Test
+    void aReadCannotDisarmCaptureReadTheServersFilesOrCutANodeOffAndTheReplicasStayIdentical() throws Exception {
+        String deposited = "SELECT sum(balance) FROM account WHERE id IN (17, 19)"; // no other test writes them
+        String before = cluster.query(1, deposited);
+        try (Connection connection = cluster.connect();
+                Statement statement = connection.createStatement()) {
+            for (int round = 0; round < 8; round++) {
+                for (String attack : List.of(
+                        "SELECT set_config('session_replication_role', 'replica', false)",
+                        "SELECT pg_read_file('/etc/hostname')",
+                        "SELECT count(*) FROM pg_ls_dir('.')",
+                        // The node's sessions, by pid (the role does not even see their backend_type)
+                        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename <> current_user",
+                        "SELECT set_config('role', 'postgres', false)")) {
+                    PSQLException refused =
+                            assertThrows(PSQLException.class, () -> statement.executeQuery(attack), attack);
+                    assertEquals("42501", refused.getSQLState(), attack + ": " + refused.getMessage());
+                }
+                try (ResultSet rows = statement.executeQuery("SELECT set_config('gargamel.capture', 'off', false)")) {
+                    assertTrue(rows.next()); // allowed in the read's own session, wiped after it
+                }
+            }
+            try (ResultSet rows = statement.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE pid <> "
+                    + "pg_backend_pid() AND backend_type = 'client backend' AND usename <> current_user")) {
+                assertTrue(rows.next());
+                assertEquals(0, rows.getInt(1), "issue 38's query finds none of the node's sessions to terminate");
+            }
+            try (ResultSet rows = statement.executeQuery("SELECT current_user, session_user")) {
+                assertTrue(rows.next());
+                assertEquals(ShopCluster.USER, rows.getString(1));
+                assertEquals(ShopCluster.USER, rows.getString(2));
+            }
+            for (int i = 0; i < 20; i++) {
+                try (ResultSet rows = statement.executeQuery("SELECT deposit(" + (i % 2 == 0 ? 17 : 19) + ", 1.00)")) {
+                    assertTrue(rows.next());
+                }
+            }
+        }
+        try (GargamelClient client = GargamelClient.connect(GroupConfig.inMemory(), ClientOptions.defaults())) {
+            client.awaitQuiescence(Duration.ofSeconds(60)); // every replica applied every write-set
+        }
+        String sum = "SELECT md5(string_agg(id || ':' || balance, ',' ORDER BY id)) FROM account";
+        assertEquals(cluster.query(0, sum), cluster.query(1, sum), "both replicas hold every deposit");
+        assertEquals(
+                new BigDecimal(before).add(new BigDecimal("20.00")),
+                new BigDecimal(cluster.query(1, deposited)),
+                "every deposit applied at the other replica");
+    }
+
+    /**
+     * PostgreSQL's own privileges, through the front end: a procedure the user's role may not execute and a table it
+     * may not read are 42501; with the privileges granted back, the same call and read work.
+     */
+    @Test
+    void aProcedureOrTableTheRoleMayNotUseIs42501() throws Exception {
+        try (Connection connection = cluster.connect();
+                Statement statement = connection.createStatement()) {
+            PSQLException table = assertThrows(
+                    PSQLException.class, () -> statement.executeQuery("SELECT count(*) FROM private_note"));
+            assertEquals("42501", table.getSQLState(), table.getMessage());
+            everyReplica("REVOKE EXECUTE ON FUNCTION withdraw(integer, numeric) FROM PUBLIC");
+            try {
+                PSQLException procedure =
+                        assertThrows(PSQLException.class, () -> statement.executeQuery("SELECT withdraw(20, 1.00)"));
+                assertEquals("42501", procedure.getSQLState(), procedure.getMessage());
+                everyReplica("GRANT EXECUTE ON FUNCTION withdraw(integer, numeric) TO " + ShopCluster.USER);
+                everyReplica("GRANT SELECT ON private_note TO " + ShopCluster.USER);
+                try (ResultSet rows = statement.executeQuery("SELECT withdraw(20, 1.00)")) {
+                    assertTrue(rows.next());
+                }
+                try (ResultSet rows = statement.executeQuery("SELECT count(*) FROM private_note")) {
+                    assertTrue(rows.next());
+                    assertEquals(0, rows.getInt(1));
+                }
+            } finally {
+                everyReplica("GRANT EXECUTE ON FUNCTION withdraw(integer, numeric) TO PUBLIC");
+                everyReplica("REVOKE SELECT ON private_note FROM " + ShopCluster.USER);
+            }
+        }
+    }
+
+    private static void everyReplica(String sql) throws SQLException {
+        for (int i = 0; i < 2; i++) {
+            try (Connection connection = cluster.servers.connect(i);
+                    Statement statement = connection.createStatement()) {
+                statement.execute(sql);
+            }
         }
     }
 

@@ -335,7 +335,7 @@ class FrontendTest {
         try (FrontendServer frontend = new FrontendServer(trusting(1024, null))) {
             frontend.start();
             try (Connection bystander = java.sql.DriverManager.getConnection(
-                    "jdbc:postgresql://127.0.0.1:" + frontend.port() + "/shop?user=anyone")) {
+                    "jdbc:postgresql://127.0.0.1:" + frontend.port() + "/shop?user=" + ShopCluster.USER)) {
                 String unknown = answerAfterLogin(frontend.port(), out -> {
                     out.writeByte('!');
                     out.writeInt(4);
@@ -422,10 +422,19 @@ class FrontendTest {
         try (FrontendServer trusting = new FrontendServer(trusting(null, 1))) {
             trusting.start();
             try (Connection connection = java.sql.DriverManager.getConnection(
-                            "jdbc:postgresql://127.0.0.1:" + trusting.port() + "/shop?user=anyone");
+                            "jdbc:postgresql://127.0.0.1:" + trusting.port() + "/shop?user=" + ShopCluster.USER);
                     Statement statement = connection.createStatement();
                     ResultSet rows = statement.executeQuery("SELECT * FROM statement(1)")) {
                 assertTrue(rows.next(), "a call through a front end with trust authentication");
+            }
+            // Anyone may log in, as the role of the name it gives: one the nodes do not serve runs nothing.
+            try (Connection connection = java.sql.DriverManager.getConnection(
+                            "jdbc:postgresql://127.0.0.1:" + trusting.port() + "/shop?user=anyone");
+                    Statement statement = connection.createStatement()) {
+                SQLException refused =
+                        assertThrows(SQLException.class, () -> statement.executeQuery("SELECT * FROM statement(1)"));
+                assertEquals("42501", refused.getSQLState(), refused.getMessage());
+                assertTrue(refused.getMessage().contains("serves no role \"anyone\""), refused.getMessage());
             }
             try (java.net.Socket socket =
                     new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), trusting.port())) {

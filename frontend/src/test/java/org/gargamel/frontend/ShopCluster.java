@@ -25,6 +25,8 @@ import org.gargamel.common.config.Mode;
 import org.gargamel.common.group.GroupConfig;
 import org.gargamel.node.NodeConfig;
 import org.gargamel.node.NodeServer;
+import org.gargamel.node.access.RoleLogin;
+import org.gargamel.node.access.RoleLogins;
 import org.gargamel.provisioning.PostgresCluster;
 import org.gargamel.scheduler.SchedulerConfig;
 import org.gargamel.scheduler.SchedulerServer;
@@ -52,6 +54,11 @@ final class ShopCluster implements AutoCloseable {
                 try (Connection connection = servers.connect(i);
                         Statement statement = connection.createStatement()) {
                     statement.execute(sql);
+                    // The front end's user runs as a role of its own name (docs/frontend.md, Security): it may use
+                    // the application's tables as its procedures do, nothing more.
+                    statement.execute("CREATE ROLE " + USER + " LOGIN");
+                    statement.execute("GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO " + USER);
+                    statement.execute("GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO " + USER);
                 }
             }
             Path rules = directory.resolve("shop-rules.yaml");
@@ -65,16 +72,17 @@ final class ShopCluster implements AutoCloseable {
             }
             for (int i = 0; i < replicas; i++) {
                 nodes.add(new NodeServer(new NodeConfig(
-                        "node-" + (i + 1),
-                        servers.jdbcUrl(i),
-                        2,
-                        Mode.GARGAMEL,
-                        Isolation.PSI,
-                        rules.toString(),
-                        GroupSettings.inMemory(),
-                        GroupSettings.inMemory(),
-                        members,
-                        null)));
+                                "node-" + (i + 1),
+                                servers.jdbcUrl(i),
+                                2,
+                                Mode.GARGAMEL,
+                                Isolation.PSI,
+                                rules.toString(),
+                                GroupSettings.inMemory(),
+                                GroupSettings.inMemory(),
+                                members,
+                                null)
+                        .withRoles(new RoleLogins(List.of(RoleLogin.trusted(USER)), false))));
             }
             startAll(nodes);
             try (GargamelClient client = GargamelClient.connect(GroupConfig.inMemory(), ClientOptions.defaults())) {

@@ -16,6 +16,8 @@ import org.gargamel.common.config.Secrets;
 import org.gargamel.common.group.GroupConfig;
 import org.gargamel.common.group.RaftSettings;
 import org.gargamel.common.group.SiteDelay;
+import org.gargamel.node.access.RoleLogin;
+import org.gargamel.node.access.RoleLogins;
 
 /**
  * A node's configuration file (docs/node.md):
@@ -55,6 +57,11 @@ import org.gargamel.common.group.SiteDelay;
  * siteOfReplicas: {node-1: eu, node-2: us}   # optional, with siteDelayMillis (tests, demos on one machine): every
  * siteDelayMillis: {us: 50}                  # replica's site, and the delay of what this node's write-set log receives
  *                                            # from each other site
+ * roles:                           # optional; the database roles calls and ad-hoc reads may run as (a front end
+ *   - {name: app}                   # maps its users to them; docs/frontend.md, Security); the node logs in as each
+ *   - {name: clerk, passwordFile: clerk.password}   # for reads (no password: trust/peer), and checks at start that
+ *                                    # none is privileged
+ * allowPrivilegedRoles: false       # optional; true: serve a privileged role all the same (a superuser...)
  * writeSetLog: site                 # optional; cluster | site (default cluster). site: a write-set log per site, of
  *                                    # the site's replicas (needs siteOfReplicas): a call is acknowledged once its
  *                                    # site holds it, and each site's entries are shipped to the others
@@ -87,7 +94,8 @@ public record NodeConfig(
         String site,
         java.util.Map<String, String> siteOfReplicas,
         java.util.Map<String, Integer> siteDelayMillis,
-        boolean siteLog) {
+        boolean siteLog,
+        RoleLogins roles) {
 
     /** The default of {@code adhocStatementTimeoutSeconds}. */
     public static final int DEFAULT_ADHOC_TIMEOUT_SECONDS = 30;
@@ -132,7 +140,9 @@ public record NodeConfig(
             @JsonProperty("site") String site,
             @JsonProperty("siteOfReplicas") java.util.Map<String, String> siteOfReplicas,
             @JsonProperty("siteDelayMillis") java.util.Map<String, Integer> siteDelayMillis,
-            @JsonProperty("writeSetLog") String writeSetLog) {
+            @JsonProperty("writeSetLog") String writeSetLog,
+            @JsonProperty("roles") List<RoleLogin> roles,
+            @JsonProperty("allowPrivilegedRoles") Boolean allowPrivilegedRoles) {
         this(
                 name,
                 jdbcUrl,
@@ -161,7 +171,9 @@ public record NodeConfig(
                 site,
                 siteOfReplicas == null ? java.util.Map.of() : java.util.Map.copyOf(siteOfReplicas),
                 siteDelayMillis == null ? java.util.Map.of() : java.util.Map.copyOf(siteDelayMillis),
-                siteLog(writeSetLog));
+                siteLog(writeSetLog),
+                new RoleLogins(
+                        roles == null ? List.of() : roles, allowPrivilegedRoles != null && allowPrivilegedRoles));
     }
 
     private static boolean siteLog(String writeSetLog) {
@@ -220,7 +232,8 @@ public record NodeConfig(
                 null,
                 java.util.Map.of(),
                 java.util.Map.of(),
-                false);
+                false,
+                RoleLogins.NONE);
     }
 
     /** Without a separate user and password (in the URL, or none), its log in memory. */
@@ -280,6 +293,14 @@ public record NodeConfig(
             draft.adhocReads = enabled;
             draft.adhocStatementTimeoutSeconds = timeoutSeconds;
         });
+    }
+
+    /**
+     * The same node serving database roles {@code logins} (docs/frontend.md, Security): calls and ad-hoc reads that
+     * name one run with its privileges.
+     */
+    public NodeConfig withRoles(RoleLogins logins) {
+        return edit(draft -> draft.roles = logins);
     }
 
     /** The same node probing the first {@code calls} calls of each procedure declaring increments (0: none). */
@@ -426,7 +447,7 @@ public record NodeConfig(
                 + ", adhocStatementTimeoutSeconds=" + adhocStatementTimeoutSeconds + ", clusterSecurity="
                 + clusterSecurity + ", incrementProbe=" + incrementProbe + ", appliers=" + appliers + ", applyGroup="
                 + applyGroup + ", site=" + site + ", siteOfReplicas=" + siteOfReplicas + ", siteDelayMillis="
-                + siteDelayMillis + ", siteLog=" + siteLog + "]";
+                + siteDelayMillis + ", siteLog=" + siteLog + ", roles=" + roles + "]";
     }
 
     public static NodeConfig read(Path file) {
@@ -436,7 +457,8 @@ public record NodeConfig(
                 NodeConfig::rules,
                 (config, rulesFile) -> config.withRules(rulesFile)
                         .withClusterSecurity(
-                                config.clusterSecurity == null ? null : config.clusterSecurity.besides(file)),
+                                config.clusterSecurity == null ? null : config.clusterSecurity.besides(file))
+                        .withRoles(config.roles.besides(file)),
                 NodeConfig::validate);
     }
 
@@ -491,6 +513,8 @@ public record NodeConfig(
         control.toGroupConfig("control");
         writeSets.toGroupConfig("writeSets");
         ClusterSecuritySettings.loadOrNull(clusterSecurity);
+        ClusterSecuritySettings.requireWhereExposed(
+                clusterSecurity, java.util.Map.of("control", control, "writeSets", writeSets));
         if (!control.transport().equals(writeSets.transport())) {
             throw new ConfigException("keys 'control.transport' and 'writeSets.transport' contradict each other ("
                     + control.transport() + " and " + writeSets.transport() + ")");
@@ -573,6 +597,7 @@ public record NodeConfig(
                         + isolation + ")");
             }
         }
+        roles.validate();
         loadRules();
         return this;
     }
@@ -626,6 +651,7 @@ public record NodeConfig(
         java.util.Map<String, String> siteOfReplicas;
         java.util.Map<String, Integer> siteDelayMillis;
         boolean siteLog;
+        RoleLogins roles;
 
         Draft(NodeConfig config) {
             name = config.name;
@@ -654,6 +680,7 @@ public record NodeConfig(
             siteOfReplicas = config.siteOfReplicas;
             siteDelayMillis = config.siteDelayMillis;
             siteLog = config.siteLog;
+            roles = config.roles;
         }
 
         NodeConfig build() {
@@ -683,7 +710,8 @@ public record NodeConfig(
                     site,
                     siteOfReplicas,
                     siteDelayMillis,
-                    siteLog);
+                    siteLog,
+                    roles);
         }
     }
 }

@@ -54,6 +54,8 @@ import org.gargamel.common.wire.Superseded;
 import org.gargamel.common.wire.TakeOver;
 import org.gargamel.common.wire.TransactionIds;
 import org.gargamel.common.wire.VisibilityQuery;
+import org.gargamel.node.access.ReadConnections;
+import org.gargamel.node.access.RoleCheck;
 import org.gargamel.node.apply.ApplyLoop;
 import org.gargamel.node.capture.Increments;
 import org.gargamel.node.capture.WriteSetCapture;
@@ -121,6 +123,9 @@ public final class NodeServer implements AutoCloseable {
     private final List<Worker> workers = new ArrayList<>();
     private final AtomicBoolean closed = new AtomicBoolean();
     private HikariDataSource dataSource;
+    /** Connections logged in as the roles this node serves, for ad-hoc reads (docs/frontend.md, Security). */
+    private ReadConnections reads;
+
     private Connection applierConnection;
     private ProgressReporter progress;
     private ApplyLoop applier;
@@ -265,6 +270,9 @@ public final class NodeServer implements AutoCloseable {
                         connection, "public", config.usesIncrements() ? rules.incrementColumns() : Map.of());
                 ReplicaState.install(connection);
                 connection.commit();
+                reads = new ReadConnections(name, config.jdbcUrl(), config.roles());
+                RoleCheck.check(name, connection, reads, config.roles());
+                connection.commit();
                 String tainted = ReplicaState.tainted(connection);
                 connection.commit();
                 if (tainted != null) {
@@ -352,6 +360,7 @@ public final class NodeServer implements AutoCloseable {
                     rules,
                     config.checksRules() ? config.rulesCheck() : RulesCheck.OFF,
                     new AdHocReads(config.adhocReads(), config.adhocStatementTimeoutSeconds()),
+                    reads,
                     new IncrementPolicy(
                             rules, new Increments(primaryKeys.all()), config.usesIncrements(), config.incrementProbe()),
                     agreements,
@@ -690,6 +699,9 @@ public final class NodeServer implements AutoCloseable {
         }
         if (databaseWatch != null) {
             closeQuietly(databaseWatch);
+        }
+        if (reads != null) {
+            reads.close();
         }
         if (dataSource != null) {
             dataSource.close();

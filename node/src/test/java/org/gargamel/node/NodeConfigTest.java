@@ -277,4 +277,33 @@ class NodeConfigTest {
         assertTrue(error(good.replace("writeSets: {bind: 127.0.0.1:7811, initialHosts: [127.0.0.1:7811]}\n", ""))
                 .contains("key 'writeSets'"));
     }
+
+    @Test
+    void groupsOthersReachNeedTheClustersSecretOrOpenSaidExplicitly() throws Exception {
+        String exposed = good.replace(
+                "control: {bind: 127.0.0.1:7810, initialHosts: [127.0.0.1:7800, 127.0.0.1:7810]}",
+                "control: {bind: 10.0.0.5:7810, initialHosts: [127.0.0.1:7800, 10.0.0.5:7810]}");
+        String refused = error(exposed);
+        assertTrue(
+                refused.contains("key 'clusterSecurity' is required")
+                        && refused.contains("key 'control.bind' is 10.0.0.5:7810"),
+                refused);
+        assertEquals(
+                null,
+                read(exposed + "clusterSecurity: {open: true}\n").controlGroup().security());
+        assertTrue(error(exposed + "clusterSecurity: {open: true, secretFile: cluster.secret}\n")
+                .contains("contradict"));
+        read(good); // loopback only: open groups, as before
+    }
+
+    @Test
+    void rolesAreValidatedAndKeptWithoutTheirPasswords() throws Exception {
+        NodeConfig config = read(good + "roles: [{name: app}, {name: clerk, password: hunter2}]\n");
+        assertEquals(java.util.List.of("app", "clerk"), config.roles().names());
+        assertTrue(!config.toString().contains("hunter2"), config.toString());
+        assertTrue(error(good + "roles: [{name: app}, {name: app}]\n").contains("listed twice"));
+        assertTrue(error(good + "roles: [{name: \"" + "r".repeat(64) + "\"}]\n").contains("at most 63"));
+        assertTrue(error(good + "roles: [{name: a, password: x, passwordFile: f}]\n")
+                .contains("both"));
+    }
 }

@@ -430,8 +430,8 @@ class WriteSetLogTest {
                 new NodeServer(config(0, directory.resolve("durable").toString(), Isolation.PSI)
                         .withDataDir(directory.resolve("durable").toString(), true)),
                 node(1, directory.resolve("unforced").toString()));
-        ProcedureCall setting = ProcedureCall.adHoc(org.gargamel.common.call.AdHocQuery.run(
-                "SELECT current_setting('synchronous_commit')", List.of(), List.of()));
+        // A read-only call runs on a worker's own connection, whose setting this is.
+        ProcedureCall setting = ProcedureCall.of("read_setting", "synchronous_commit");
         scheduler.execute("node-1", 0, 1, new long[0], true, setting);
         scheduler.execute("node-2", 0, 2, new long[0], true, setting);
         CallOutcome durable = scheduler.awaitOutcome(1, TIMEOUT);

@@ -25,6 +25,9 @@ CREATE OR REPLACE FUNCTION read_district(p_w integer, p_d integer) RETURNS TABLE
 LANGUAGE sql AS $$ SELECT next_o_id, ytd FROM district WHERE w_id = p_w AND d_id = p_d $$;
 CREATE OR REPLACE FUNCTION read_isolation(p_w integer) RETURNS text
 LANGUAGE sql AS $$ SELECT current_setting('transaction_isolation') $$;
+-- A setting of the worker's session (its connection's, which an ad-hoc read never sees).
+CREATE OR REPLACE FUNCTION read_setting(p_name text) RETURNS text
+LANGUAGE sql AS $$ SELECT current_setting(p_name) $$;
 CREATE OR REPLACE FUNCTION quick_payment(p_w integer, p_d integer, p_amount numeric) RETURNS numeric LANGUAGE plpgsql AS $$
 DECLARE y numeric;
 BEGIN

@@ -144,6 +144,12 @@ public record SchedulerConfig(
         if (maxInFlight < 1) {
             throw new ConfigException("key 'maxInFlight' must be at least 1, got " + maxInFlight);
         }
+        Map<String, GroupSettings> groups = new java.util.LinkedHashMap<>();
+        groups.put("control", control);
+        if (site != null) {
+            groups.put("site.schedule", site.schedule());
+        }
+        ClusterSecuritySettings.requireWhereExposed(clusterSecurity, groups);
         loadRules();
         return this;
     }

@@ -29,13 +29,19 @@ public final class ProcedureCall {
      */
     public static final String AD_HOC = "(ad-hoc query)";
 
+    /** PostgreSQL's NAMEDATALEN - 1: a longer role name would be truncated by the server into another role's. */
+    public static final int MAX_ROLE_BYTES = 63;
+
     private final String procedure;
     private final List<Object> arguments;
     /** Non-null for an ad-hoc read-only query instead of a procedure call. */
     private final AdHocQuery adHoc;
+    /** The database role the call runs as (docs/frontend.md, Security); null: the node's own login. */
+    private final String role;
 
     public ProcedureCall(String procedure, List<?> arguments) {
         this.adHoc = null;
+        this.role = null;
         this.procedure = Objects.requireNonNull(procedure, "procedure");
         List<Object> copy = new ArrayList<>(arguments.size());
         for (int i = 0; i < arguments.size(); i++) {
@@ -57,6 +63,48 @@ public final class ProcedureCall {
         this.procedure = AD_HOC;
         this.arguments = List.of();
         this.adHoc = Objects.requireNonNull(query, "query");
+        this.role = null;
+    }
+
+    private ProcedureCall(ProcedureCall call, String role) {
+        this.procedure = call.procedure;
+        this.arguments = call.arguments;
+        this.adHoc = call.adHoc;
+        this.role = checkRole(role);
+    }
+
+    /**
+     * The same call run with the privileges of database role {@code role} (a front end's user, mapped; docs/frontend.md,
+     * Security): the node runs a procedure after {@code SET LOCAL ROLE}, and an ad-hoc query on a connection logged in
+     * as the role, so PostgreSQL's own privileges refuse what the role may not do.
+     */
+    public ProcedureCall asRole(String role) {
+        return new ProcedureCall(this, role);
+    }
+
+    /** The database role this call runs as, or null: the node's own login (a library client holding the cluster's secret). */
+    public String role() {
+        return role;
+    }
+
+    /**
+     * {@code role} if it can name a PostgreSQL role exactly: not empty, no NUL, at most {@link #MAX_ROLE_BYTES} bytes in
+     * UTF-8 (PostgreSQL would truncate a longer one, maybe into the name of another role).
+     */
+    public static String checkRole(String role) {
+        Objects.requireNonNull(role, "role");
+        if (role.isEmpty()) {
+            throw new IllegalArgumentException("an empty role name");
+        }
+        if (role.indexOf('\0') >= 0) {
+            throw new IllegalArgumentException("a role name with a NUL character");
+        }
+        int bytes = role.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+        if (bytes > MAX_ROLE_BYTES) {
+            throw new IllegalArgumentException("role name of " + bytes + " bytes: PostgreSQL's are at most "
+                    + MAX_ROLE_BYTES + " (it would truncate this one)");
+        }
+        return role;
     }
 
     /** An ad-hoc read-only query, sent and placed as a read-only call (docs/protocol.md, Ad-hoc reads). */
@@ -146,16 +194,19 @@ public final class ProcedureCall {
         return other instanceof ProcedureCall call
                 && procedure.equals(call.procedure)
                 && arguments.equals(call.arguments)
-                && Objects.equals(adHoc, call.adHoc);
+                && Objects.equals(adHoc, call.adHoc)
+                && Objects.equals(role, call.role);
     }
 
     @Override
     public int hashCode() {
-        return (procedure.hashCode() * 31 + arguments.hashCode()) * 31 + Objects.hashCode(adHoc);
+        return ((procedure.hashCode() * 31 + arguments.hashCode()) * 31 + Objects.hashCode(adHoc)) * 31
+                + Objects.hashCode(role);
     }
 
     @Override
     public String toString() {
-        return adHoc != null ? AD_HOC + " " + adHoc.kind() : toSql();
+        String call = adHoc != null ? AD_HOC + " " + adHoc.kind() : toSql();
+        return role == null ? call : call + " as " + role;
     }
 }

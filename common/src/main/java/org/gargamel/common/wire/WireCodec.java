@@ -157,7 +157,18 @@ public final class WireCodec {
     /** The layout of an ad-hoc query on the wire; a reader refuses any other. */
     static final int AD_HOC_VERSION = 1;
 
+    /**
+     * Written where a call's procedure name goes, it says the call runs as a database role: the role's name follows,
+     * then the call as it would be written without one. Calls without a role (library clients) keep the layout they
+     * always had.
+     */
+    static final String ROLE_MARKER = "\0as-role";
+
     static void writeCall(DataOutput out, ProcedureCall call) throws IOException {
+        if (call.role() != null) {
+            writeString(out, ROLE_MARKER);
+            writeString(out, call.role());
+        }
         if (call.adHoc() != null) {
             writeAdHoc(out, call.adHoc());
             return;
@@ -171,6 +182,22 @@ public final class WireCodec {
 
     static ProcedureCall readCall(DataInput in) throws IOException {
         String procedure = readString(in);
+        if (procedure.equals(ROLE_MARKER)) {
+            String role = readString(in);
+            ProcedureCall call = readCallWithoutRole(in, readString(in));
+            try {
+                return call.asRole(role);
+            } catch (IllegalArgumentException e) {
+                throw new MalformedMessageException("a call as role '" + role + "': " + e.getMessage(), e);
+            }
+        }
+        return readCallWithoutRole(in, procedure);
+    }
+
+    private static ProcedureCall readCallWithoutRole(DataInput in, String procedure) throws IOException {
+        if (procedure.equals(ROLE_MARKER)) {
+            throw new MalformedMessageException("a call names its role twice");
+        }
         if (procedure.equals(AD_HOC_MARKER)) {
             return ProcedureCall.adHoc(readAdHoc(in));
         }

@@ -2,6 +2,8 @@ package org.gargamel.common.wire;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -85,6 +87,12 @@ class WireCodecTest {
                                 Arrays.asList("7", null))),
                         (7L << 32) | 9),
                 new SubmitCall(51, ProcedureCall.adHoc(AdHocQuery.describe("SELECT $1::int", List.of()))),
+                new SubmitCall(
+                        52,
+                        ProcedureCall.adHoc(AdHocQuery.run("TABLE item", List.of(), List.of()))
+                                .asRole("app reader"),
+                        3),
+                new SubmitCall(53, PAYMENT.asRole("clerk")),
                 new Execute(
                         14,
                         1,
@@ -347,5 +355,33 @@ class WireCodecTest {
                 .contains("update transaction"));
         assertThrows(IllegalArgumentException.class, () -> AdHocQuery.run(" ", List.of(), List.of()));
         assertThrows(IllegalArgumentException.class, () -> AdHocQuery.run("SELECT $1", List.of(), List.of("1")));
+    }
+
+    @Test
+    void aCallAsARoleCarriesTheRoleAndAMalformedRoleIsRefusedWhenRead() {
+        ProcedureCall asClerk = PAYMENT.asRole("clerk");
+        assertEquals(
+                "clerk",
+                ((SubmitCall) WireCodec.decode(WireCodec.encode(new SubmitCall(1, asClerk))))
+                        .call()
+                        .role());
+        assertNull(((SubmitCall) WireCodec.decode(WireCodec.encode(new SubmitCall(1, PAYMENT))))
+                .call()
+                .role());
+        assertNotEquals(PAYMENT, asClerk);
+        // PostgreSQL would truncate a name past 63 bytes into another role's: refused when made and when read
+        String long64 = "r".repeat(64);
+        assertThrows(IllegalArgumentException.class, () -> PAYMENT.asRole(long64));
+        assertThrows(IllegalArgumentException.class, () -> PAYMENT.asRole(""));
+        byte[] encoded = WireCodec.encode(new SubmitCall(1, PAYMENT.asRole("r".repeat(63))));
+        int roleAt = 1 + 8 + 4 + WireCodec.ROLE_MARKER.length() + 4;
+        byte[] tooLong = new byte[encoded.length + 1];
+        System.arraycopy(encoded, 0, tooLong, 0, roleAt);
+        tooLong[roleAt - 1] = 64; // the role's length
+        tooLong[roleAt] = 'r';
+        System.arraycopy(encoded, roleAt, tooLong, roleAt + 1, encoded.length - roleAt);
+        assertTrue(assertThrows(MalformedMessageException.class, () -> WireCodec.decode(tooLong))
+                .getMessage()
+                .contains("at most 63"));
     }
 }

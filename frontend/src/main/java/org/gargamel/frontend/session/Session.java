@@ -80,6 +80,9 @@ public final class Session extends ChannelInboundHandlerAdapter {
     private Phase phase = Phase.STARTUP;
     private boolean counted;
     private String user;
+    /** The database role every call and read of this session runs as, once authenticated. */
+    private String role;
+
     private Settings settings;
     private ScramExchange scram;
     /** A call is out at the cluster (or a lookup runs): the queue waits. */
@@ -395,8 +398,17 @@ public final class Session extends ChannelInboundHandlerAdapter {
         return text;
     }
 
-    /** Authenticated: AuthenticationOk, the parameters, the key, ReadyForQuery. */
+    /**
+     * Authenticated: AuthenticationOk, the parameters, the key, ReadyForQuery; first the database role this user's
+     * calls and reads run as (docs/frontend.md, Security): its configured role, or a role of its own name.
+     */
     private void ready() {
+        try {
+            role = ProcedureCall.checkRole(shared.roles().getOrDefault(user, user));
+        } catch (IllegalArgumentException e) {
+            fatal("28000", "user \"" + user + "\" maps to no valid database role: " + e.getMessage());
+            return;
+        }
         BackendMessages.authenticationOk(out);
         for (String name : Settings.REPORTED) {
             BackendMessages.parameterStatus(out, name, settings.get(name));
@@ -724,7 +736,8 @@ public final class Session extends ChannelInboundHandlerAdapter {
         if (calls == null) {
             calls = shared.client().openSession(); // the connection's calls read its acknowledged writes
         }
-        CompletableFuture<CallOutcome> future = calls.submit(call);
+        CompletableFuture<CallOutcome> future =
+                calls.submit(call.asRole(role)); // the user's privileges, never the node's
         shared.submitted().incrementAndGet();
         Futures.whenDone(future, (outcome, failure) -> {
             try {

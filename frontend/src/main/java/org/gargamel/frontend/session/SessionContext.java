@@ -16,6 +16,8 @@ import org.gargamel.frontend.sql.StatementParser;
  *
  * @param trust             true: no password asked (authentication: trust)
  * @param verifiers         the users' SCRAM verifiers, by name
+ * @param roles             the database role of each configured user whose role is not its name (docs/frontend.md,
+ *                          Security); any other user's calls and reads run as the role of its name
  * @param maxConnections    sessions past this many are refused (53300)
  * @param tls               TLS for clients that send SSLRequest; null: none ('N')
  * @param requireTls        clients in clear are refused (28000)
@@ -29,6 +31,7 @@ public record SessionContext(
         CallShapes shapes,
         boolean trust,
         Map<String, ScramVerifier> verifiers,
+        Map<String, String> roles,
         String serverVersion,
         int maxConnections,
         AtomicInteger connections,

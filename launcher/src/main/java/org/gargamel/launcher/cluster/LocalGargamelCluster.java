@@ -17,6 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.gargamel.classifier.ClassifierRules;
 import org.gargamel.common.client.ClientOptions;
 import org.gargamel.common.client.GargamelClient;
 import org.gargamel.common.config.ConfigFiles;
@@ -157,6 +158,16 @@ public final class LocalGargamelCluster implements GargamelCluster {
             awaitReady(schedulerProcess, SCHEDULER_READY, 0);
         }
 
+        if (plan.frontend() != null) {
+            // Before the nodes start: each checks, when it starts, that it can log in as the roles it serves.
+            FrontendRole.create(
+                    plan.jdbcUrls(),
+                    plan.frontend().user(),
+                    ClassifierRules.loadConfigured(plan.rules().toString())
+                            .procedures()
+                            .keySet(),
+                    frontendRolePassword());
+        }
         List<ChildProcess> nodes = new ArrayList<>();
         for (int i = 0; i < plan.replicas(); i++) {
             nodes.add(launchNode(i, controlPorts[i], controlHosts, writeSetPorts[i], writeSetHosts, security, null));
@@ -252,6 +263,16 @@ public final class LocalGargamelCluster implements GargamelCluster {
         node.put("statsFile", statistics.toString());
         if (security != null) {
             node.put("clusterSecurity", security);
+        }
+        if (plan.frontend() != null) {
+            // The front end's user runs as the role of its name, never as this node's login (docs/frontend.md).
+            node.put(
+                    "roles",
+                    List.of(Map.of(
+                            "name",
+                            plan.frontend().user(),
+                            "passwordFile",
+                            frontendRolePassword().toAbsolutePath().toString())));
         }
         if (site != null) {
             node.put("site", site);
@@ -451,6 +472,11 @@ public final class LocalGargamelCluster implements GargamelCluster {
                         FRONTEND_READY));
         awaitReady(process, FRONTEND_READY, 0);
         frontendPort = port;
+    }
+
+    /** The password of the front-end user's database role (FrontendRole), readable by its owner only. */
+    private Path frontendRolePassword() {
+        return plan.directory().resolve("frontend-role.password");
     }
 
     /** The port the front end listens on; an IllegalStateException when the plan has none. */

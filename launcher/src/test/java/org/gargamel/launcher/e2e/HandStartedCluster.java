@@ -102,6 +102,8 @@ final class HandStartedCluster implements AutoCloseable {
             Map<String, Object> config = new LinkedHashMap<>();
             config.put("control", Map.of("bind", schedulerAddresses.get(j - 1), "initialHosts", controlHosts));
             config.put("rules", rules.toString());
+            // Open groups on purpose: the test's own namespaces, and tpcc run --scheduler takes no secret.
+            config.put("clusterSecurity", Map.of("open", true));
             Path file = directory.resolve("scheduler-" + j + ".yaml");
             ConfigFiles.write(file, config);
             GargamelProcess scheduler = startIn(schedulerHost(j), "scheduler-" + j, "scheduler", file);
@@ -128,6 +130,7 @@ final class HandStartedCluster implements AutoCloseable {
                 }
             }
             node.put("peers", peers);
+            node.put("clusterSecurity", Map.of("open", true)); // as the schedulers'
             Path file = directory.resolve("node-" + i + ".yaml");
             ConfigFiles.write(file, node);
             nodes.add(startIn(i, "node-" + i, "node", file));

@@ -60,6 +60,21 @@ class ServeIT {
                     psql(directory, uri, "SELECT * FROM payment(1, 2, 1, 2, 7, NULL, 12.50, '2026-01-01 10:00:00')");
             assertEquals(1, paid.size(), "payment's rows: " + paid);
 
+            // Issue 38's three attacks, as psql sends them: the user's role may do none of them (docs/frontend.md,
+            // Security), and the cluster serves on.
+            for (String attack : List.of(
+                    "SELECT set_config('session_replication_role', 'replica', false)",
+                    "SELECT pg_read_file('/etc/hostname')",
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename <> current_user")) {
+                String refused = psqlFailing(directory, uri, attack);
+                assertTrue(refused.contains("ERROR:  42501"), attack + ": " + refused);
+            }
+            assertEquals(List.of("gargamel|gargamel"), psql(directory, uri, "SELECT current_user, session_user"));
+            assertEquals(
+                    1,
+                    psql(directory, uri, "SELECT * FROM payment(1, 3, 1, 3, 8, NULL, 1.50, '2026-01-01 10:00:01')")
+                            .size());
+
             serve.signal("TERM");
             serve.waitFor(90, TimeUnit.SECONDS);
             String output = serve.output();
@@ -100,6 +115,29 @@ class ServeIT {
         } finally {
             scheduler.process.destroyForcibly();
         }
+    }
+
+    /** psql with {@code uri} running {@code sql}, which must fail: its output, errors verbose (with the SQLSTATE). */
+    private static String psqlFailing(Path directory, String uri, String sql) throws IOException, InterruptedException {
+        Path output = directory.resolve("psql-error.out");
+        Process psql = new ProcessBuilder(
+                        PSQL.toString(),
+                        "-X",
+                        "-At",
+                        "-v",
+                        "ON_ERROR_STOP=1",
+                        "-v",
+                        "VERBOSITY=verbose",
+                        uri,
+                        "-c",
+                        sql)
+                .redirectErrorStream(true)
+                .redirectOutput(output.toFile())
+                .start();
+        assertTrue(psql.waitFor(60, TimeUnit.SECONDS), "psql did not finish: " + sql);
+        String text = Files.readString(output, StandardCharsets.UTF_8);
+        assertTrue(psql.exitValue() != 0, "psql succeeded on " + sql + ":\n" + text);
+        return text;
     }
 
     /** psql with {@code uri} as it is, unaligned and without headers: the rows, one line each. */

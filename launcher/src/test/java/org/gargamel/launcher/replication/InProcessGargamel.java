@@ -12,6 +12,8 @@ import org.gargamel.common.group.GroupConfig;
 import org.gargamel.node.NodeConfig;
 import org.gargamel.node.NodeServer;
 import org.gargamel.node.RulesCheck;
+import org.gargamel.node.access.RoleLogin;
+import org.gargamel.node.access.RoleLogins;
 import org.gargamel.scheduler.SchedulerConfig;
 import org.gargamel.scheduler.SchedulerServer;
 import org.gargamel.tpcc.TpccRules;
@@ -39,14 +41,42 @@ final class InProcessGargamel implements AutoCloseable {
     /** With the rules in file {@code rules}, the nodes reacting to a write outside a call's rule with {@code check}. */
     InProcessGargamel(String mode, String isolation, List<String> jdbcUrls, int workers, String rules, RulesCheck check)
             throws Exception {
-        this(mode, isolation, jdbcUrls, workers, rules, check, NodeConfig.DEFAULT_APPLIERS);
+        this(mode, isolation, jdbcUrls, workers, rules, check, NodeConfig.DEFAULT_APPLIERS, null);
+    }
+
+    /**
+     * With the rules in file {@code rules}, for a front end whose clients connect as user {@code frontendUser}: its
+     * database role (of its name) is created on every replica, allowed the application's tables, and the nodes serve
+     * it (docs/frontend.md, Security).
+     */
+    static InProcessGargamel forFrontendUser(List<String> jdbcUrls, int workers, String rules, String frontendUser)
+            throws Exception {
+        for (String url : jdbcUrls) {
+            try (java.sql.Connection connection = org.gargamel.common.jdbc.JdbcConnections.connect(url);
+                    java.sql.Statement statement = connection.createStatement()) {
+                statement.execute("DO $$ BEGIN CREATE ROLE " + frontendUser + " LOGIN; "
+                        + "EXCEPTION WHEN duplicate_object THEN NULL; END $$");
+                statement.execute(
+                        "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO " + frontendUser);
+                statement.execute("GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO " + frontendUser);
+            }
+        }
+        return new InProcessGargamel(
+                "gargamel",
+                "psi",
+                jdbcUrls,
+                workers,
+                rules,
+                RulesCheck.REJECT,
+                NodeConfig.DEFAULT_APPLIERS,
+                new RoleLogins(List.of(RoleLogin.trusted(frontendUser)), false));
     }
 
     /** With the TPC-C rules, each node applying with {@code appliers} connections (docs/node.md, Parallel apply). */
     static InProcessGargamel withAppliers(
             String mode, String isolation, List<String> jdbcUrls, int workers, int appliers) throws Exception {
         return new InProcessGargamel(
-                mode, isolation, jdbcUrls, workers, TpccRules.temporaryFile(), RulesCheck.REJECT, appliers);
+                mode, isolation, jdbcUrls, workers, TpccRules.temporaryFile(), RulesCheck.REJECT, appliers, null);
     }
 
     private InProcessGargamel(
@@ -56,7 +86,8 @@ final class InProcessGargamel implements AutoCloseable {
             int workers,
             String rules,
             RulesCheck check,
-            int appliers)
+            int appliers,
+            RoleLogins roles)
             throws Exception {
         scheduler = new SchedulerServer(new SchedulerConfig(
                 GroupSettings.inMemory(), Mode.parse(mode), Isolation.parse(isolation), rules, 100_000));
@@ -75,7 +106,8 @@ final class InProcessGargamel implements AutoCloseable {
                                 members(jdbcUrls.size()),
                                 null)
                         .withRulesCheck(check)
-                        .withAppliers(appliers));
+                        .withAppliers(appliers)
+                        .withRoles(roles == null ? RoleLogins.NONE : roles));
                 nodes.add(node);
             }
             startAll(nodes); // together: a node's start waits for the write-set log, which needs a majority

@@ -101,7 +101,7 @@ class PgbenchTpccTest {
         try (PostgresCluster replicas = TpccDatabases.startEmbeddedLoaded(REPLICAS, 1, 11, loadProgress)) {
             String rules = TpccRules.temporaryFile();
             String output;
-            try (InProcessGargamel cluster = new InProcessGargamel("gargamel", "psi", replicas.jdbcUrls(), 2, rules);
+            try (InProcessGargamel cluster = InProcessGargamel.forFrontendUser(replicas.jdbcUrls(), 2, rules, "tpcc");
                     FrontendServer frontend = startFrontEnd(replicas, rules)) {
                 command.addAll(
                         List.of("-h", "127.0.0.1", "-p", Integer.toString(frontend.port()), "-U", "tpcc", "tpcc"));

@@ -36,7 +36,7 @@ class PgwireExecutorTest {
         PrintStream loadProgress = System.err; // not closed: the test only lends it to the load
         try (PostgresCluster replica = TpccDatabases.startEmbeddedLoaded(1, 1, 7, loadProgress)) {
             String rules = TpccRules.temporaryFile();
-            try (InProcessGargamel gargamel = new InProcessGargamel("gargamel", "psi", replica.jdbcUrls(), 2);
+            try (InProcessGargamel gargamel = InProcessGargamel.forFrontendUser(replica.jdbcUrls(), 2, rules, "tpcc");
                     FrontendServer frontend = new FrontendServer(new FrontendConfig(
                             "127.0.0.1:0",
                             GroupSettings.inMemory(),

@@ -44,8 +44,19 @@ public final class WriteSetCapture {
      * Reads every change the current transaction recorded: the spilled chunks, in order, then the setting. Spilled
      * chunks are read only when there are some, so a small transaction costs one {@code current_setting}.
      */
-    public static final String READ_CHANGES = "SELECT CASE WHEN current_setting('gargamel.spilled', true) = 'on' THEN "
-            + SCHEMA + ".spilled_changes() ELSE '' END || coalesce(current_setting('gargamel.changes', true), '')";
+    public static final String READ_CHANGES = "SELECT CASE WHEN current_setting('gargamel.capture', true) IS DISTINCT "
+            + "FROM 'on' OR current_setting('session_replication_role') <> 'origin' THEN " + SCHEMA
+            + ".capture_disarmed() WHEN current_setting('gargamel.spilled', true) = 'on' THEN " + SCHEMA
+            + ".spilled_changes() ELSE '' END || coalesce(current_setting('gargamel.changes', true), '')";
+
+    /**
+     * The SQLSTATE of a call whose changes were not captured: its session had capture off, or triggers quiet
+     * ({@code session_replication_role} not {@code origin}), when it read its changes, so its write-set would miss what
+     * it wrote and the other replicas would silently differ. {@link #READ_CHANGES} raises it, in the call's pipeline
+     * before its commit, so such a call fails instead of committing; the worker then arms its connection again
+     * ({@code WorkerConnection}; {@code CaptureArmedTest}).
+     */
+    public static final String CAPTURE_DISARMED = "ZG002";
 
     /**
      * Once the setting holds this many bytes, the trigger moves them to a temporary table and starts the setting
@@ -120,6 +131,7 @@ public final class WriteSetCapture {
             }
             statement.execute(SPILL_FUNCTION);
             statement.execute(SPILLED_CHANGES_FUNCTION);
+            statement.execute(CAPTURE_DISARMED_FUNCTION);
             // The generic functions of earlier versions, no longer used by any trigger.
             statement.execute("DROP FUNCTION IF EXISTS " + SCHEMA + ".capture()");
             statement.execute("DROP FUNCTION IF EXISTS " + SCHEMA + ".record(text, text, jsonb)");
@@ -152,6 +164,20 @@ public final class WriteSetCapture {
                 RETURN (SELECT coalesce(string_agg(chunk, '' ORDER BY seq), '') FROM %s);
             END
             $spilled$""".formatted(SPILL_TABLE);
+
+    private static final String CAPTURE_DISARMED_FUNCTION =
+            "CREATE OR REPLACE FUNCTION " + SCHEMA + """
+            .capture_disarmed() RETURNS text LANGUAGE plpgsql VOLATILE AS $disarmed$
+            BEGIN
+                RAISE EXCEPTION 'write-set capture is not armed on this connection (gargamel.capture = %%, session_replication_role = %%): the call''s changes would not reach the other replicas, so it is rolled back',
+                        coalesce(current_setting('gargamel.capture', true), 'unset'),
+                        current_setting('session_replication_role')
+                    USING ERRCODE = '%s';
+            END
+            $disarmed$""".formatted(CAPTURE_DISARMED);
+
+    /** Arms capture on a session again: triggers fire, the capture trigger records. */
+    public static final String ARM = "SET session_replication_role = origin; SET gargamel.capture = 'on'";
 
     /** A column of a captured table, with the name of its type. */
     record Column(String name, String type) {}

@@ -12,6 +12,7 @@ import org.gargamel.common.call.AdHocQuery;
 import org.gargamel.common.wire.CallOutcome;
 import org.gargamel.common.wire.Execute;
 import org.gargamel.common.wire.ResultRows;
+import org.gargamel.node.access.ReadConnections;
 import org.postgresql.PGStatement;
 import org.postgresql.core.BaseConnection;
 import org.postgresql.core.Parser;
@@ -20,25 +21,31 @@ import org.postgresql.util.PSQLException;
 import org.postgresql.util.ServerErrorMessage;
 
 /**
- * Runs an ad-hoc query (docs/node.md, Ad-hoc reads) on a worker's connection: in one {@code REPEATABLE READ READ ONLY}
- * transaction of its own with a statement timeout, so PostgreSQL itself refuses any write ({@code nextval}, a
- * function that writes, {@code SELECT ... FOR UPDATE}: 25006) and nothing needs a write-set.
+ * Runs an ad-hoc query (docs/node.md, Ad-hoc reads) on a connection logged in as the query's role, never on a worker's
+ * connection and never as the node's own login ({@link ReadConnections}; docs/frontend.md, Security): in one
+ * {@code REPEATABLE READ READ ONLY} transaction of its own with a statement timeout, so PostgreSQL itself refuses any
+ * write ({@code nextval}, a function that writes, {@code SELECT ... FOR UPDATE}: 25006) and nothing needs a write-set,
+ * and with the role's privileges, so PostgreSQL refuses what the role may not do (42501). The connection is wiped
+ * ({@code DISCARD ALL}) before it serves another read: nothing a read leaves in its session reaches the next one.
  *
  * <p>The text is always {@code PREPARE}d, never run as it came: PREPARE takes only one query (SELECT, VALUES, TABLE,
  * WITH, or a write that READ ONLY then refuses), so a {@code SET}, {@code COMMIT}, {@code DISCARD} or any other command
- * that would outlive the transaction on the worker's connection is a syntax error, and the parameters are bound by
+ * that would outlive the transaction on its connection is a syntax error, and the parameters are bound by
  * PostgreSQL at {@code EXECUTE} as literals of the declared types. The text must also be one statement as pgjdbc splits
- * statements, so nothing is sent after it in the same string.
+ * statements, so nothing is sent after it in the same string. (The session is also wiped after each read; the PREPARE
+ * keeps a read's own transaction from being ended early, and its errors exact.)
  */
 final class AdHocRunner {
-    /** The prepared statement's name on a worker's connection (one query at a time there). */
+    /** The prepared statement's name on a read connection (one query at a time there). */
     private static final String NAME = "gargamel_adhoc";
 
     private AdHocRunner() {}
 
-    /** Runs or describes {@code call}'s query; every failure is the outcome, never an exception. */
-    static CallOutcome run(WorkerConnection worker, Execute call, AdHocReads settings, String node) {
-        AdHocQuery query = call.call().adHoc();
+    /**
+     * Runs or describes {@code call}'s query on a connection of {@code reads} logged in as the call's role; every
+     * failure is the outcome, never an exception.
+     */
+    static CallOutcome run(ReadConnections reads, Execute call, AdHocReads settings, String node) {
         if (!settings.enabled()) {
             return refused(
                     call,
@@ -46,7 +53,40 @@ final class AdHocRunner {
                     node + " does not run ad-hoc queries (its configuration says adhocReads: false): call a "
                             + "procedure of the rules instead");
         }
-        Connection connection = worker.jdbc();
+        String role = call.call().role();
+        if (role == null) {
+            return refused(
+                    call,
+                    "42501",
+                    node + " runs an ad-hoc query only as the database role of the user who sent it (a front end "
+                            + "maps its users to roles), never as its own login");
+        }
+        if (!reads.serves(role)) {
+            return refused(call, "42501", node + " serves no role \"" + role + "\" (its configuration's roles)");
+        }
+        Connection connection;
+        try {
+            connection = reads.borrow(role);
+        } catch (SQLException e) {
+            return aborted(call, e, Integer.MAX_VALUE);
+        }
+        boolean healthy = false;
+        try {
+            CallOutcome outcome = run(connection, call, settings);
+            healthy = true;
+            return outcome;
+        } finally {
+            if (healthy) {
+                reads.release(role, connection); // wiped, or closed if it cannot be
+            } else {
+                reads.discard(connection);
+            }
+        }
+    }
+
+    /** Runs or describes {@code call}'s query on {@code connection}, idle and auto-commit, leaving it idle. */
+    private static CallOutcome run(Connection connection, Execute call, AdHocReads settings) {
+        AdHocQuery query = call.call().adHoc();
         String prepare;
         try {
             if (Parser.parseJdbcSql(query.sql(), true, false, true, false, false)
@@ -58,7 +98,6 @@ final class AdHocRunner {
         } catch (SQLException e) {
             return CallRunner.aborted(call.callId(), call.txnId(), e);
         }
-        boolean prepared = false;
         try (Statement statement = connection.createStatement()) {
             statement.setEscapeProcessing(false); // the text goes to PostgreSQL as written: no JDBC {escapes}
             statement.execute(CallRunner.Isolation.REPEATABLE_READ.begin + " READ ONLY; SET LOCAL statement_timeout = "
@@ -68,17 +107,14 @@ final class AdHocRunner {
             } catch (SQLException e) {
                 throw new PrepareFailed(e);
             }
-            prepared = true;
             CallOutcome outcome = query.kind() == AdHocQuery.Kind.RUN
                     ? runPrepared(statement, call, query)
                     : describePrepared(connection, statement, call);
             statement.execute("DEALLOCATE " + NAME + "; COMMIT");
             return outcome;
         } catch (PrepareFailed e) {
-            end(worker, call, e.getCause(), prepared);
-            return aborted(call, e.getCause(), prepare.length());
+            return aborted(call, e.getCause(), prepare.length()); // the release rolls back and deallocates
         } catch (SQLException e) {
-            end(worker, call, e, prepared);
             return aborted(call, e, Integer.MAX_VALUE); // a position past PREPARE is not in the client's text
         }
     }
@@ -170,18 +206,6 @@ final class AdHocRunner {
             return "NULL";
         }
         return "E'" + value.replace("\\", "\\\\").replace("'", "''") + "'";
-    }
-
-    /** Ends the failed transaction and drops the prepared statement, which a rollback does not. */
-    private static void end(WorkerConnection worker, Execute call, SQLException failure, boolean prepared) {
-        worker.endTransactionOrStop(call, failure);
-        if (prepared) {
-            try (Statement statement = worker.jdbc().createStatement()) {
-                statement.execute("DEALLOCATE " + NAME);
-            } catch (SQLException e) {
-                worker.endTransactionOrStop(call, e);
-            }
-        }
     }
 
     /**

@@ -13,6 +13,7 @@ import org.gargamel.common.call.ProcedureCallBinder;
 import org.gargamel.common.wire.CallOutcome;
 import org.gargamel.common.wire.ResultRows;
 import org.gargamel.common.wire.WriteSet;
+import org.gargamel.node.access.RoleCheck;
 import org.gargamel.node.capture.WriteSetCapture;
 import org.gargamel.node.writeset.ReplicaState;
 import org.postgresql.core.BaseConnection;
@@ -112,8 +113,7 @@ final class CallRunner {
             Isolation isolation,
             boolean commit)
             throws SQLException {
-        String sql = isolation.begin + "; "
-                + ProcedureCallBinder.sql(call.procedure(), call.arguments().size()) + "; "
+        String sql = isolation.begin + "; " + procedureAsRole(call) + "; "
                 + (commit ? "" : "SET CONSTRAINTS ALL IMMEDIATE; ") + WriteSetCapture.READ_CHANGES + "; "
                 + ReplicaState.COMMITTED_AHEAD.replace("?", Long.toString(txn))
                 + (commit ? "; " + ReplicaState.NEXT_COMMIT_ORDER + "; COMMIT" : "");
@@ -127,9 +127,23 @@ final class CallRunner {
      * also makes a procedure that writes fail rather than commit a change no other replica would see.
      */
     static Pipeline readOnly(Connection connection, ProcedureCall call, ArgumentTypes types) throws SQLException {
-        String sql = Isolation.REPEATABLE_READ.begin + " READ ONLY; "
-                + ProcedureCallBinder.sql(call.procedure(), call.arguments().size()) + "; COMMIT";
+        String sql = Isolation.REPEATABLE_READ.begin + " READ ONLY; " + procedureAsRole(call) + "; COMMIT";
         return bind(connection, call, types, sql, 1);
+    }
+
+    /**
+     * The statement that calls {@code call}'s procedure, with the privileges of the call's role when it names one
+     * (docs/frontend.md, Security): {@code SET LOCAL ROLE} before, so PostgreSQL checks EXECUTE and whatever the
+     * procedure touches as that role, and {@code RESET ROLE} after, so the node's own statements that follow in the
+     * pipeline (the read of the captured changes, the commit order) run as the node. Both are undone by the
+     * transaction's end, and neither costs a round trip: they travel in the call's pipeline.
+     */
+    static String procedureAsRole(ProcedureCall call) {
+        String procedure =
+                ProcedureCallBinder.sql(call.procedure(), call.arguments().size());
+        return call.role() == null
+                ? procedure
+                : "SET LOCAL ROLE " + RoleCheck.quote(call.role()) + "; " + procedure + "; RESET ROLE";
     }
 
     private static Pipeline bind(

@@ -7,6 +7,7 @@ import org.gargamel.common.wire.CallOutcome;
 import org.gargamel.common.wire.Execute;
 import org.gargamel.node.NodeStatistics;
 import org.gargamel.node.RulesCheck;
+import org.gargamel.node.access.ReadConnections;
 import org.gargamel.node.visibility.Visibility;
 import org.gargamel.node.writeset.ActiveScheduler;
 import org.gargamel.node.writeset.AnsweredCalls;
@@ -20,7 +21,7 @@ import org.gargamel.node.writeset.WriteSetLog;
  * argument types, the write-set log with the PSI commit order, the own transactions awaiting their entry, visibility,
  * statistics, how a call ends ({@link CallCompletion}), and the rules with what to do when an executed call writes
  * outside them ({@code rulesCheck}: {@link RulesCheck#OFF} outside gargamel mode), whether and how ad-hoc queries
- * run, how declared increments are shipped and probed (issue 18), and where the schedule log placed the provisional
+ * run, the roles calls and reads run as with the connections reads use ({@link ReadConnections}), how declared increments are shipped and probed (issue 18), and where the schedule log placed the provisional
  * calls of a multi-site cluster ({@link Agreements}), and the barrier a spanning call of site-owned classes waits
  * behind ({@link LogBarrier}).
  */
@@ -39,6 +40,7 @@ public record ExecutionContext(
         ClassifierRules rules,
         RulesCheck rulesCheck,
         AdHocReads adHocReads,
+        ReadConnections roles,
         IncrementPolicy increments,
         Agreements agreements,
         LogBarrier logBarrier,

@@ -55,8 +55,7 @@ final class IncrementProbe {
             Map<String, Set<String>> declared,
             Increments increments)
             throws SQLException {
-        String procedure = ProcedureCallBinder.sql(
-                call.call().procedure(), call.call().arguments().size());
+        String procedure = CallRunner.procedureAsRole(call.call());
         try {
             Map<Increments.Cell, BigDecimal> first = deltas(
                     call,

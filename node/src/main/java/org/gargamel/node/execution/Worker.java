@@ -113,6 +113,21 @@ public final class Worker {
             refuse(call, attempt, refusal);
             return;
         }
+        String role = call.call().role();
+        if (role != null && !context.roles().serves(role)) {
+            // A role this node was not configured to serve: no SQL runs as it (docs/frontend.md, Security).
+            CallOutcome denied = CallOutcome.userAborted(
+                    call.callId(),
+                    call.txnId(),
+                    "42501",
+                    context.node() + " serves no role \"" + role + "\" (its configuration's roles)");
+            if (call.readOnly()) {
+                context.completion().finish(call, denied);
+            } else {
+                settleWithoutEffect(call, attempt, denied);
+            }
+            return;
+        }
         try {
             CallOutcome earlier = call.readOnly() ? null : context.earlierOutcome(call);
             if (earlier != null) {
@@ -231,7 +246,7 @@ public final class Worker {
     /** An ad-hoc query (docs/node.md, Ad-hoc reads): read-only, answered at once like a read-only call. */
     private void executeAdHoc(Execute call) {
         CpuClock.Timing start = connection.cpu().start();
-        CallOutcome outcome = AdHocRunner.run(connection, call, context.adHocReads(), context.node());
+        CallOutcome outcome = AdHocRunner.run(context.roles(), call, context.adHocReads(), context.node());
         context.statistics().readOnly(call.call().procedure(), start.stop());
         context.completion().finish(call, outcome);
     }

@@ -7,10 +7,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.gargamel.common.lifecycle.FatalException;
 import org.gargamel.common.wire.Execute;
 import org.gargamel.node.CpuClock;
+import org.gargamel.node.capture.WriteSetCapture;
 import org.gargamel.node.writeset.ReplicaState;
 import org.postgresql.PGConnection;
 import org.postgresql.core.BaseConnection;
 import org.postgresql.core.TransactionState;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A worker's dedicated PostgreSQL connection, with the two things a worker needs beyond JDBC.
@@ -27,6 +30,8 @@ import org.postgresql.core.TransactionState;
  * cancelled even if it completed, and rolls back, so a cancel never outlives the window into a commit.
  */
 public final class WorkerConnection implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(WorkerConnection.class);
+
     static final String QUERY_CANCELED = "57014";
     /** currval() of a sequence this session never drew from. */
     private static final String SEQUENCE_NOT_DRAWN = "55000";
@@ -106,6 +111,19 @@ public final class WorkerConnection implements AutoCloseable {
     void endTransactionOrStop(Execute call, SQLException failure) {
         try {
             endTransaction();
+            if (failure != null && WriteSetCapture.CAPTURE_DISARMED.equals(failure.getSQLState())) {
+                // Something in the session turned capture off (the procedure itself: nothing else runs on this
+                // connection). The call failed before its commit; the worker's next call must be captured again.
+                LOG.error(
+                        "{}: {}; transaction {} ({}) rolled back, capture armed again",
+                        name,
+                        failure.getMessage(),
+                        call.txnId(),
+                        call.call().procedure());
+                try (Statement statement = connection.createStatement()) {
+                    statement.execute(WriteSetCapture.ARM);
+                }
+            }
         } catch (SQLException e) {
             throw new FatalException(
                     name + ": the connection broke while running transaction " + call.txnId() + " ("
