@@ -17,6 +17,7 @@ import org.gargamel.common.config.ConfigFiles;
 import org.gargamel.common.config.GroupSettings;
 import org.gargamel.common.group.GroupConfig;
 import org.gargamel.frontend.auth.ScramVerifier;
+import org.gargamel.frontend.session.ClientLimits;
 
 /**
  * The front end's configuration file (docs/frontend.md):
@@ -37,6 +38,9 @@ import org.gargamel.frontend.auth.ScramVerifier;
  * maxMessageBytes: 16777216
  * serverVersion: "15.0"           # what server_version says to clients
  * idleSessionTimeoutSeconds: 0    # a session idle this long is closed (57P05); 0: never
+ * maxConnectionsPerUser: 0        # sessions of one user beyond this are refused (53300); 0: no limit of its own
+ * authenticationTimeoutSeconds: 60  # a connection not logged in this long is closed
+ * authenticationFailureDelayMillis: 500  # a failed login waits this long before its FATAL 28P01
  * tls:                            # optional: TLS for clients that ask (sslmode=require and up)
  *   certificate: server.crt       # PEM, the server's certificate (then its chain)
  *   privateKey: server.key        # PEM, PKCS#8 (BEGIN PRIVATE KEY), unencrypted
@@ -58,7 +62,8 @@ public record FrontendConfig(
         int idleSessionTimeoutSeconds,
         Tls tls,
         boolean requireTls,
-        ClusterSecuritySettings clusterSecurity) {
+        ClusterSecuritySettings clusterSecurity,
+        ClientLimits limits) {
     public static final int DEFAULT_MAX_CONNECTIONS = 100;
     public static final int DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
     public static final String DEFAULT_SERVER_VERSION = "15.0";
@@ -142,7 +147,10 @@ public record FrontendConfig(
             @JsonProperty("idleSessionTimeoutSeconds") Integer idleSessionTimeoutSeconds,
             @JsonProperty("tls") Tls tls,
             @JsonProperty("requireTls") Boolean requireTls,
-            @JsonProperty("clusterSecurity") ClusterSecuritySettings clusterSecurity) {
+            @JsonProperty("clusterSecurity") ClusterSecuritySettings clusterSecurity,
+            @JsonProperty("maxConnectionsPerUser") Integer maxConnectionsPerUser,
+            @JsonProperty("authenticationTimeoutSeconds") Integer authenticationTimeoutSeconds,
+            @JsonProperty("authenticationFailureDelayMillis") Integer authenticationFailureDelayMillis) {
         this(
                 listen,
                 control,
@@ -156,7 +164,17 @@ public record FrontendConfig(
                 idleSessionTimeoutSeconds == null ? 0 : idleSessionTimeoutSeconds,
                 tls,
                 requireTls != null && requireTls,
-                clusterSecurity);
+                clusterSecurity,
+                new ClientLimits(
+                        maxConnectionsPerUser == null
+                                ? ClientLimits.DEFAULTS.maxConnectionsPerUser()
+                                : maxConnectionsPerUser,
+                        authenticationTimeoutSeconds == null
+                                ? ClientLimits.DEFAULTS.authenticationTimeoutSeconds()
+                                : authenticationTimeoutSeconds,
+                        authenticationFailureDelayMillis == null
+                                ? ClientLimits.DEFAULTS.authenticationFailureDelayMillis()
+                                : authenticationFailureDelayMillis));
     }
 
     /** Without TLS and cluster security. */
@@ -182,6 +200,9 @@ public record FrontendConfig(
                 maxMessageBytes,
                 serverVersion,
                 idleSessionTimeoutSeconds,
+                null,
+                null,
+                null,
                 null,
                 null,
                 null);
@@ -210,6 +231,11 @@ public record FrontendConfig(
             draft.tls = settings;
             draft.requireTls = required;
         });
+    }
+
+    /** The same front end with {@code clientLimits}. */
+    public FrontendConfig withLimits(ClientLimits clientLimits) {
+        return edit(draft -> draft.limits = clientLimits);
     }
 
     /** The same front end with the cluster's secret {@code settings} (null: the groups are open). */
@@ -245,6 +271,18 @@ public record FrontendConfig(
         }
         if (maxConnections < 1) {
             throw new ConfigException("key 'maxConnections' must be at least 1, got " + maxConnections);
+        }
+        if (limits.maxConnectionsPerUser() < 0) {
+            throw new ConfigException("key 'maxConnectionsPerUser' must be 0 (no limit of its own) or more, got "
+                    + limits.maxConnectionsPerUser());
+        }
+        if (limits.authenticationTimeoutSeconds() < 1 || limits.authenticationTimeoutSeconds() > 600) {
+            throw new ConfigException("key 'authenticationTimeoutSeconds' must be between 1 and 600, got "
+                    + limits.authenticationTimeoutSeconds());
+        }
+        if (limits.authenticationFailureDelayMillis() < 0 || limits.authenticationFailureDelayMillis() > 60_000) {
+            throw new ConfigException("key 'authenticationFailureDelayMillis' must be between 0 and 60000, got "
+                    + limits.authenticationFailureDelayMillis());
         }
         if (idleSessionTimeoutSeconds < 0) {
             throw new ConfigException(
@@ -373,6 +411,7 @@ public record FrontendConfig(
         Tls tls;
         boolean requireTls;
         ClusterSecuritySettings clusterSecurity;
+        ClientLimits limits;
 
         Draft(FrontendConfig config) {
             listen = config.listen;
@@ -388,6 +427,7 @@ public record FrontendConfig(
             tls = config.tls;
             requireTls = config.requireTls;
             clusterSecurity = config.clusterSecurity;
+            limits = config.limits;
         }
 
         FrontendConfig build() {
@@ -404,7 +444,8 @@ public record FrontendConfig(
                     idleSessionTimeoutSeconds,
                     tls,
                     requireTls,
-                    clusterSecurity);
+                    clusterSecurity,
+                    limits);
         }
     }
 }

@@ -86,7 +86,9 @@ public final class FrontendServer implements AutoCloseable {
                     config.tls() == null ? null : TlsContexts.server(config.tls()),
                     config.requireTls(),
                     new CancelKeys(),
-                    new AtomicLong());
+                    new AtomicLong(),
+                    config.limits(),
+                    new java.util.concurrent.ConcurrentHashMap<>());
             // Linux's epoll where its native library loads (the jar carries it for x86-64 and aarch64), else NIO.
             boolean epoll = Epoll.isAvailable();
             transport = epoll ? "epoll" : "nio";

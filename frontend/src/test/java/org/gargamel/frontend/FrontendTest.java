@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
+import org.gargamel.frontend.session.ClientLimits;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -150,11 +151,15 @@ class FrontendTest {
         try (Connection connection = cluster.connect()) {
             assertTrue(connection.isValid(5));
         }
+        long started = System.nanoTime();
         PSQLException wrong = assertThrows(
                 PSQLException.class,
                 () -> cluster.connect(ShopCluster.USER, "wrong", new Properties())
                         .close());
         assertEquals("28P01", wrong.getSQLState());
+        assertTrue(
+                System.nanoTime() - started >= TimeUnit.MILLISECONDS.toNanos(500),
+                "a failed login waits authenticationFailureDelayMillis (500 by default) before its answer");
         assertTrue(
                 wrong.getMessage().contains("password authentication failed for user \"tester\""), wrong.getMessage());
         PSQLException unknown = assertThrows(
@@ -502,5 +507,35 @@ class FrontendTest {
             names.add(metaData.getColumnTypeName(i));
         }
         return names;
+    }
+
+    /**
+     * Limits for hostile clients: a user's sessions beyond maxConnectionsPerUser are refused (53300) while other users
+     * log in, and a connection that does not log in within authenticationTimeoutSeconds is closed with a FATAL.
+     */
+    @Test
+    void aUsersSessionsAreLimitedAndASilentConnectionIsClosed() throws Exception {
+        try (FrontendServer limited = new FrontendServer(trusting(null, null).withLimits(new ClientLimits(2, 1, 0)))) {
+            limited.start();
+            String url = "jdbc:postgresql://127.0.0.1:" + limited.port() + "/shop?user=";
+            try (Connection first = java.sql.DriverManager.getConnection(url + ShopCluster.USER);
+                    Connection second = java.sql.DriverManager.getConnection(url + ShopCluster.USER)) {
+                PSQLException third = assertThrows(
+                        PSQLException.class, () -> java.sql.DriverManager.getConnection(url + ShopCluster.USER));
+                assertEquals("53300", third.getSQLState(), third.getMessage());
+                try (Connection other = java.sql.DriverManager.getConnection(url + "someone")) {
+                    assertTrue(other.isValid(5), "another user's session is not counted with this one's");
+                }
+                assertTrue(first.isValid(5) && second.isValid(5));
+            }
+            try (java.net.Socket silent =
+                    new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), limited.port())) {
+                silent.setSoTimeout(30_000);
+                long started = System.nanoTime();
+                String answer = new String(silent.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                assertTrue(answer.contains("canceling authentication due to timeout"), answer);
+                assertTrue(System.nanoTime() - started < TimeUnit.SECONDS.toNanos(20), "closed after about 1 s");
+            }
+        }
     }
 }

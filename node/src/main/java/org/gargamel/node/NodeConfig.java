@@ -44,6 +44,8 @@ import org.gargamel.node.access.RoleLogins;
  *                                    # (default reject; gargamel mode only; docs/classifier.md)
  * adhocReads: true                  # optional; run the front end's ad-hoc read-only queries (default true)
  * adhocStatementTimeoutSeconds: 30  # optional; an ad-hoc query running longer is cancelled (57014; default 30)
+ * adhocMaxRows: 100000              # optional; an ad-hoc query returning more rows is refused (54000)
+ * adhocMaxCharacters: 67108864     # optional; ... or more characters of values in text (54000; default 64 Mi)
  * clusterSecurity: {secretFile: cluster.secret}   # optional: the groups' shared secret (docs/protocol.md)
  * incrementProbe: 10                # optional; probe the first N calls of each procedure declaring add: for pure
  *                                    # additions (default 10; 0: never; docs/node.md, Increments)
@@ -95,7 +97,15 @@ public record NodeConfig(
         java.util.Map<String, String> siteOfReplicas,
         java.util.Map<String, Integer> siteDelayMillis,
         boolean siteLog,
-        RoleLogins roles) {
+        RoleLogins roles,
+        int adhocMaxRows,
+        long adhocMaxCharacters) {
+
+    /** The default of {@code adhocMaxRows}: a read returning more is refused (54000) rather than held in memory. */
+    public static final int DEFAULT_ADHOC_MAX_ROWS = 100_000;
+
+    /** The default of {@code adhocMaxCharacters}: 64 Mi characters of a read's values in text. */
+    public static final long DEFAULT_ADHOC_MAX_CHARACTERS = 64L << 20;
 
     /** The default of {@code adhocStatementTimeoutSeconds}. */
     public static final int DEFAULT_ADHOC_TIMEOUT_SECONDS = 30;
@@ -142,7 +152,9 @@ public record NodeConfig(
             @JsonProperty("siteDelayMillis") java.util.Map<String, Integer> siteDelayMillis,
             @JsonProperty("writeSetLog") String writeSetLog,
             @JsonProperty("roles") List<RoleLogin> roles,
-            @JsonProperty("allowPrivilegedRoles") Boolean allowPrivilegedRoles) {
+            @JsonProperty("allowPrivilegedRoles") Boolean allowPrivilegedRoles,
+            @JsonProperty("adhocMaxRows") Integer adhocMaxRows,
+            @JsonProperty("adhocMaxCharacters") Long adhocMaxCharacters) {
         this(
                 name,
                 jdbcUrl,
@@ -172,8 +184,9 @@ public record NodeConfig(
                 siteOfReplicas == null ? java.util.Map.of() : java.util.Map.copyOf(siteOfReplicas),
                 siteDelayMillis == null ? java.util.Map.of() : java.util.Map.copyOf(siteDelayMillis),
                 siteLog(writeSetLog),
-                new RoleLogins(
-                        roles == null ? List.of() : roles, allowPrivilegedRoles != null && allowPrivilegedRoles));
+                new RoleLogins(roles == null ? List.of() : roles, allowPrivilegedRoles != null && allowPrivilegedRoles),
+                adhocMaxRows == null ? DEFAULT_ADHOC_MAX_ROWS : adhocMaxRows.intValue(),
+                adhocMaxCharacters == null ? DEFAULT_ADHOC_MAX_CHARACTERS : adhocMaxCharacters.longValue());
     }
 
     private static boolean siteLog(String writeSetLog) {
@@ -233,7 +246,9 @@ public record NodeConfig(
                 java.util.Map.of(),
                 java.util.Map.of(),
                 false,
-                RoleLogins.NONE);
+                RoleLogins.NONE,
+                DEFAULT_ADHOC_MAX_ROWS,
+                DEFAULT_ADHOC_MAX_CHARACTERS);
     }
 
     /** Without a separate user and password (in the URL, or none), its log in memory. */
@@ -447,7 +462,8 @@ public record NodeConfig(
                 + ", adhocStatementTimeoutSeconds=" + adhocStatementTimeoutSeconds + ", clusterSecurity="
                 + clusterSecurity + ", incrementProbe=" + incrementProbe + ", appliers=" + appliers + ", applyGroup="
                 + applyGroup + ", site=" + site + ", siteOfReplicas=" + siteOfReplicas + ", siteDelayMillis="
-                + siteDelayMillis + ", siteLog=" + siteLog + ", roles=" + roles + "]";
+                + siteDelayMillis + ", siteLog=" + siteLog + ", roles=" + roles + ", adhocMaxRows=" + adhocMaxRows
+                + ", adhocMaxCharacters=" + adhocMaxCharacters + "]";
     }
 
     public static NodeConfig read(Path file) {
@@ -552,6 +568,12 @@ public record NodeConfig(
             throw new ConfigException("key 'adhocStatementTimeoutSeconds' must be between 1 and 86400, got "
                     + adhocStatementTimeoutSeconds);
         }
+        if (adhocMaxRows < 1) {
+            throw new ConfigException("key 'adhocMaxRows' must be at least 1, got " + adhocMaxRows);
+        }
+        if (adhocMaxCharacters < 1024) {
+            throw new ConfigException("key 'adhocMaxCharacters' must be at least 1024, got " + adhocMaxCharacters);
+        }
         if (incrementProbe < 0) {
             throw new ConfigException("key 'incrementProbe' must be 0 (never probe) or more, got " + incrementProbe);
         }
@@ -652,6 +674,8 @@ public record NodeConfig(
         java.util.Map<String, Integer> siteDelayMillis;
         boolean siteLog;
         RoleLogins roles;
+        int adhocMaxRows;
+        long adhocMaxCharacters;
 
         Draft(NodeConfig config) {
             name = config.name;
@@ -681,6 +705,8 @@ public record NodeConfig(
             siteDelayMillis = config.siteDelayMillis;
             siteLog = config.siteLog;
             roles = config.roles;
+            adhocMaxRows = config.adhocMaxRows;
+            adhocMaxCharacters = config.adhocMaxCharacters;
         }
 
         NodeConfig build() {
@@ -711,7 +737,9 @@ public record NodeConfig(
                     siteOfReplicas,
                     siteDelayMillis,
                     siteLog,
-                    roles);
+                    roles,
+                    adhocMaxRows,
+                    adhocMaxCharacters);
         }
     }
 }

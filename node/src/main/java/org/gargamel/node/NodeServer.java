@@ -359,7 +359,11 @@ public final class NodeServer implements AutoCloseable {
                     answeredCalls,
                     rules,
                     config.checksRules() ? config.rulesCheck() : RulesCheck.OFF,
-                    new AdHocReads(config.adhocReads(), config.adhocStatementTimeoutSeconds()),
+                    new AdHocReads(
+                            config.adhocReads(),
+                            config.adhocStatementTimeoutSeconds(),
+                            config.adhocMaxRows(),
+                            config.adhocMaxCharacters()),
                     reads,
                     new IncrementPolicy(
                             rules, new Increments(primaryKeys.all()), config.usesIncrements(), config.incrementProbe()),

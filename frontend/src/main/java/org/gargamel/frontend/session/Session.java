@@ -15,6 +15,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import javax.net.ssl.SSLException;
 import org.gargamel.classifier.ParameterType;
@@ -82,6 +85,10 @@ public final class Session extends ChannelInboundHandlerAdapter {
     private String user;
     /** The database role every call and read of this session runs as, once authenticated. */
     private String role;
+    /** Closes the connection if it has not logged in by then (ClientLimits.authenticationTimeoutSeconds). */
+    private ScheduledFuture<?> loginDeadline;
+    /** Whether this session is counted in its user's sessions (ClientLimits.maxConnectionsPerUser). */
+    private boolean countedForUser;
 
     private Settings settings;
     private ScramExchange scram;
@@ -158,6 +165,22 @@ public final class Session extends ChannelInboundHandlerAdapter {
     public void handlerAdded(ChannelHandlerContext context) {
         this.channel = context;
         this.out = context.alloc().buffer();
+        // A connection that does not log in within the limit is closed: a slow or silent client holds no slot for
+        // ever (PostgreSQL's authentication_timeout).
+        loginDeadline = context.executor()
+                .schedule(
+                        () -> {
+                            if (phase != Phase.READY && phase != Phase.CLOSED) {
+                                LOG.info(
+                                        "connection {}: not logged in within {} s, closed",
+                                        context.channel().remoteAddress(),
+                                        shared.limits().authenticationTimeoutSeconds());
+                                busy = false;
+                                fatal("08006", "canceling authentication due to timeout");
+                            }
+                        },
+                        shared.limits().authenticationTimeoutSeconds(),
+                        TimeUnit.SECONDS);
     }
 
     @Override
@@ -169,6 +192,13 @@ public final class Session extends ChannelInboundHandlerAdapter {
         if (counted) {
             shared.connections().decrementAndGet();
             counted = false;
+        }
+        if (countedForUser) {
+            shared.sessionsByUser().get(user).decrementAndGet();
+            countedForUser = false;
+        }
+        if (loginDeadline != null) {
+            loginDeadline.cancel(false);
         }
         if (processId != 0) {
             shared.cancelKeys().unregister(processId, this);
@@ -382,10 +412,33 @@ public final class Session extends ChannelInboundHandlerAdapter {
                     channel.channel().remoteAddress(),
                     user,
                     e.getMessage());
-            fatal(e.sqlState(), e.getMessage());
+            failLogin(e);
         } finally {
             body.release();
         }
+    }
+
+    /**
+     * A failed login: its FATAL waits {@code authenticationFailureDelayMillis}, reading nothing meanwhile and its
+     * connection still counted, so that a client guessing passwords gets one guess per delay per connection.
+     */
+    @SuppressWarnings("FutureReturnValueIgnored") // the task only writes the FATAL; the channel reports its own failure
+    private void failLogin(AuthenticationException e) {
+        int delay = shared.limits().authenticationFailureDelayMillis();
+        if (delay == 0) {
+            fatal(e.sqlState(), e.getMessage());
+            return;
+        }
+        busy = true; // nothing more is handled: the drain stops here
+        channel.channel().config().setAutoRead(false);
+        channel.executor()
+                .schedule(
+                        () -> {
+                            busy = false;
+                            fatal(e.sqlState(), e.getMessage());
+                        },
+                        delay,
+                        TimeUnit.MILLISECONDS);
     }
 
     private static String cString(ByteBuf body) {
@@ -409,6 +462,16 @@ public final class Session extends ChannelInboundHandlerAdapter {
             fatal("28000", "user \"" + user + "\" maps to no valid database role: " + e.getMessage());
             return;
         }
+        int limit = shared.limits().maxConnectionsPerUser();
+        int sessions = shared.sessionsByUser()
+                .computeIfAbsent(user, u -> new AtomicInteger())
+                .incrementAndGet();
+        countedForUser = true;
+        if (limit > 0 && sessions > limit) {
+            fatal("53300", "too many connections for role \"" + user + "\" (maxConnectionsPerUser " + limit + ")");
+            return;
+        }
+        loginDeadline.cancel(false);
         BackendMessages.authenticationOk(out);
         for (String name : Settings.REPORTED) {
             BackendMessages.parameterStatus(out, name, settings.get(name));

@@ -3,6 +3,7 @@ package org.gargamel.frontend.session;
 import io.netty.handler.ssl.SslContext;
 import java.security.SecureRandom;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.gargamel.common.client.GargamelClient;
@@ -23,6 +24,8 @@ import org.gargamel.frontend.sql.StatementParser;
  * @param requireTls        clients in clear are refused (28000)
  * @param cancelKeys        the sessions' BackendKeyData, for CancelRequest
  * @param submitted         calls sent to the cluster by every session (for the CPU per call of benchmarks)
+ * @param limits            limits for hostile clients (sessions per user, login time, delay after a failed login)
+ * @param sessionsByUser    the logged-in sessions of each user, for {@code limits.maxConnectionsPerUser}
  */
 public record SessionContext(
         GargamelClient client,
@@ -39,4 +42,6 @@ public record SessionContext(
         SslContext tls,
         boolean requireTls,
         CancelKeys cancelKeys,
-        AtomicLong submitted) {}
+        AtomicLong submitted,
+        ClientLimits limits,
+        ConcurrentHashMap<String, AtomicInteger> sessionsByUser) {}

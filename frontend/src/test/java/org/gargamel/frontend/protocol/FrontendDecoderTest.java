@@ -134,4 +134,123 @@ class FrontendDecoderTest {
     private static void cString(ByteBuf out, String text) {
         out.writeBytes(text.getBytes(StandardCharsets.UTF_8)).writeByte(0);
     }
+
+    /**
+     * A fuzzer over the decoder (issue 38's hostile-input matrix): 5,000 streams, each a valid stream of every message
+     * kind with bytes flipped, dropped, inserted or cut off (or random bytes from the start), fed in random pieces. The
+     * decoder yields messages or a ProtocolException (which ends the connection with a FATAL), never another
+     * exception (an index out of bounds, a negative size) that would reach the session as an internal error, and never
+     * a message of a length it was not sent. Seeded: a failure names the seed of its stream.
+     */
+    @Test
+    void hostileBytesGiveMessagesOrAProtocolViolationNeverAnotherFailure() {
+        byte[] valid = validStream();
+        java.util.Random seeds = new java.util.Random(38);
+        for (int round = 0; round < 5_000; round++) {
+            long seed = seeds.nextLong();
+            java.util.Random random = new java.util.Random(seed);
+            byte[] input = mutate(valid, random);
+            EmbeddedChannel fuzzed = new EmbeddedChannel(new FrontendDecoder(1024));
+            int offset = 0;
+            try {
+                while (offset < input.length) {
+                    int piece = Math.min(input.length - offset, 1 + random.nextInt(64));
+                    fuzzed.writeInbound(Unpooled.wrappedBuffer(input, offset, piece));
+                    offset += piece;
+                    for (Object message = fuzzed.readInbound(); message != null; message = fuzzed.readInbound()) {
+                        assertInstanceOf(FrontendMessage.class, message, "seed " + seed);
+                    }
+                }
+            } catch (DecoderException e) {
+                assertInstanceOf(ProtocolException.class, e.getCause(), "seed " + seed + ": " + e.getCause());
+            }
+            try {
+                fuzzed.finishAndReleaseAll(); // the connection closes: what is left is decoded once more
+            } catch (DecoderException e) {
+                assertInstanceOf(ProtocolException.class, e.getCause(), "seed " + seed + ": " + e.getCause());
+            }
+        }
+    }
+
+    /** A startup, then one message of every kind a client sends after it. */
+    private static byte[] validStream() {
+        ByteBuf bytes = Unpooled.buffer();
+        ByteBuf startup = Unpooled.buffer();
+        startup.writeInt(FrontendDecoder.PROTOCOL_3_0);
+        cString(startup, "user");
+        cString(startup, "app");
+        cString(startup, "options");
+        cString(startup, "-c search_path=x");
+        startup.writeByte(0);
+        bytes.writeInt(startup.readableBytes() + 4).writeBytes(startup);
+        typed(bytes, 'p', body -> {
+            cString(body, "SCRAM-SHA-256");
+            body.writeInt(8).writeBytes("n,,n=,r=".getBytes(StandardCharsets.US_ASCII));
+        });
+        typed(bytes, 'Q', body -> cString(body, "SELECT 1; SELECT 2"));
+        typed(bytes, 'P', body -> {
+            cString(body, "s1");
+            cString(body, "SELECT p($1, $2)");
+            body.writeShort(2).writeInt(23).writeInt(0);
+        });
+        typed(bytes, 'B', body -> {
+            cString(body, "portal");
+            cString(body, "s1");
+            body.writeShort(2).writeShort(1).writeShort(0);
+            body.writeShort(2).writeInt(4).writeInt(42).writeInt(-1);
+            body.writeShort(1).writeShort(1);
+        });
+        typed(bytes, 'D', body -> {
+            body.writeByte('P');
+            cString(body, "portal");
+        });
+        typed(bytes, 'E', body -> {
+            cString(body, "portal");
+            body.writeInt(10);
+        });
+        typed(bytes, 'C', body -> {
+            body.writeByte('S');
+            cString(body, "s1");
+        });
+        typed(bytes, 'H', body -> {});
+        typed(bytes, 'S', body -> {});
+        typed(bytes, 'X', body -> {});
+        byte[] array = new byte[bytes.readableBytes()];
+        bytes.readBytes(array);
+        return array;
+    }
+
+    /** {@code valid} with a few random mutations, or random bytes outright. */
+    private static byte[] mutate(byte[] valid, java.util.Random random) {
+        if (random.nextInt(10) == 0) {
+            byte[] noise = new byte[random.nextInt(200)];
+            random.nextBytes(noise);
+            return noise;
+        }
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        out.write(valid, 0, valid.length);
+        byte[] bytes = out.toByteArray();
+        int mutations = 1 + random.nextInt(4);
+        for (int i = 0; i < mutations && bytes.length > 0; i++) {
+            int at = random.nextInt(bytes.length);
+            switch (random.nextInt(4)) {
+                case 0 -> bytes[at] = (byte) random.nextInt(256); // flipped
+                case 1 -> bytes = java.util.Arrays.copyOf(bytes, at); // cut off
+                case 2 -> { // a byte dropped
+                    byte[] shorter = new byte[bytes.length - 1];
+                    System.arraycopy(bytes, 0, shorter, 0, at);
+                    System.arraycopy(bytes, at + 1, shorter, at, bytes.length - at - 1);
+                    bytes = shorter;
+                }
+                default -> { // a byte inserted
+                    byte[] longer = new byte[bytes.length + 1];
+                    System.arraycopy(bytes, 0, longer, 0, at);
+                    longer[at] = (byte) random.nextInt(256);
+                    System.arraycopy(bytes, at, longer, at + 1, bytes.length - at);
+                    bytes = longer;
+                }
+            }
+        }
+        return bytes;
+    }
 }

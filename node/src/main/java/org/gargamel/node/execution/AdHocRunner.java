@@ -33,7 +33,10 @@ import org.postgresql.util.ServerErrorMessage;
  * that would outlive the transaction on its connection is a syntax error, and the parameters are bound by
  * PostgreSQL at {@code EXECUTE} as literals of the declared types. The text must also be one statement as pgjdbc splits
  * statements, so nothing is sent after it in the same string. (The session is also wiped after each read; the PREPARE
- * keeps a read's own transaction from being ended early, and its errors exact.)
+ * keeps a read's own transaction from being ended early, and its errors exact.) The query is prepared as a subquery,
+ * {@code SELECT * FROM (text) AS gargamel_read LIMIT n + 1} for a node returning at most n rows ({@code adhocMaxRows}):
+ * PostgreSQL stops after n + 1 rows, and a read returning more is refused with 54000 instead of being held in memory;
+ * a text that is no query (a {@code DELETE}, a {@code SET}) is therefore a syntax error.
  */
 final class AdHocRunner {
     /** The prepared statement's name on a read connection (one query at a time there). */
@@ -94,7 +97,9 @@ final class AdHocRunner {
                     != 1) {
                 return refused(call, "42601", "an ad-hoc query is one statement; this text holds several");
             }
-            prepare = "PREPARE " + NAME + parameterTypes(connection, query.parameterTypes()) + " AS ";
+            // Within a LIMIT of one more row than the node returns: PostgreSQL stops there (an EXECUTE would else
+            // materialize the whole result first), and one more row tells a result that fits from one that does not.
+            prepare = "PREPARE " + NAME + parameterTypes(connection, query.parameterTypes()) + " AS SELECT * FROM (\n";
         } catch (SQLException e) {
             return CallRunner.aborted(call.callId(), call.txnId(), e);
         }
@@ -103,12 +108,13 @@ final class AdHocRunner {
             statement.execute(CallRunner.Isolation.REPEATABLE_READ.begin + " READ ONLY; SET LOCAL statement_timeout = "
                     + settings.statementTimeoutSeconds() * 1000L);
             try {
-                statement.execute(prepare + query.sql());
+                statement.execute(prepare + withoutTrailingSemicolons(query.sql()) + "\n) AS gargamel_read LIMIT "
+                        + ((long) settings.maxRows() + 1));
             } catch (SQLException e) {
                 throw new PrepareFailed(e);
             }
             CallOutcome outcome = query.kind() == AdHocQuery.Kind.RUN
-                    ? runPrepared(statement, call, query)
+                    ? runPrepared(statement, call, query, settings)
                     : describePrepared(connection, statement, call);
             statement.execute("DEALLOCATE " + NAME + "; COMMIT");
             return outcome;
@@ -119,7 +125,12 @@ final class AdHocRunner {
         }
     }
 
-    private static CallOutcome runPrepared(Statement statement, Execute call, AdHocQuery query) throws SQLException {
+    /**
+     * Runs the prepared query, reading at most the settings' rows (PostgreSQL is asked for one more, to tell a result
+     * that fits from one that does not, and sends no others) and bytes.
+     */
+    private static CallOutcome runPrepared(Statement statement, Execute call, AdHocQuery query, AdHocReads settings)
+            throws SQLException {
         StringBuilder execute = new StringBuilder("EXECUTE ").append(NAME);
         if (!query.parameters().isEmpty()) {
             execute.append('(');
@@ -130,7 +141,10 @@ final class AdHocRunner {
             execute.append(')');
         }
         try (ResultSet rows = statement.executeQuery(execute.toString())) {
-            return CallOutcome.committedReadOnly(call.callId(), call.txnId(), CallRunner.resultRows(rows));
+            return CallOutcome.committedReadOnly(
+                    call.callId(),
+                    call.txnId(),
+                    CallRunner.resultRows(rows, settings.maxRows(), settings.maxCharacters()));
         }
     }
 
@@ -180,6 +194,15 @@ final class AdHocRunner {
                 false,
                 new ResultRows(columns, List.of()),
                 null);
+    }
+
+    /** {@code sql} without the semicolons and white space it may end with (a subquery cannot hold them). */
+    static String withoutTrailingSemicolons(String sql) {
+        int end = sql.length();
+        while (end > 0 && (sql.charAt(end - 1) == ';' || Character.isWhitespace(sql.charAt(end - 1)))) {
+            end--;
+        }
+        return sql.substring(0, end);
     }
 
     /** {@code (type, ...)} for PREPARE, each declared OID by name, {@code unknown} where PostgreSQL is to infer it. */

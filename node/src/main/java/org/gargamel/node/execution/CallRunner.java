@@ -190,6 +190,14 @@ final class CallRunner {
      * value in PostgreSQL's text format: what the library and the wire-protocol front end give the client.
      */
     static ResultRows resultRows(ResultSet rows) throws SQLException {
+        return resultRows(rows, Integer.MAX_VALUE, Long.MAX_VALUE);
+    }
+
+    /**
+     * {@link #resultRows(ResultSet)}, refusing with SQLSTATE 54000 (program_limit_exceeded) a result of more than
+     * {@code maxRows} rows or {@code maxCharacters} characters of values: an ad-hoc read's, which its client controls.
+     */
+    static ResultRows resultRows(ResultSet rows, int maxRows, long maxCharacters) throws SQLException {
         ResultSetMetaData metaData = rows.getMetaData();
         int count = metaData.getColumnCount();
         TypeInfo types =
@@ -200,10 +208,26 @@ final class CallRunner {
                     new ResultRows.Column(metaData.getColumnLabel(i), types.getPGType(metaData.getColumnTypeName(i))));
         }
         List<List<String>> values = new ArrayList<>();
+        long characters = 0;
         while (rows.next()) {
+            if (values.size() == maxRows) {
+                throw new SQLException(
+                        "the query returns more than " + maxRows + " rows, the most this node returns for one "
+                                + "(adhocMaxRows): narrow it with WHERE or LIMIT",
+                        "54000");
+            }
             List<String> row = new ArrayList<>(count);
             for (int i = 1; i <= count; i++) {
-                row.add(rows.getString(i));
+                String value = rows.getString(i);
+                characters += value == null ? 0 : value.length();
+                row.add(value);
+            }
+            if (characters > maxCharacters) {
+                throw new SQLException(
+                        "the query returns more than " + maxCharacters
+                                + " characters of values, the most this node returns for one "
+                                + "(adhocMaxCharacters): narrow it with WHERE or LIMIT, or select fewer columns",
+                        "54000");
             }
             values.add(row);
         }

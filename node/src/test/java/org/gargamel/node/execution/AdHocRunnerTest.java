@@ -53,8 +53,10 @@ class AdHocRunnerTest {
             statement.execute("INSERT INTO item VALUES (1, 'one'), (2, 'it''s \\ two'), (3, NULL)");
             statement.execute("CREATE TABLE secret (id integer PRIMARY KEY)");
             statement.execute("CREATE SCHEMA gargamel"); // as capture installs it: RoleCheck lets a role use it
+            statement.execute("CREATE SEQUENCE item_seq");
             statement.execute("CREATE ROLE " + ROLE + " LOGIN");
             statement.execute("GRANT SELECT ON item TO " + ROLE);
+            statement.execute("GRANT USAGE ON SEQUENCE item_seq TO " + ROLE);
         }
         reads = new ReadConnections(
                 "node-1", server.jdbcUrl(0), new RoleLogins(List.of(RoleLogin.trusted(ROLE)), false));
@@ -120,7 +122,13 @@ class AdHocRunnerTest {
             CallOutcome two = run(query("SELECT 1; DELETE FROM item", List.of()), ON);
             assertEquals("42601", two.sqlState(), two.message());
             CallOutcome write = run(query("DELETE FROM item", List.of()), ON);
-            assertEquals("25006", write.sqlState(), write.message());
+            assertEquals("42601", write.sqlState(), write.message()); // no query: not a subquery either
+            CallOutcome hidden = run(query("WITH d AS (DELETE FROM item RETURNING 1) SELECT * FROM d", List.of()), ON);
+            assertEquals(CallOutcome.Status.USER_ABORTED, hidden.status(), hidden.toString());
+            CallOutcome sequence = run(query("SELECT nextval('item_seq')", List.of()), ON);
+            assertEquals("25006", sequence.sqlState(), sequence.message()); // READ ONLY refuses what the role may do
+            CallOutcome semicolon = run(query("SELECT count(*) FROM item ; \n", List.of()), ON);
+            assertEquals(List.of(List.of("3")), semicolon.rows().rows(), semicolon.toString());
             CallOutcome slow = run(query("SELECT pg_sleep(3)", List.of()), ON);
             assertEquals("57014", slow.sqlState(), slow.message());
             CallOutcome bad = run(query("SELECT nope FROM item", List.of()), ON);
@@ -226,5 +234,24 @@ class AdHocRunnerTest {
                 assertTrue(refused.getMessage().contains("cannot log in as role nobody"), refused.getMessage());
             }
         }
+    }
+
+    @Test
+    void aReadReturningMoreThanTheNodesLimitsIsRefusedNotHeld() {
+        AdHocReads small = new AdHocReads(true, 5, 1_000, 10_000);
+        CallOutcome fits = run(query("SELECT g FROM generate_series(1, 1000) g", List.of()), small);
+        assertEquals(CallOutcome.Status.COMMITTED, fits.status(), fits.toString());
+        assertEquals(1_000, fits.rows().rows().size());
+        // A billion rows: PostgreSQL is asked for 1,001 and sends no more; the read is refused, not held.
+        CallOutcome rows = run(query("SELECT generate_series(1, 1000000000)", List.of()), small); // streamed
+        assertEquals("54000", rows.sqlState(), rows.toString());
+        assertTrue(rows.message().contains("more than 1000 rows"), rows.message());
+        CallOutcome wide = run(query("SELECT repeat('x', 100) FROM generate_series(1, 200)", List.of()), small);
+        assertEquals("54000", wide.sqlState(), wide.toString());
+        assertTrue(wide.message().contains("more than 10000 characters"), wide.message());
+        assertEquals(
+                CallOutcome.Status.COMMITTED,
+                run(query("SELECT 1", List.of()), small).status(),
+                "the connection serves the next read");
     }
 }
