@@ -31,6 +31,7 @@ import org.gargamel.common.client.GargamelClient;
 import org.gargamel.frontend.protocol.FrontendDecoder;
 import org.gargamel.frontend.session.CallShapes;
 import org.gargamel.frontend.session.CancelKeys;
+import org.gargamel.frontend.session.ExecutePrivileges;
 import org.gargamel.frontend.session.Session;
 import org.gargamel.frontend.session.SessionContext;
 import org.gargamel.frontend.sql.CallBuilder;
@@ -88,7 +89,10 @@ public final class FrontendServer implements AutoCloseable {
                     new CancelKeys(),
                     new AtomicLong(),
                     config.limits(),
-                    new java.util.concurrent.ConcurrentHashMap<>());
+                    new java.util.concurrent.ConcurrentHashMap<>(),
+                    config.catalog() != null
+                            ? ExecutePrivileges.fromCatalogue(config.catalog(), rules)
+                            : ExecutePrivileges.nodeDecides());
             // Linux's epoll where its native library loads (the jar carries it for x86-64 and aarch64), else NIO.
             boolean epoll = Epoll.isAvailable();
             transport = epoll ? "epoll" : "nio";
@@ -190,6 +194,9 @@ public final class FrontendServer implements AutoCloseable {
         }
         if (acceptor != null) {
             acceptor.shutdownGracefully(0, 5, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
+        }
+        if (shared != null) {
+            shared.privileges().close();
         }
         if (client != null) {
             client.close();

@@ -345,9 +345,14 @@ class AdHocReadTest {
             assertEquals("42501", table.getSQLState(), table.getMessage());
             everyReplica("REVOKE EXECUTE ON FUNCTION withdraw(integer, numeric) FROM PUBLIC");
             try {
+                long sent = cluster.frontend.calls();
                 PSQLException procedure =
                         assertThrows(PSQLException.class, () -> statement.executeQuery("SELECT withdraw(20, 1.00)"));
                 assertEquals("42501", procedure.getSQLState(), procedure.getMessage());
+                assertEquals(
+                        sent,
+                        cluster.frontend.calls(),
+                        "refused by the front end from the catalogue replica, before it was placed");
                 everyReplica("GRANT EXECUTE ON FUNCTION withdraw(integer, numeric) TO " + ShopCluster.USER);
                 everyReplica("GRANT SELECT ON private_note TO " + ShopCluster.USER);
                 try (ResultSet rows = statement.executeQuery("SELECT withdraw(20, 1.00)")) {

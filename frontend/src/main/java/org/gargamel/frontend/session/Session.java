@@ -796,6 +796,38 @@ public final class Session extends ChannelInboundHandlerAdapter {
                     null);
         }
         busy = true;
+        CompletableFuture<Boolean> allowed =
+                call.adHoc() != null ? null : shared.privileges().mayExecute(role, call.procedure());
+        if (allowed == null || allowed.getNow(false)) {
+            send(call, then);
+            return;
+        }
+        // Asked of the catalogue replica off this thread; the answer comes back here.
+        Futures.whenDone(allowed, (yes, failure) -> {
+            try {
+                channel.executor().execute(() -> {
+                    if (phase == Phase.CLOSED) {
+                        return;
+                    }
+                    if (failure == null && !yes) {
+                        outcomeArrived(
+                                call,
+                                CallOutcome.userAborted(
+                                        -1, -1, "42501", "permission denied for function " + call.procedure()),
+                                null,
+                                then);
+                    } else {
+                        send(call, then);
+                    }
+                });
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                LOG.debug("the privilege of {} came after the front end stopped", call); // its connection is gone
+            }
+        });
+    }
+
+    /** Sends {@code call}, which the user's role may execute as far as the front end knows, to the cluster. */
+    private void send(ProcedureCall call, Consumer<CallOutcome> then) {
         if (calls == null) {
             calls = shared.client().openSession(); // the connection's calls read its acknowledged writes
         }

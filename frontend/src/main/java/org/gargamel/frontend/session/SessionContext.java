@@ -26,6 +26,7 @@ import org.gargamel.frontend.sql.StatementParser;
  * @param submitted         calls sent to the cluster by every session (for the CPU per call of benchmarks)
  * @param limits            limits for hostile clients (sessions per user, login time, delay after a failed login)
  * @param sessionsByUser    the logged-in sessions of each user, for {@code limits.maxConnectionsPerUser}
+ * @param privileges        whether a role may execute a procedure, asked before its call is placed
  */
 public record SessionContext(
         GargamelClient client,
@@ -44,4 +45,5 @@ public record SessionContext(
         CancelKeys cancelKeys,
         AtomicLong submitted,
         ClientLimits limits,
-        ConcurrentHashMap<String, AtomicInteger> sessionsByUser) {}
+        ConcurrentHashMap<String, AtomicInteger> sessionsByUser,
+        ExecutePrivileges privileges) {}

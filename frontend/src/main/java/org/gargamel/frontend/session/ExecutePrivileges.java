@@ -1,0 +1,149 @@
+package org.gargamel.frontend.session;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.gargamel.classifier.ClassifierRules;
+import org.gargamel.classifier.ProcedureRule;
+import org.gargamel.common.jdbc.JdbcConnections;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Whether a role may execute a procedure, asked before its call is placed (docs/frontend.md, Security), so that a call
+ * PostgreSQL would refuse does not take a place in a chain first. The node is the authority: it runs every call after
+ * {@code SET LOCAL ROLE}, so PostgreSQL refuses what the role may not do whatever this says. Two kinds: without a
+ * catalogue replica every call goes on to the node ({@link #nodeDecides}); with one ({@link #fromCatalogue}), the
+ * replica's {@code has_function_privilege} is asked off the event loops, an allowed answer is kept for
+ * {@link #ALLOWED_FOR_MILLIS} (a revocation meanwhile is still enforced by the node), a refusal is asked again at the
+ * next call (a GRANT is seen at once), and a question the replica cannot answer lets the call go on.
+ */
+public interface ExecutePrivileges extends AutoCloseable {
+    /** How long an allowed answer is kept. */
+    long ALLOWED_FOR_MILLIS = 10_000;
+
+    /** Completes with false only if the catalogue says {@code role} may not execute {@code procedure}. */
+    CompletableFuture<Boolean> mayExecute(String role, String procedure);
+
+    @Override
+    void close();
+
+    /** Every call goes on to the node, whose PostgreSQL decides. */
+    static ExecutePrivileges nodeDecides() {
+        return new ExecutePrivileges() {
+            private final CompletableFuture<Boolean> yes = CompletableFuture.completedFuture(true);
+
+            @Override
+            public CompletableFuture<Boolean> mayExecute(String role, String procedure) {
+                return yes;
+            }
+
+            @Override
+            public void close() {}
+        };
+    }
+
+    /** Asks the replica at {@code catalogUrl} for the procedures of {@code rules}. */
+    static ExecutePrivileges fromCatalogue(String catalogUrl, ClassifierRules rules) {
+        return new CatalogueCheck(catalogUrl, rules);
+    }
+
+    /** The replica's answers, asked on a thread of its own with one connection, kept as the interface says. */
+    final class CatalogueCheck implements ExecutePrivileges {
+        private static final Logger LOG = LoggerFactory.getLogger(CatalogueCheck.class);
+        private static final CompletableFuture<Boolean> YES = CompletableFuture.completedFuture(true);
+
+        private final String url;
+        private final Map<String, String> signatures = new ConcurrentHashMap<>();
+        /** (role, procedure) allowed, until this System.nanoTime(). */
+        private final Map<String, Long> allowedUntil = new ConcurrentHashMap<>();
+
+        private final ExecutorService asker = Executors.newSingleThreadExecutor(task -> {
+            Thread thread = new Thread(task, "frontend-privileges");
+            thread.setDaemon(true);
+            return thread;
+        });
+        /** Only the asker's thread uses it. */
+        private Connection connection;
+
+        CatalogueCheck(String url, ClassifierRules rules) {
+            this.url = url;
+            for (ProcedureRule rule : rules.procedures().values()) {
+                StringBuilder signature = new StringBuilder(rule.name()).append('(');
+                for (int i = 0; i < rule.parameters().size(); i++) {
+                    signature
+                            .append(i == 0 ? "" : ", ")
+                            .append(rule.parameters().get(i).type().sqlName());
+                }
+                signatures.put(rule.name(), signature.append(')').toString());
+            }
+        }
+
+        @Override
+        public CompletableFuture<Boolean> mayExecute(String role, String procedure) {
+            String key = role + '\0' + procedure;
+            Long until = allowedUntil.get(key);
+            if (until != null && until - System.nanoTime() > 0) {
+                return YES;
+            }
+            String signature = signatures.get(procedure);
+            if (signature == null) {
+                return YES; // not a procedure of the rules: the call builder refuses it before this
+            }
+            return CompletableFuture.supplyAsync(() -> ask(role, signature), asker)
+                    .thenApply(allowed -> {
+                        if (allowed) {
+                            allowedUntil.put(
+                                    key, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ALLOWED_FOR_MILLIS));
+                        }
+                        return allowed;
+                    });
+        }
+
+        /** The replica's answer; true when it cannot say (the node decides then). */
+        private boolean ask(String role, String signature) {
+            try {
+                if (connection == null || !connection.isValid(2)) {
+                    connection = JdbcConnections.connect(url);
+                }
+                try (PreparedStatement statement = connection.prepareStatement(
+                        "SELECT has_function_privilege(?, to_regprocedure(?), 'EXECUTE')")) {
+                    statement.setString(1, role);
+                    statement.setString(2, signature);
+                    try (ResultSet rows = statement.executeQuery()) {
+                        return !rows.next() || rows.getObject(1) == null || rows.getBoolean(1);
+                    }
+                }
+            } catch (SQLException e) {
+                LOG.debug("the catalogue could not say whether {} may execute {}: {}", role, signature, e.getMessage());
+                return true; // an unknown role, a replica out of reach: the node's PostgreSQL decides
+            }
+        }
+
+        @Override
+        public void close() {
+            asker.shutdownNow();
+            try {
+                if (!asker.awaitTermination(5, TimeUnit.SECONDS)) {
+                    LOG.warn("the privileges thread did not stop within 5 s");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            if (connection != null) {
+                try {
+                    connection.close();
+                } catch (SQLException ignored) {
+                    // Closing anyway.
+                }
+            }
+        }
+    }
+}
