@@ -12,6 +12,7 @@ import org.gargamel.launcher.command.DemoCommand;
 import org.gargamel.launcher.command.ServeCommand;
 import org.gargamel.launcher.command.SimulateCommand;
 import org.gargamel.launcher.command.TpccCommand;
+import org.gargamel.launcher.command.VerifyCommand;
 import org.gargamel.launcher.server.CommandContext;
 import org.gargamel.launcher.server.CommandExecution;
 import org.gargamel.launcher.server.ExitCodes;
@@ -50,6 +51,7 @@ import picocli.CommandLine.Spec;
             SimulateCommand.class,
             ApplyLagCommand.class,
             ClassifyCommand.class,
+            VerifyCommand.class,
             HelpCommand.class
         })
 public final class GargamelMain implements Callable<Integer> {
