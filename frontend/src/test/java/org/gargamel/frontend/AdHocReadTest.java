@@ -279,9 +279,9 @@ class AdHocReadTest {
     /**
      * Issue 38's three attacks through the front end, each refused by the user's role's privileges (42501): turning a
      * worker's capture off for its later calls, reading the server's files, terminating the node's connections. What a
-     * read may change in its own session (capture's setting of that session) reaches no call. Sent eight times each to
-     * reach every worker, then 20 deposits: both replicas end identical, and the node that served the reads still
-     * serves.
+     * read may change in its own session (capture's setting of that session) reaches no call. Sent eight times each (as
+     * the issue did, to reach every worker when reads ran on the workers' connections), then 20 deposits: both
+     * replicas end identical, and the node that served the reads still serves.
      */
     @Test
     void aReadCannotDisarmCaptureReadTheServersFilesOrCutANodeOffAndTheReplicasStayIdentical() throws Exception {
@@ -304,11 +304,6 @@ class AdHocReadTest {
                 try (ResultSet rows = statement.executeQuery("SELECT set_config('gargamel.capture', 'off', false)")) {
                     assertTrue(rows.next()); // allowed in the read's own session, wiped after it
                 }
-            }
-            try (ResultSet rows = statement.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE pid <> "
-                    + "pg_backend_pid() AND backend_type = 'client backend' AND usename <> current_user")) {
-                assertTrue(rows.next());
-                assertEquals(0, rows.getInt(1), "issue 38's query finds none of the node's sessions to terminate");
             }
             try (ResultSet rows = statement.executeQuery("SELECT current_user, session_user")) {
                 assertTrue(rows.next());

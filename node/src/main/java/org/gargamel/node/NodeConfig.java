@@ -45,7 +45,7 @@ import org.gargamel.node.access.RoleLogins;
  * adhocReads: true                  # optional; run the front end's ad-hoc read-only queries (default true)
  * adhocStatementTimeoutSeconds: 30  # optional; an ad-hoc query running longer is cancelled (57014; default 30)
  * adhocMaxRows: 100000              # optional; an ad-hoc query returning more rows is refused (54000)
- * adhocMaxCharacters: 67108864     # optional; ... or more characters of values in text (54000; default 64 Mi)
+ * adhocMaxCharacters: 16777216     # optional; ... or more characters of values in text (54000; default 16 Mi)
  * clusterSecurity: {secretFile: cluster.secret}   # optional: the groups' shared secret (docs/protocol.md)
  * incrementProbe: 10                # optional; probe the first N calls of each procedure declaring add: for pure
  *                                    # additions (default 10; 0: never; docs/node.md, Increments)
@@ -102,10 +102,11 @@ public record NodeConfig(
         long adhocMaxCharacters) {
 
     /** The default of {@code adhocMaxRows}: a read returning more is refused (54000) rather than held in memory. */
-    public static final int DEFAULT_ADHOC_MAX_ROWS = 100_000;
+    public static final int DEFAULT_ADHOC_MAX_ROWS = org.gargamel.node.execution.AdHocReads.DEFAULT_MAX_ROWS;
 
-    /** The default of {@code adhocMaxCharacters}: 64 Mi characters of a read's values in text. */
-    public static final long DEFAULT_ADHOC_MAX_CHARACTERS = 64L << 20;
+    /** The default of {@code adhocMaxCharacters}. */
+    public static final long DEFAULT_ADHOC_MAX_CHARACTERS =
+            org.gargamel.node.execution.AdHocReads.DEFAULT_MAX_CHARACTERS;
 
     /** The default of {@code adhocStatementTimeoutSeconds}. */
     public static final int DEFAULT_ADHOC_TIMEOUT_SECONDS = 30;

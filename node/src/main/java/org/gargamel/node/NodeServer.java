@@ -270,7 +270,16 @@ public final class NodeServer implements AutoCloseable {
                         connection, "public", config.usesIncrements() ? rules.incrementColumns() : Map.of());
                 ReplicaState.install(connection);
                 connection.commit();
-                reads = new ReadConnections(name, config.jdbcUrl(), config.roles());
+                reads = new ReadConnections(
+                        name,
+                        config.jdbcUrl(),
+                        config.roles(),
+                        new AdHocReads(
+                                        config.adhocReads(),
+                                        config.adhocStatementTimeoutSeconds(),
+                                        config.adhocMaxRows(),
+                                        config.adhocMaxCharacters())
+                                .maxResultBytes());
                 RoleCheck.check(name, connection, reads, config.roles());
                 connection.commit();
                 String tainted = ReplicaState.tainted(connection);

@@ -12,7 +12,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.gargamel.classifier.ClassifierRules;
 import org.gargamel.classifier.ProcedureRule;
-import org.gargamel.common.jdbc.JdbcConnections;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,11 +22,15 @@ import org.slf4j.LoggerFactory;
  * catalogue replica every call goes on to the node ({@link #nodeDecides}); with one ({@link #fromCatalogue}), the
  * replica's {@code has_function_privilege} is asked off the event loops, an allowed answer is kept for
  * {@link #ALLOWED_FOR_MILLIS} (a revocation meanwhile is still enforced by the node), a refusal is asked again at the
- * next call (a GRANT is seen at once), and a question the replica cannot answer lets the call go on.
+ * next call (a GRANT is seen at once), and a question the replica cannot answer (an unknown role, no answer within
+ * {@link #ANSWER_TIMEOUT_SECONDS}) lets the call go on, and is not kept.
  */
 public interface ExecutePrivileges extends AutoCloseable {
     /** How long an allowed answer is kept. */
     long ALLOWED_FOR_MILLIS = 10_000;
+
+    /** How long the catalogue replica may take to answer; without an answer the call goes on to the node. */
+    int ANSWER_TIMEOUT_SECONDS = 5;
 
     /** Completes with false only if the catalogue says {@code role} may not execute {@code procedure}. */
     CompletableFuture<Boolean> mayExecute(String role, String procedure);
@@ -98,7 +101,11 @@ public interface ExecutePrivileges extends AutoCloseable {
                 return YES; // not a procedure of the rules: the call builder refuses it before this
             }
             return CompletableFuture.supplyAsync(() -> ask(role, signature), asker)
+                    .completeOnTimeout(null, ANSWER_TIMEOUT_SECONDS, TimeUnit.SECONDS)
                     .thenApply(allowed -> {
+                        if (allowed == null) {
+                            return true; // no answer: the node's PostgreSQL decides, and nothing is kept
+                        }
                         if (allowed) {
                             allowedUntil.put(
                                     key, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ALLOWED_FOR_MILLIS));
@@ -107,23 +114,41 @@ public interface ExecutePrivileges extends AutoCloseable {
                     });
         }
 
-        /** The replica's answer; true when it cannot say (the node decides then). */
-        private boolean ask(String role, String signature) {
+        /** The replica's answer, or null when it cannot say (an unknown role, the replica out of reach). */
+        private Boolean ask(String role, String signature) {
             try {
-                if (connection == null || !connection.isValid(2)) {
-                    connection = JdbcConnections.connect(url);
+                if (connection == null) {
+                    java.util.Properties properties = new java.util.Properties();
+                    properties.setProperty("connectTimeout", Integer.toString(ANSWER_TIMEOUT_SECONDS));
+                    properties.setProperty("socketTimeout", Integer.toString(ANSWER_TIMEOUT_SECONDS));
+                    properties.setProperty("ApplicationName", "gargamel frontend privileges");
+                    connection = java.sql.DriverManager.getConnection(url, properties);
                 }
                 try (PreparedStatement statement = connection.prepareStatement(
                         "SELECT has_function_privilege(?, to_regprocedure(?), 'EXECUTE')")) {
                     statement.setString(1, role);
                     statement.setString(2, signature);
                     try (ResultSet rows = statement.executeQuery()) {
-                        return !rows.next() || rows.getObject(1) == null || rows.getBoolean(1);
+                        return (rows.next() && rows.getObject(1) != null) ? rows.getBoolean(1) : null;
                     }
                 }
             } catch (SQLException e) {
                 LOG.debug("the catalogue could not say whether {} may execute {}: {}", role, signature, e.getMessage());
-                return true; // an unknown role, a replica out of reach: the node's PostgreSQL decides
+                if (e.getSQLState() == null || e.getSQLState().startsWith("08")) {
+                    closeConnection(); // broken: the next question connects again
+                }
+                return null;
+            }
+        }
+
+        private void closeConnection() {
+            if (connection != null) {
+                try {
+                    connection.close();
+                } catch (SQLException ignored) {
+                    // Broken, or closing anyway.
+                }
+                connection = null;
             }
         }
 
@@ -137,13 +162,7 @@ public interface ExecutePrivileges extends AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            if (connection != null) {
-                try {
-                    connection.close();
-                } catch (SQLException ignored) {
-                    // Closing anyway.
-                }
-            }
+            closeConnection();
         }
     }
 }

@@ -194,7 +194,9 @@ public final class Session extends ChannelInboundHandlerAdapter {
             counted = false;
         }
         if (countedForUser) {
-            shared.sessionsByUser().get(user).decrementAndGet();
+            // Removed at zero, so that names tried and gone (trust lets in any) leave nothing behind.
+            shared.sessionsByUser()
+                    .computeIfPresent(user, (name, sessions) -> sessions.decrementAndGet() == 0 ? null : sessions);
             countedForUser = false;
         }
         if (loginDeadline != null) {
@@ -463,11 +465,14 @@ public final class Session extends ChannelInboundHandlerAdapter {
             return;
         }
         int limit = shared.limits().maxConnectionsPerUser();
-        int sessions = shared.sessionsByUser()
-                .computeIfAbsent(user, u -> new AtomicInteger())
-                .incrementAndGet();
+        int[] sessions = new int[1];
+        shared.sessionsByUser().compute(user, (name, count) -> {
+            AtomicInteger counted = count == null ? new AtomicInteger() : count;
+            sessions[0] = counted.incrementAndGet();
+            return counted;
+        });
         countedForUser = true;
-        if (limit > 0 && sessions > limit) {
+        if (limit > 0 && sessions[0] > limit) {
             fatal("53300", "too many connections for role \"" + user + "\" (maxConnectionsPerUser " + limit + ")");
             return;
         }
@@ -816,8 +821,23 @@ public final class Session extends ChannelInboundHandlerAdapter {
                                         -1, -1, "42501", "permission denied for function " + call.procedure()),
                                 null,
                                 then);
+                    } else if (cancelRequested) { // a cancel came while the catalogue was asked: not sent
+                        outcomeArrived(
+                                call,
+                                CallOutcome.userAborted(
+                                        -1,
+                                        -1,
+                                        "57014",
+                                        "canceling statement due to user request: the call of " + call.procedure()
+                                                + " was not sent to the cluster"),
+                                null,
+                                then);
                     } else {
-                        send(call, then);
+                        try {
+                            send(call, then);
+                        } catch (RuntimeException e) {
+                            outcomeArrived(call, null, e, then); // its outcome, and the session goes on
+                        }
                     }
                 });
             } catch (java.util.concurrent.RejectedExecutionException e) {

@@ -139,8 +139,8 @@ class FrontendDecoderTest {
      * A fuzzer over the decoder (issue 38's hostile-input matrix): 5,000 streams, each a valid stream of every message
      * kind with bytes flipped, dropped, inserted or cut off (or random bytes from the start), fed in random pieces. The
      * decoder yields messages or a ProtocolException (which ends the connection with a FATAL), never another
-     * exception (an index out of bounds, a negative size) that would reach the session as an internal error, and never
-     * a message of a length it was not sent. Seeded: a failure names the seed of its stream.
+     * exception (an index out of bounds, a negative size) that would reach the session as an internal error. Seeded: a
+     * failure names the seed of its stream.
      */
     @Test
     void hostileBytesGiveMessagesOrAProtocolViolationNeverAnotherFailure() {

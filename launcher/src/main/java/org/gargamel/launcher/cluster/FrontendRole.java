@@ -13,6 +13,7 @@ import java.sql.Statement;
 import java.util.List;
 import java.util.Set;
 import org.gargamel.common.config.Secrets;
+import org.gargamel.common.jdbc.Identifiers;
 import org.gargamel.common.jdbc.JdbcConnections;
 
 /**
@@ -41,7 +42,7 @@ final class FrontendRole {
             // Not a POSIX file system: the directory's own protection is all there is.
         }
         Files.writeString(passwordFile, password + "\n", StandardCharsets.UTF_8);
-        String quoted = '"' + role.replace("\"", "\"\"") + '"';
+        String quoted = Identifiers.quote(role);
         for (String url : jdbcUrls) {
             try (Connection connection = JdbcConnections.connect(url);
                     Statement statement = connection.createStatement()) {

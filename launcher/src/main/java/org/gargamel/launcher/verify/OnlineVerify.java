@@ -20,7 +20,7 @@ import java.util.TreeSet;
 import org.gargamel.common.convergence.CheckException;
 import org.gargamel.common.convergence.Snapshot;
 import org.gargamel.common.convergence.SqlStates;
-import org.gargamel.common.jdbc.JdbcConnections;
+import org.gargamel.common.jdbc.Identifiers;
 
 /**
  * {@code gargamel verify}: whether the replicas of a running cluster hold the same rows, checked beside its traffic
@@ -40,11 +40,17 @@ import org.gargamel.common.jdbc.JdbcConnections;
  * <li>The same once more; what still differs, unchanged, is reported: the table and the key.</li>
  * </ol>
  * A key written without pause can escape (it changes every round); a divergence that stays, as one made by hand, is
- * found. The reads are paced ({@code rowsPerSecond}) so that the check can run beside production traffic.
+ * found. "Unchanged" compares each row's hash and the transaction that wrote it ({@code xmin}), so that a row written
+ * again with its old values counts as changed. Each table is read in a snapshot of its own (no snapshot holds back the
+ * replicas' vacuum for the whole check), and the reads are paced ({@code rowsPerSecond}) so that the check can run
+ * beside production traffic. The replicas must count in one write-set log ({@code replica_state.log_id}).
  */
 public final class OnlineVerify {
-    /** At most this many buckets of a table are read key by key (a table differing everywhere is reported early). */
-    private static final int MAX_SUSPECT_BUCKETS = 64;
+    /** Differing buckets are read key by key this many at a time. */
+    private static final int BUCKETS_PER_READ = 64;
+
+    /** More keys of one table differing at once is no traffic in flight: the check stops, saying so. */
+    private static final int MAX_SUSPECT_KEYS = 100_000;
 
     private static final String BUCKET_SUMS = """
             SELECT (hashtextextended(%1$s, 0) & %2$d)::int AS bucket,
@@ -103,17 +109,24 @@ public final class OnlineVerify {
                 connections.add(connect(r));
             }
             Map<String, String> tables = tables(connections);
-            // Round 1: buckets, then the rows of the buckets that differ.
+            // Round 1: per table, in a snapshot of its own, the buckets, then the rows of the buckets that differ.
             List<Position> before = new ArrayList<>();
             Map<String, Map<String, List<String>>> suspects = new LinkedHashMap<>();
-            List<Snapshot> snapshots = begin(connections);
-            try {
-                for (Connection connection : connections) {
-                    before.add(Position.read(connection));
-                }
-                int done = 0;
-                for (Map.Entry<String, String> table : tables.entrySet()) {
-                    Set<Integer> buckets = differingBuckets(connections, table.getKey(), table.getValue());
+            int done = 0;
+            for (Map.Entry<String, String> table : tables.entrySet()) {
+                long tableRows;
+                List<Snapshot> snapshots = begin(connections);
+                try {
+                    for (int r = 0; r < connections.size(); r++) {
+                        before = merged(before, r, Position.read(connections.get(r)));
+                    }
+                    requireOneLog(before);
+                    Map<Integer, Long> rowsOf = new HashMap<>();
+                    Set<Integer> buckets = differingBuckets(connections, table.getKey(), table.getValue(), rowsOf);
+                    tableRows = rowsOf.values().stream()
+                            .mapToLong(Long::longValue)
+                            .max()
+                            .orElse(0);
                     if (!buckets.isEmpty()) {
                         Map<String, List<String>> keys =
                                 differingRows(connections, table.getKey(), table.getValue(), buckets);
@@ -121,22 +134,23 @@ public final class OnlineVerify {
                             suspects.put(table.getKey(), keys);
                         }
                     }
-                    progress.printf(
-                            "\rverify: round 1, %d of %d tables, %d keys differing",
-                            ++done, tables.size(), count(suspects));
+                } finally {
+                    end(snapshots);
                 }
-                progress.println();
-            } finally {
-                end(snapshots);
+                pace(tableRows);
+                progress.printf(
+                        "\rverify: round 1, %d of %d tables, %d keys differing",
+                        ++done, tables.size(), count(suspects));
             }
+            progress.println();
             int inFlight = count(suspects);
             for (int round = 2; round <= 3 && !suspects.isEmpty(); round++) {
                 settle(connections, before);
                 before = new ArrayList<>();
-                snapshots = begin(connections);
+                List<Snapshot> snapshots = begin(connections);
                 try {
-                    for (Connection connection : connections) {
-                        before.add(Position.read(connection));
+                    for (int r = 0; r < connections.size(); r++) {
+                        before = merged(before, r, Position.read(connections.get(r)));
                     }
                     suspects = stillDiffering(connections, tables, suspects);
                 } finally {
@@ -145,8 +159,8 @@ public final class OnlineVerify {
                 progress.printf("verify: round %d, %d keys still differing, unchanged%n", round, count(suspects));
             }
             List<Divergence> divergences = new ArrayList<>();
-            suspects.forEach((table, keys) ->
-                    keys.forEach((key, hashes) -> divergences.add(new Divergence(table, key, hashes))));
+            suspects.forEach((table, keys) -> keys.forEach((key, fingerprints) -> divergences.add(new Divergence(
+                    table, key, fingerprints.stream().map(OnlineVerify::rowHash).toList()))));
             return new Report(names, divergences, inFlight - divergences.size(), rowsRead);
         } finally {
             for (Connection connection : connections) {
@@ -161,7 +175,11 @@ public final class OnlineVerify {
 
     private Connection connect(int replica) {
         try {
-            return JdbcConnections.connect(urls.get(replica));
+            java.util.Properties properties = new java.util.Properties();
+            properties.setProperty("connectTimeout", "10");
+            properties.setProperty("socketTimeout", "600"); // a replica that stops answering ends the check
+            properties.setProperty("ApplicationName", "gargamel verify");
+            return java.sql.DriverManager.getConnection(urls.get(replica), properties);
         } catch (SQLException e) {
             throw new CheckException(
                     "cannot connect to " + names.get(replica) + ": " + e.getMessage() + SqlStates.describe(e), e);
@@ -197,8 +215,8 @@ public final class OnlineVerify {
                 first = tables;
             } else if (!first.equals(tables)) {
                 throw new CheckException(
-                        "the schemas differ: " + names.get(0) + " has tables " + first.keySet()
-                                + " keyed " + first.values() + ", " + names.get(r) + " " + tables.keySet() + " keyed "
+                        "the schemas differ: " + names.get(0) + " has tables " + first.keySet() + " keyed "
+                                + first.values() + ", " + names.get(r) + " " + tables.keySet() + " keyed "
                                 + tables.values(),
                         null);
             }
@@ -206,9 +224,9 @@ public final class OnlineVerify {
         return first;
     }
 
-    /** The buckets of {@code table} whose sums are not the same at every replica. */
-    private Set<Integer> differingBuckets(List<Connection> connections, String table, String key)
-            throws InterruptedException {
+    /** The buckets of {@code table} whose sums are not the same at every replica; each replica's rows into {@code rowsOf}. */
+    private Set<Integer> differingBuckets(
+            List<Connection> connections, String table, String key, Map<Integer, Long> rowsOf) {
         List<Map<Integer, String>> sums = new ArrayList<>();
         for (int r = 0; r < connections.size(); r++) {
             Map<Integer, String> buckets = new HashMap<>();
@@ -226,7 +244,8 @@ public final class OnlineVerify {
                         "cannot read table " + table + " of " + names.get(r) + ": " + e.getMessage(), e);
             }
             sums.add(buckets);
-            pace(rows);
+            rowsRead += rows;
+            rowsOf.put(r, rows);
         }
         Set<Integer> differing = new TreeSet<>();
         Set<Integer> all = new HashSet<>();
@@ -242,30 +261,43 @@ public final class OnlineVerify {
         return differing;
     }
 
-    /** In {@code buckets} of {@code table}, the keys whose rows differ: each replica's row hash (null: none). */
+    /** In {@code buckets} of {@code table}, the keys whose rows differ: each replica's row fingerprint (null: none). */
     private Map<String, List<String>> differingRows(
             List<Connection> connections, String table, String key, Set<Integer> buckets) {
-        List<Integer> read = new ArrayList<>(buckets).subList(0, Math.min(buckets.size(), MAX_SUSPECT_BUCKETS));
-        String sql = "SELECT " + key + ", md5(t::text) FROM " + quote(table) + " t WHERE (hashtextextended(" + key
-                + ", 0) & " + (options.buckets() - 1) + ")::int = ANY (?)";
-        return differing(connections, table, sql, connection -> connection.createArrayOf("integer", read.toArray()));
+        String sql = "SELECT " + key + ", md5(t::text), t.xmin::text FROM " + quote(table) + " t WHERE "
+                + "(hashtextextended(" + key + ", 0) & " + (options.buckets() - 1) + ")::int = ANY (?)";
+        Map<String, List<String>> differing = new LinkedHashMap<>();
+        List<Integer> all = new ArrayList<>(buckets);
+        for (int from = 0; from < all.size(); from += BUCKETS_PER_READ) {
+            List<Integer> read = all.subList(from, Math.min(all.size(), from + BUCKETS_PER_READ));
+            differing.putAll(differing(
+                    connections, table, sql, connection -> connection.createArrayOf("integer", read.toArray())));
+            if (differing.size() > MAX_SUSPECT_KEYS) {
+                throw new CheckException(
+                        "more than " + MAX_SUSPECT_KEYS + " keys of table " + table + " differ between the replicas "
+                                + "at once (" + buckets.size() + " of " + options.buckets() + " buckets), far more "
+                                + "than is ever in flight: compare them stopped (tpcc check), or rebuild the replica",
+                        null);
+            }
+        }
+        return differing;
     }
 
-    /** Of {@code suspects}, the keys whose rows still differ with every replica's row as it was. */
+    /** Of {@code suspects}, the keys whose rows still differ with every replica's row as it was (hash and writer). */
     private Map<String, Map<String, List<String>>> stillDiffering(
             List<Connection> connections, Map<String, String> tables, Map<String, Map<String, List<String>>> suspects) {
         Map<String, Map<String, List<String>>> still = new LinkedHashMap<>();
         for (Map.Entry<String, Map<String, List<String>>> table : suspects.entrySet()) {
             String key = tables.get(table.getKey());
-            String sql =
-                    "SELECT " + key + ", md5(t::text) FROM " + quote(table.getKey()) + " t WHERE " + key + " = ANY (?)";
+            String sql = "SELECT " + key + ", md5(t::text), t.xmin::text FROM " + quote(table.getKey()) + " t WHERE "
+                    + key + " = ANY (?)";
             List<String> keys = new ArrayList<>(table.getValue().keySet());
             Map<String, List<String>> now = differing(
                     connections, table.getKey(), sql, connection -> connection.createArrayOf("text", keys.toArray()));
             Map<String, List<String>> unchanged = new LinkedHashMap<>();
-            now.forEach((k, hashes) -> {
-                if (hashes.equals(table.getValue().get(k))) {
-                    unchanged.put(k, hashes);
+            now.forEach((k, fingerprints) -> {
+                if (fingerprints.equals(table.getValue().get(k))) {
+                    unchanged.put(k, fingerprints);
                 }
             });
             if (!unchanged.isEmpty()) {
@@ -281,20 +313,21 @@ public final class OnlineVerify {
     }
 
     /**
-     * Runs {@code sql} (key, row hash; one array parameter) at every replica and keeps the keys whose hashes differ.
-     * Without a primary key a table's key is its whole row: duplicates count as one there.
+     * Runs {@code sql} (key, row hash, row writer; one array parameter) at every replica and keeps the keys whose
+     * hashes differ, with each replica's fingerprint ({@code hash xmin}). Without a primary key a table's key is its
+     * whole row: duplicates count as one there.
      */
     private Map<String, List<String>> differing(
             List<Connection> connections, String table, String sql, Parameter parameter) {
-        Map<String, String[]> hashes = new LinkedHashMap<>();
+        Map<String, String[]> fingerprints = new LinkedHashMap<>();
         for (int r = 0; r < connections.size(); r++) {
             try (PreparedStatement statement = connections.get(r).prepareStatement(sql)) {
                 statement.setArray(1, parameter.of(connections.get(r)));
                 try (ResultSet rows = statement.executeQuery()) {
                     while (rows.next()) {
                         rowsRead++;
-                        hashes.computeIfAbsent(rows.getString(1), k -> new String[connections.size()])[r] =
-                                rows.getString(2);
+                        fingerprints.computeIfAbsent(rows.getString(1), k -> new String[connections.size()])[r] =
+                                rows.getString(2) + " " + rows.getString(3);
                     }
                 }
             } catch (SQLException e) {
@@ -303,13 +336,18 @@ public final class OnlineVerify {
             }
         }
         Map<String, List<String>> differing = new LinkedHashMap<>();
-        hashes.forEach((key, perReplica) -> {
+        fingerprints.forEach((key, perReplica) -> {
             List<String> list = java.util.Arrays.asList(perReplica);
-            if (new HashSet<>(list).size() > 1) {
+            if (list.stream().map(OnlineVerify::rowHash).distinct().count() > 1) {
                 differing.put(key, list);
             }
         });
         return differing;
+    }
+
+    /** The row hash of a fingerprint ({@code hash xmin}), null for no row. */
+    private static String rowHash(String fingerprint) {
+        return fingerprint == null ? null : fingerprint.substring(0, fingerprint.indexOf(' '));
     }
 
     /**
@@ -325,7 +363,6 @@ public final class OnlineVerify {
             List<Position> now = new ArrayList<>();
             for (Connection connection : connections) {
                 now.add(Position.read(connection));
-                commitQuietly(connection);
             }
             if (!aheadApplied) {
                 aheadApplied = true;
@@ -348,17 +385,15 @@ public final class OnlineVerify {
                 throw new CheckException(
                         "the replicas did not reach a common log position within "
                                 + options.settleTimeout().toSeconds() + " s (applied indexes " + now + "; target "
-                                + highest
-                                + "): a replica is stopped, or far behind",
+                                + highest + "): a replica is stopped, or far behind",
                         null);
             }
             Thread.sleep(100); // polling the replicas' positions until they pass the target, up to the deadline
         }
     }
 
-    /** Paces the reads: {@code rows} just read take their share of a second at the configured rate. */
+    /** Paces the reads: {@code rows} just read at each replica take their share of a second at the configured rate. */
     private void pace(long rows) throws InterruptedException {
-        rowsRead += rows;
         long millis = rows * 1000 / options.rowsPerSecond();
         if (millis > 0) {
             Thread.sleep(millis);
@@ -379,13 +414,31 @@ public final class OnlineVerify {
         }
     }
 
-    private static void commitQuietly(Connection connection) {
-        try {
-            if (!connection.getAutoCommit()) {
-                connection.commit();
+    /** {@code positions} with replica {@code r}'s {@code position} merged in (the highest index, every txn ahead). */
+    private static List<Position> merged(List<Position> positions, int r, Position position) {
+        List<Position> merged = new ArrayList<>(positions);
+        if (merged.size() <= r) {
+            merged.add(position);
+        } else {
+            Position earlier = merged.get(r);
+            Set<Long> ahead = new HashSet<>(earlier.ahead());
+            ahead.addAll(position.ahead());
+            merged.set(r, new Position(Math.max(earlier.applied(), position.applied()), ahead, position.logId()));
+        }
+        return merged;
+    }
+
+    /** The replicas must count positions in one write-set log, or their applied indexes cannot be compared. */
+    private void requireOneLog(List<Position> positions) {
+        for (int r = 1; r < positions.size(); r++) {
+            if (!Objects.equals(positions.get(0).logId(), positions.get(r).logId())) {
+                throw new CheckException(
+                        names.get(0) + " and " + names.get(r) + " count in different write-set logs ("
+                                + positions.get(0).logId() + ", "
+                                + positions.get(r).logId() + "): not replicas "
+                                + "of one running cluster (a write-set log per site is not compared yet)",
+                        null);
             }
-        } catch (SQLException ignored) {
-            // A read-only position query: nothing to keep.
         }
     }
 
@@ -393,23 +446,26 @@ public final class OnlineVerify {
         return suspects.values().stream().mapToInt(Map::size).sum();
     }
 
+    /** {@code table} of schema public, quoted (a table of the same name elsewhere on the search path is not it). */
     private static String quote(String table) {
-        return '"' + table.replace("\"", "\"\"") + '"';
+        return "public." + Identifiers.quote(table);
     }
 
-    /** Where a replica stands in the write-set log: its applied index and the transactions it holds ahead of it. */
-    record Position(long applied, Set<Long> ahead) {
+    /**
+     * Where a replica stands in the write-set log: its applied index, the transactions it holds ahead of it, and the
+     * log it counts in.
+     */
+    record Position(long applied, Set<Long> ahead, String logId) {
         static Position read(Connection connection) {
             try (Statement statement = connection.createStatement();
-                    ResultSet rows =
-                            statement.executeQuery("SELECT (SELECT applied_index FROM gargamel.replica_state), "
-                                    + "ARRAY(SELECT txn FROM gargamel.committed_ahead)")) {
+                    ResultSet rows = statement.executeQuery("SELECT applied_index, log_id, "
+                            + "ARRAY(SELECT txn FROM gargamel.committed_ahead) FROM gargamel.replica_state")) {
                 rows.next();
                 Set<Long> ahead = new HashSet<>();
-                for (Object txn : (Object[]) rows.getArray(2).getArray()) {
+                for (Object txn : (Object[]) rows.getArray(3).getArray()) {
                     ahead.add(((Number) txn).longValue());
                 }
-                return new Position(rows.getLong(1), ahead);
+                return new Position(rows.getLong(1), ahead, rows.getString(2));
             } catch (SQLException e) {
                 throw new CheckException(
                         "cannot read where a replica stands in the write-set log "

@@ -438,6 +438,101 @@ class ReplicationTest {
     }
 
     /**
+     * Issue 38's online divergence check: beside TPC-C payments in PSI on three replicas, {@code verify} finds the
+     * replicas identical (keys that differ while their writes are in flight agree once every replica reached a common
+     * log position); a customer row changed by hand on one replica is named, table and key, and once restored the
+     * replicas are identical again.
+     */
+    @Test
+    @Order(9)
+    void verifyFindsNoDivergenceBesideARunAndNamesARowChangedByHand() throws Exception {
+        OnlineVerify.Options options = new OnlineVerify.Options(1024, 100_000_000, Duration.ofSeconds(60));
+        List<String> names = List.of("replica-1", "replica-2", "replica-3");
+        try (InProcessGargamel gargamel = new InProcessGargamel("gargamel", "psi", replicas.jdbcUrls(), 3)) {
+            // Payments, four at a time, until the check is done: the warehouse's and districts' rows are hot.
+            java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+            java.util.concurrent.atomic.AtomicLong paid = new java.util.concurrent.atomic.AtomicLong();
+            java.util.concurrent.CompletableFuture<Void> load = java.util.concurrent.CompletableFuture.runAsync(() -> {
+                SplittableRandom random = new SplittableRandom(9);
+                try {
+                    while (!stop.get()) {
+                        List<java.util.concurrent.CompletableFuture<CallOutcome>> batch = new ArrayList<>();
+                        for (int i = 0; i < 4; i++) {
+                            int district = 1 + random.nextInt(10);
+                            batch.add(gargamel.client.submit(ProcedureCall.of(
+                                    "payment",
+                                    1,
+                                    district,
+                                    1,
+                                    district,
+                                    1 + random.nextInt(3000),
+                                    null,
+                                    new java.math.BigDecimal("1.00"),
+                                    java.time.LocalDateTime.of(2026, 11, 29, 12, 0))));
+                        }
+                        for (java.util.concurrent.CompletableFuture<CallOutcome> outcome : batch) {
+                            CallOutcome done = outcome.get();
+                            if (done.status() != CallOutcome.Status.COMMITTED) {
+                                throw new IllegalStateException("a payment did not commit: " + done);
+                            }
+                            paid.incrementAndGet();
+                        }
+                    }
+                } catch (Exception e) {
+                    throw new java.util.concurrent.CompletionException(e);
+                }
+            });
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (paid.get() < 20 && System.nanoTime() < deadline && !load.isDone()) {
+                java.util.concurrent.locks.LockSupport.parkNanos(10_000_000); // polling until the load runs
+            }
+            long paidBefore = paid.get();
+            OnlineVerify.Report underLoad = new OnlineVerify(replicas.jdbcUrls(), names, options, System.err).run();
+            long paidDuring = paid.get() - paidBefore;
+            stop.set(true);
+            load.get();
+            assertTrue(paidDuring > 0, "the check must run beside the traffic: no payment during it");
+            assertTrue(underLoad.identical(), "divergences under load: " + underLoad.divergences());
+            assertTrue(underLoad.rowsRead() > 500_000, "every table read: " + underLoad.rowsRead());
+            System.out.printf(
+                    "verify beside %d payments: identical, %d keys in flight in round 1%n",
+                    paidDuring, underLoad.inFlight());
+            gargamel.client.awaitQuiescence(Duration.ofSeconds(60));
+            String tampered = "UPDATE customer SET c_data = %s WHERE c_w_id = 1 AND c_d_id = 3 AND c_id = 42";
+            String original;
+            try (Connection connection = replicas.connect(1);
+                    Statement statement = connection.createStatement()) {
+                try (ResultSet rows = statement.executeQuery(
+                        "SELECT c_data FROM customer WHERE c_w_id = 1 AND c_d_id = 3 AND c_id = 42")) {
+                    assertTrue(rows.next());
+                    original = rows.getString(1);
+                }
+                statement.execute(tampered.formatted("'changed by hand'")); // capture is off: not replicated
+            }
+            OnlineVerify.Report diverged;
+            try {
+                diverged = new OnlineVerify(replicas.jdbcUrls(), names, options, System.err).run();
+            } finally { // the later tests start from identical replicas, whatever this one found
+                try (Connection connection = replicas.connect(1);
+                        java.sql.PreparedStatement statement = connection.prepareStatement(tampered.formatted("?"))) {
+                    statement.setString(1, original);
+                    statement.executeUpdate();
+                }
+            }
+            assertEquals(
+                    1, diverged.divergences().size(), diverged.divergences().toString());
+            OnlineVerify.Divergence found = diverged.divergences().get(0);
+            assertEquals("customer", found.table());
+            assertEquals("(1,3,42)", found.key());
+            assertEquals(found.rowHashes().get(0), found.rowHashes().get(2));
+            assertNotEquals(found.rowHashes().get(0), found.rowHashes().get(1));
+            assertTrue(new OnlineVerify(replicas.jdbcUrls(), names, options, System.err)
+                    .run()
+                    .identical());
+        }
+    }
+
+    /**
      * Sites as they run in production, in this JVM: three site schedulers (eu, us, ap: real {@link SchedulerServer}s
      * with a {@code site} section, 50 ms apart on the schedule log) each with its own control group, one node each
      * (real {@link NodeServer}s on the three loaded replicas, one write-set log across the sites), and a client at eu
@@ -580,97 +675,6 @@ class ReplicationTest {
      * the schedulers and nodes before they close. The district's order ids are exactly the next ones everywhere, TPC-C's
      * consistency holds and the replicas converge.
      */
-    /**
-     * Issue 38's online divergence check: beside a TPC-C run in PSI on three replicas, {@code verify} finds the
-     * replicas identical (keys that differ while their writes are in flight agree once every replica reached a common
-     * log position); a customer row changed by hand on one replica is named, table and key, and once restored the
-     * replicas are identical again.
-     */
-    @Test
-    @Order(9)
-    void verifyFindsNoDivergenceBesideARunAndNamesARowChangedByHand() throws Exception {
-        OnlineVerify.Options options = new OnlineVerify.Options(1024, 100_000_000, Duration.ofSeconds(60));
-        List<String> names = List.of("replica-1", "replica-2", "replica-3");
-        try (InProcessGargamel gargamel = new InProcessGargamel("gargamel", "psi", replicas.jdbcUrls(), 3)) {
-            // Payments, four at a time, until the check is done: the warehouse's and districts' rows are hot.
-            java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
-            java.util.concurrent.atomic.AtomicLong paid = new java.util.concurrent.atomic.AtomicLong();
-            java.util.concurrent.CompletableFuture<Void> load = java.util.concurrent.CompletableFuture.runAsync(() -> {
-                SplittableRandom random = new SplittableRandom(9);
-                try {
-                    while (!stop.get()) {
-                        List<java.util.concurrent.CompletableFuture<CallOutcome>> batch = new ArrayList<>();
-                        for (int i = 0; i < 4; i++) {
-                            int district = 1 + random.nextInt(10);
-                            batch.add(gargamel.client.submit(ProcedureCall.of(
-                                    "payment",
-                                    1,
-                                    district,
-                                    1,
-                                    district,
-                                    1 + random.nextInt(3000),
-                                    null,
-                                    new java.math.BigDecimal("1.00"),
-                                    java.time.LocalDateTime.of(2026, 11, 29, 12, 0))));
-                        }
-                        for (java.util.concurrent.CompletableFuture<CallOutcome> outcome : batch) {
-                            CallOutcome done = outcome.get();
-                            if (done.status() != CallOutcome.Status.COMMITTED) {
-                                throw new IllegalStateException("a payment did not commit: " + done);
-                            }
-                            paid.incrementAndGet();
-                        }
-                    }
-                } catch (Exception e) {
-                    throw new java.util.concurrent.CompletionException(e);
-                }
-            });
-            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-            while (paid.get() < 20 && System.nanoTime() < deadline && !load.isDone()) {
-                java.util.concurrent.locks.LockSupport.parkNanos(10_000_000); // polling until the load runs
-            }
-            long paidBefore = paid.get();
-            OnlineVerify.Report underLoad = new OnlineVerify(replicas.jdbcUrls(), names, options, System.err).run();
-            long paidDuring = paid.get() - paidBefore;
-            stop.set(true);
-            load.get();
-            assertTrue(paidDuring > 20, "the check must run beside the traffic: " + paidDuring + " payments during it");
-            assertTrue(underLoad.identical(), "divergences under load: " + underLoad.divergences());
-            assertTrue(underLoad.rowsRead() > 500_000, "every table read: " + underLoad.rowsRead());
-            System.out.printf(
-                    "verify beside %d payments: identical, %d keys in flight in round 1%n",
-                    paidDuring, underLoad.inFlight());
-            gargamel.client.awaitQuiescence(Duration.ofSeconds(60));
-            String tampered = "UPDATE customer SET c_data = %s WHERE c_w_id = 1 AND c_d_id = 3 AND c_id = 42";
-            String original;
-            try (Connection connection = replicas.connect(1);
-                    Statement statement = connection.createStatement()) {
-                try (ResultSet rows = statement.executeQuery(
-                        "SELECT c_data FROM customer WHERE c_w_id = 1 AND c_d_id = 3 AND c_id = 42")) {
-                    assertTrue(rows.next());
-                    original = rows.getString(1);
-                }
-                statement.execute(tampered.formatted("'changed by hand'")); // capture is off: not replicated
-            }
-            OnlineVerify.Report diverged = new OnlineVerify(replicas.jdbcUrls(), names, options, System.err).run();
-            assertEquals(
-                    1, diverged.divergences().size(), diverged.divergences().toString());
-            OnlineVerify.Divergence found = diverged.divergences().get(0);
-            assertEquals("customer", found.table());
-            assertEquals("(1,3,42)", found.key());
-            assertEquals(found.rowHashes().get(0), found.rowHashes().get(2));
-            assertNotEquals(found.rowHashes().get(0), found.rowHashes().get(1));
-            try (Connection connection = replicas.connect(1);
-                    java.sql.PreparedStatement statement = connection.prepareStatement(tampered.formatted("?"))) {
-                statement.setString(1, original);
-                statement.executeUpdate();
-            }
-            assertTrue(new OnlineVerify(replicas.jdbcUrls(), names, options, System.err)
-                    .run()
-                    .identical());
-        }
-    }
-
     private static void runSites(java.util.function.Function<String, SiteSettings> settings, SiteCheck check)
             throws Exception {
         runSites(settings, java.util.function.UnaryOperator.identity(), check);

@@ -24,17 +24,25 @@ public final class ReadConnections implements AutoCloseable {
     private final String url;
     private final Map<String, String> passwords;
     private final String node;
+    private final long maxResultBytes;
     private final Map<String, ArrayDeque<Connection>> idle = new HashMap<>();
     private boolean closed;
 
     /**
      * Reads through {@code jdbcUrl} (the node's own database; a user or password in it is ignored) as the roles of
-     * {@code roles}.
+     * {@code roles}, each connection buffering at most {@code maxResultBytes} of one result (pgjdbc's
+     * {@code maxResultBuffer}: beyond, the read fails instead of filling the node's memory).
      */
-    public ReadConnections(String node, String jdbcUrl, RoleLogins roles) {
+    public ReadConnections(String node, String jdbcUrl, RoleLogins roles, long maxResultBytes) {
         this.node = node;
         this.url = withoutCredentials(jdbcUrl);
         this.passwords = roles.passwords();
+        this.maxResultBytes = maxResultBytes;
+    }
+
+    /** With results of up to 64 MiB (tests, and the node's start-up checks, which read little). */
+    public ReadConnections(String node, String jdbcUrl, RoleLogins roles) {
+        this(node, jdbcUrl, roles, 64L << 20);
     }
 
     /** Whether this node serves {@code role}. */
@@ -44,14 +52,20 @@ public final class ReadConnections implements AutoCloseable {
 
     /** An idle connection logged in as {@code role}, or a new one. The role must be {@linkplain #serves served}. */
     public Connection borrow(String role) throws SQLException {
+        Connection idleOne;
         synchronized (this) {
             if (closed) {
                 throw new SQLException(node + " is stopping", "57P01");
             }
             ArrayDeque<Connection> connections = idle.get(role);
-            if (connections != null && !connections.isEmpty()) {
-                return connections.pop();
-            }
+            idleOne = connections == null ? null : connections.poll();
+        }
+        // Another session of the role may have terminated an idle one (PostgreSQL lets a role signal its own).
+        if (idleOne != null && idleOne.isValid(2)) {
+            return idleOne;
+        }
+        if (idleOne != null) {
+            closeQuietly(idleOne);
         }
         return login(role);
     }
@@ -68,6 +82,7 @@ public final class ReadConnections implements AutoCloseable {
         }
         properties.setProperty("ApplicationName", "gargamel " + node + " reads");
         properties.setProperty("connectTimeout", "10");
+        properties.setProperty("maxResultBuffer", Long.toString(maxResultBytes));
         Connection connection = DriverManager.getConnection(url, properties);
         connection.setAutoCommit(true);
         return connection;

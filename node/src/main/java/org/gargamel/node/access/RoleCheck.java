@@ -8,6 +8,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import org.gargamel.common.config.ConfigException;
+import org.gargamel.common.jdbc.Identifiers;
 import org.gargamel.node.capture.WriteSetCapture;
 
 /**
@@ -18,20 +19,22 @@ import org.gargamel.node.capture.WriteSetCapture;
  */
 public final class RoleCheck {
     /**
-     * Why a role is privileged, one text per reason, as seen from a session logged in as the role: what a front-end
+     * Why a role is privileged, one text per reason (its own attributes, or those of any role it is a member of), as seen from a session logged in as the role: what a front-end
      * user mapped to it could do to the server or to the node beyond the application's tables. The node's own login
      * is {@code ?}: a member of it could take over the node's connections.
      */
     static final String PRIVILEGES = "SELECT array_remove(ARRAY["
             + "CASE WHEN r.rolsuper THEN 'a superuser' END, "
-            + "CASE WHEN r.rolcreaterole THEN 'may create roles' END, "
-            + "CASE WHEN r.rolreplication THEN 'a replication role' END, "
-            + "CASE WHEN r.rolbypassrls THEN 'bypasses row-level security' END, "
+            + "CASE WHEN EXISTS (SELECT 1 FROM pg_roles s WHERE s.rolsuper AND s.oid <> r.oid "
+            + "AND pg_has_role(r.oid, s.oid, 'MEMBER')) THEN 'a member of a superuser' END, "
+            + "CASE WHEN EXISTS (SELECT 1 FROM pg_roles s WHERE (s.rolcreaterole OR s.rolreplication OR s.rolbypassrls) "
+            + "AND pg_has_role(r.oid, s.oid, 'MEMBER')) THEN 'may create roles, replicate or bypass row security' END, "
             + "CASE WHEN pg_has_role(r.oid, 'pg_read_server_files', 'MEMBER') THEN 'reads the server''s files' END, "
             + "CASE WHEN pg_has_role(r.oid, 'pg_write_server_files', 'MEMBER') THEN 'writes the server''s files' END, "
             + "CASE WHEN pg_has_role(r.oid, 'pg_execute_server_program', 'MEMBER') "
             + "THEN 'runs programs on the server' END, "
             + "CASE WHEN pg_has_role(r.oid, 'pg_signal_backend', 'MEMBER') THEN 'may signal other sessions' END, "
+            + "CASE WHEN pg_has_role(r.oid, 'pg_write_all_data', 'MEMBER') THEN 'may write every table' END, "
             + "CASE WHEN pg_has_role(r.oid, ?, 'MEMBER') THEN 'may act as the node''s own login' END"
             + "], NULL) FROM pg_roles r WHERE r.rolname = current_user";
 
@@ -48,9 +51,28 @@ public final class RoleCheck {
             rows.next();
             nodeLogin = rows.getString(1);
         }
+        boolean autoCommit = own.getAutoCommit();
+        own.setAutoCommit(false); // SET LOCAL ROLE below is tried under a savepoint, rolled back to it
+        try {
+            checkEach(node, own, reads, roles, nodeLogin);
+        } finally {
+            own.setAutoCommit(autoCommit);
+        }
+    }
+
+    private static void checkEach(
+            String node, Connection own, ReadConnections reads, RoleLogins roles, String nodeLogin)
+            throws SQLException {
         for (String role : roles.names()) {
             List<String> reasons = new ArrayList<>();
-            try (Connection connection = reads.login(role);
+            Connection connection;
+            try {
+                connection = reads.login(role);
+            } catch (SQLException e) {
+                throw new ConfigException(node + " cannot log in as role " + role + " (key 'roles'): " + e.getMessage()
+                        + " (SQLSTATE " + e.getSQLState() + ")");
+            }
+            try (connection;
                     PreparedStatement statement = connection.prepareStatement(PRIVILEGES)) {
                 statement.setString(1, nodeLogin);
                 try (ResultSet rows = statement.executeQuery()) {
@@ -59,36 +81,25 @@ public final class RoleCheck {
                         reasons.add((String) reason);
                     }
                 }
-            } catch (SQLException e) {
-                throw new ConfigException(node + " cannot log in as role " + role + " (key 'roles'): " + e.getMessage()
-                        + " (SQLSTATE " + e.getSQLState() + ")");
             }
             if (!reasons.isEmpty() && !roles.allowPrivileged()) {
-                throw new ConfigException(node + ": role " + role + " (key 'roles') is privileged: it "
+                throw new ConfigException(node + ": role " + role + " (key 'roles') is privileged: it is "
                         + String.join(", ", reasons) + ". A front-end user mapped to it could reach beyond the "
                         + "application; map users to an unprivileged role, or say allowPrivilegedRoles: true");
             }
-            try (PreparedStatement statement = own.prepareStatement(
-                    "SELECT pg_has_role(session_user, ?, 'MEMBER') OR (SELECT rolsuper FROM pg_roles "
-                            + "WHERE rolname = session_user)")) {
-                statement.setString(1, role);
-                try (ResultSet rows = statement.executeQuery()) {
-                    rows.next();
-                    if (!rows.getBoolean(1)) {
-                        throw new ConfigException(node + ": its login " + nodeLogin + " cannot SET ROLE " + role
-                                + " (key 'roles'), which every call as that role needs: GRANT " + role + " TO "
-                                + nodeLogin);
-                    }
-                }
+            java.sql.Savepoint before = own.setSavepoint();
+            try (Statement statement = own.createStatement()) {
+                statement.execute("SET LOCAL ROLE " + Identifiers.quote(role)); // what every call as the role does
+            } catch (SQLException e) {
+                throw new ConfigException(node + ": its login " + nodeLogin + " cannot SET ROLE " + role + " (key "
+                        + "'roles'), which every call as that role needs (" + e.getMessage() + "): GRANT " + role
+                        + " TO " + nodeLogin);
+            } finally {
+                own.rollback(before); // the role back, and nothing else of the caller's transaction undone
             }
             try (Statement statement = own.createStatement()) {
-                statement.execute("GRANT USAGE ON SCHEMA " + WriteSetCapture.SCHEMA + " TO " + quote(role));
+                statement.execute("GRANT USAGE ON SCHEMA " + WriteSetCapture.SCHEMA + " TO " + Identifiers.quote(role));
             }
         }
-    }
-
-    /** {@code role} as a quoted SQL identifier. */
-    public static String quote(String role) {
-        return '"' + role.replace("\"", "\"\"") + '"';
     }
 }

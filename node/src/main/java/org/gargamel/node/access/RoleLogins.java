@@ -67,15 +67,6 @@ public record RoleLogins(List<RoleLogin> logins, boolean allowPrivileged) {
                 allowPrivileged);
     }
 
-    public boolean serves(String role) {
-        for (RoleLogin login : logins) {
-            if (login.name().equals(role)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     public List<String> names() {
         return logins.stream().map(RoleLogin::name).toList();
     }

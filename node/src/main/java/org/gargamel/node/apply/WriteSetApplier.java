@@ -1,5 +1,7 @@
 package org.gargamel.node.apply;
 
+import static org.gargamel.common.jdbc.Identifiers.quote;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
@@ -206,7 +208,7 @@ public final class WriteSetApplier {
                         ", ",
                         batch.columns.stream()
                                 .filter(column -> !generated.contains(column))
-                                .map(WriteSetApplier::quote)
+                                .map(org.gargamel.common.jdbc.Identifiers::quote)
                                 .toList());
                 sql.append("INSERT INTO ")
                         .append(table)
@@ -382,9 +384,5 @@ public final class WriteSetApplier {
         } catch (IOException e) {
             throw new SQLException("a change of table " + change.table() + " is not valid JSON: " + change.row(), e);
         }
-    }
-
-    private static String quote(String identifier) {
-        return '"' + identifier.replace("\"", "\"\"") + '"';
     }
 }

@@ -1,5 +1,7 @@
 package org.gargamel.node.capture;
 
+import static org.gargamel.common.jdbc.Identifiers.quote;
+
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -54,7 +56,7 @@ public final class WriteSetCapture {
      * ({@code session_replication_role} not {@code origin}), when it read its changes, so its write-set would miss what
      * it wrote and the other replicas would silently differ. {@link #READ_CHANGES} raises it, in the call's pipeline
      * before its commit, so such a call fails instead of committing; the worker then arms its connection again
-     * ({@code WorkerConnection}; {@code CaptureArmedTest}).
+     * ({@code WorkerConnection}; {@code CallAsRoleTest}).
      */
     public static final String CAPTURE_DISARMED = "ZG002";
 
@@ -139,22 +141,27 @@ public final class WriteSetCapture {
         return new CaptureInstallation(keyed, insertOnly);
     }
 
+    /** The session's spill table: chunks of the current transaction's changes, in order, deleted at commit. */
+    private static final String SPILL_TABLE_DDL = "CREATE TEMP TABLE gargamel_spilled_changes "
+            + "(seq bigint GENERATED ALWAYS AS IDENTITY, chunk text NOT NULL) ON COMMIT DELETE ROWS";
+
     /**
-     * Moves a full chunk of the setting to the session's spill table (created on first use, in the session's temporary
-     * schema, rows deleted at commit; a rollback takes them back with the rest) and returns the setting's new start.
+     * Moves a full chunk of the setting to the session's spill table (made by {@link #enableForSession} on a worker's
+     * session, else on first use, in the session's temporary schema, rows deleted at commit; a rollback takes them back
+     * with the rest) and returns the setting's new start.
      */
-    private static final String SPILL_FUNCTION = "CREATE OR REPLACE FUNCTION " + SCHEMA + """
+    private static final String SPILL_FUNCTION =
+            "CREATE OR REPLACE FUNCTION " + SCHEMA + """
             .spill(chunk text) RETURNS text LANGUAGE plpgsql AS $spill$
             BEGIN
                 IF to_regclass('%1$s') IS NULL THEN
-                    CREATE TEMP TABLE gargamel_spilled_changes (seq bigint GENERATED ALWAYS AS IDENTITY, chunk text NOT NULL)
-                        ON COMMIT DELETE ROWS;
+                    %2$s;
                 END IF;
                 INSERT INTO %1$s (chunk) VALUES (spill.chunk);
                 PERFORM set_config('gargamel.spilled', 'on', true);
                 RETURN '';
             END
-            $spill$""".formatted(SPILL_TABLE);
+            $spill$""".formatted(SPILL_TABLE, SPILL_TABLE_DDL);
 
     /** The chunks spilled by the current transaction, concatenated in order. */
     private static final String SPILLED_CHANGES_FUNCTION =
@@ -397,10 +404,16 @@ public final class WriteSetCapture {
         }
     }
 
-    /** Turns capture on for this session. Commits. */
+    /**
+     * Turns capture on for this session, and creates its spill table as the session's own login, writable by every
+     * role: a call that names a role runs its trigger as that role, and a table created on first use by one role would
+     * refuse another's chunks on the same worker (CallAsRoleTest). Commits.
+     */
     public static void enableForSession(Connection connection) throws SQLException {
         try (Statement statement = connection.createStatement()) {
             statement.execute("SET gargamel.capture = 'on'");
+            statement.execute(SPILL_TABLE_DDL.replace("CREATE TEMP TABLE", "CREATE TEMP TABLE IF NOT EXISTS"));
+            statement.execute("GRANT INSERT, SELECT ON " + SPILL_TABLE + " TO PUBLIC");
         }
         if (!connection.getAutoCommit()) {
             connection.commit();
@@ -483,9 +496,5 @@ public final class WriteSetCapture {
             }
         }
         return tables;
-    }
-
-    static String quote(String identifier) {
-        return '"' + identifier.replace("\"", "\"\"") + '"';
     }
 }

@@ -7,6 +7,12 @@ package org.gargamel.node.execution;
  * being held in the node's memory (a hostile {@code SELECT generate_series(1, 1e9)}).
  */
 public record AdHocReads(boolean enabled, int statementTimeoutSeconds, int maxRows, long maxCharacters) {
+    /** The default of the node configuration's {@code adhocMaxRows}. */
+    public static final int DEFAULT_MAX_ROWS = 100_000;
+
+    /** The default of {@code adhocMaxCharacters}: 16 Mi characters of a read's values in text. */
+    public static final long DEFAULT_MAX_CHARACTERS = 16L << 20;
+
     public AdHocReads {
         if (statementTimeoutSeconds < 1) {
             throw new IllegalArgumentException("statement timeout " + statementTimeoutSeconds + " s");
@@ -18,6 +24,16 @@ public record AdHocReads(boolean enabled, int statementTimeoutSeconds, int maxRo
 
     /** With the default limits of rows and characters. */
     public AdHocReads(boolean enabled, int statementTimeoutSeconds) {
-        this(enabled, statementTimeoutSeconds, 100_000, 64L << 20);
+        this(enabled, statementTimeoutSeconds, DEFAULT_MAX_ROWS, DEFAULT_MAX_CHARACTERS);
+    }
+
+    /**
+     * The most bytes a read's connection buffers of one result: four bytes per character allowed (UTF-8's widest) and
+     * a mebibyte of framing. pgjdbc reads a result whole before it hands over its first row, so this, not the count
+     * of characters, is what bounds a read's memory: a result of few rows of huge values stops there ({@code
+     * maxResultBuffer}).
+     */
+    public long maxResultBytes() {
+        return maxCharacters * 4 + (1L << 20);
     }
 }

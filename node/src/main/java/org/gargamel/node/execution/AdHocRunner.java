@@ -64,9 +64,6 @@ final class AdHocRunner {
                     node + " runs an ad-hoc query only as the database role of the user who sent it (a front end "
                             + "maps its users to roles), never as its own login");
         }
-        if (!reads.serves(role)) {
-            return refused(call, "42501", node + " serves no role \"" + role + "\" (its configuration's roles)");
-        }
         Connection connection;
         try {
             connection = reads.borrow(role);
@@ -145,6 +142,17 @@ final class AdHocRunner {
                     call.callId(),
                     call.txnId(),
                     CallRunner.resultRows(rows, settings.maxRows(), settings.maxCharacters()));
+        } catch (SQLException e) {
+            if (e.getMessage() != null && e.getMessage().contains("maxResultBuffer")) {
+                // pgjdbc stopped buffering the result at the connection's limit (ReadConnections): a few huge values.
+                throw new SQLException(
+                        "the query returns more than " + settings.maxResultBytes() + " bytes, the most this node "
+                                + "buffers for one (4 per character of adhocMaxCharacters): narrow it, or select "
+                                + "fewer or shorter values",
+                        "54000",
+                        e);
+            }
+            throw e;
         }
     }
 

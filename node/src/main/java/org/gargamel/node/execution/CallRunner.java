@@ -10,10 +10,10 @@ import java.util.ArrayList;
 import java.util.List;
 import org.gargamel.common.call.ProcedureCall;
 import org.gargamel.common.call.ProcedureCallBinder;
+import org.gargamel.common.jdbc.Identifiers;
 import org.gargamel.common.wire.CallOutcome;
 import org.gargamel.common.wire.ResultRows;
 import org.gargamel.common.wire.WriteSet;
-import org.gargamel.node.access.RoleCheck;
 import org.gargamel.node.capture.WriteSetCapture;
 import org.gargamel.node.writeset.ReplicaState;
 import org.postgresql.core.BaseConnection;
@@ -113,8 +113,10 @@ final class CallRunner {
             Isolation isolation,
             boolean commit)
             throws SQLException {
-        String sql = isolation.begin + "; " + procedureAsRole(call) + "; "
-                + (commit ? "" : "SET CONSTRAINTS ALL IMMEDIATE; ") + WriteSetCapture.READ_CHANGES + "; "
+        // Deferred constraints fire before the commit when the commit waits for the log (a COMMIT every replica
+        // expects to succeed), and before RESET ROLE for a call with a role (its triggers run as the role).
+        String sql = isolation.begin + "; " + procedureAsRole(call, !commit || call.role() != null) + "; "
+                + WriteSetCapture.READ_CHANGES + "; "
                 + ReplicaState.COMMITTED_AHEAD.replace("?", Long.toString(txn))
                 + (commit ? "; " + ReplicaState.NEXT_COMMIT_ORDER + "; COMMIT" : "");
         return bind(connection, call, types, sql, commit ? 3 : 2);
@@ -127,7 +129,7 @@ final class CallRunner {
      * also makes a procedure that writes fail rather than commit a change no other replica would see.
      */
     static Pipeline readOnly(Connection connection, ProcedureCall call, ArgumentTypes types) throws SQLException {
-        String sql = Isolation.REPEATABLE_READ.begin + " READ ONLY; " + procedureAsRole(call) + "; COMMIT";
+        String sql = Isolation.REPEATABLE_READ.begin + " READ ONLY; " + procedureAsRole(call, false) + "; COMMIT";
         return bind(connection, call, types, sql, 1);
     }
 
@@ -136,14 +138,17 @@ final class CallRunner {
      * (docs/frontend.md, Security): {@code SET LOCAL ROLE} before, so PostgreSQL checks EXECUTE and whatever the
      * procedure touches as that role, and {@code RESET ROLE} after, so the node's own statements that follow in the
      * pipeline (the read of the captured changes, the commit order) run as the node. Both are undone by the
-     * transaction's end, and neither costs a round trip: they travel in the call's pipeline.
+     * transaction's end, and neither costs a round trip: they travel in the call's pipeline. With
+     * {@code immediateConstraints}, {@code SET CONSTRAINTS ALL IMMEDIATE} follows the procedure (before RESET ROLE):
+     * its deferred constraints and triggers fire there, as the role.
      */
-    static String procedureAsRole(ProcedureCall call) {
+    static String procedureAsRole(ProcedureCall call, boolean immediateConstraints) {
         String procedure =
-                ProcedureCallBinder.sql(call.procedure(), call.arguments().size());
+                ProcedureCallBinder.sql(call.procedure(), call.arguments().size())
+                        + (immediateConstraints ? "; SET CONSTRAINTS ALL IMMEDIATE" : "");
         return call.role() == null
                 ? procedure
-                : "SET LOCAL ROLE " + RoleCheck.quote(call.role()) + "; " + procedure + "; RESET ROLE";
+                : "SET LOCAL ROLE " + Identifiers.quote(call.role()) + "; " + procedure + "; RESET ROLE";
     }
 
     private static Pipeline bind(

@@ -40,7 +40,7 @@ public record ExecutionContext(
         ClassifierRules rules,
         RulesCheck rulesCheck,
         AdHocReads adHocReads,
-        ReadConnections roles,
+        ReadConnections reads,
         IncrementPolicy increments,
         Agreements agreements,
         LogBarrier logBarrier,

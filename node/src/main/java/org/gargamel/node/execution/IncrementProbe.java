@@ -1,5 +1,7 @@
 package org.gargamel.node.execution;
 
+import static org.gargamel.common.jdbc.Identifiers.quote;
+
 import java.math.BigDecimal;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -55,7 +57,7 @@ final class IncrementProbe {
             Map<String, Set<String>> declared,
             Increments increments)
             throws SQLException {
-        String procedure = CallRunner.procedureAsRole(call.call());
+        String procedure = CallRunner.procedureAsRole(call.call(), false);
         try {
             Map<Increments.Cell, BigDecimal> first = deltas(
                     call,
@@ -151,9 +153,5 @@ final class IncrementProbe {
                     .append(quote(key.get(i)));
         }
         return sql.toString();
-    }
-
-    private static String quote(String identifier) {
-        return '"' + identifier.replace("\"", "\"\"") + '"';
     }
 }

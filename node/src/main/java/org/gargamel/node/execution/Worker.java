@@ -114,7 +114,7 @@ public final class Worker {
             return;
         }
         String role = call.call().role();
-        if (role != null && !context.roles().serves(role)) {
+        if (role != null && !context.reads().serves(role)) {
             // A role this node was not configured to serve: no SQL runs as it (docs/frontend.md, Security).
             CallOutcome denied = CallOutcome.userAborted(
                     call.callId(),
@@ -246,7 +246,7 @@ public final class Worker {
     /** An ad-hoc query (docs/node.md, Ad-hoc reads): read-only, answered at once like a read-only call. */
     private void executeAdHoc(Execute call) {
         CpuClock.Timing start = connection.cpu().start();
-        CallOutcome outcome = AdHocRunner.run(context.roles(), call, context.adHocReads(), context.node());
+        CallOutcome outcome = AdHocRunner.run(context.reads(), call, context.adHocReads(), context.node());
         context.statistics().readOnly(call.call().procedure(), start.stop());
         context.completion().finish(call, outcome);
     }

@@ -124,7 +124,7 @@ class AdHocRunnerTest {
             CallOutcome write = run(query("DELETE FROM item", List.of()), ON);
             assertEquals("42601", write.sqlState(), write.message()); // no query: not a subquery either
             CallOutcome hidden = run(query("WITH d AS (DELETE FROM item RETURNING 1) SELECT * FROM d", List.of()), ON);
-            assertEquals(CallOutcome.Status.USER_ABORTED, hidden.status(), hidden.toString());
+            assertEquals("0A000", hidden.sqlState(), hidden.toString()); // such a WITH must be at the top level
             CallOutcome sequence = run(query("SELECT nextval('item_seq')", List.of()), ON);
             assertEquals("25006", sequence.sqlState(), sequence.message()); // READ ONLY refuses what the role may do
             CallOutcome semicolon = run(query("SELECT count(*) FROM item ; \n", List.of()), ON);
@@ -227,6 +227,16 @@ class AdHocRunnerTest {
             try (ReadConnections logins = new ReadConnections("node-1", server.jdbcUrl(0), allowed)) {
                 RoleCheck.check("node-1", own, logins, allowed); // said explicitly: served
             }
+            try (Statement statement = own.createStatement()) {
+                statement.execute("CREATE ROLE boss LOGIN");
+                statement.execute("GRANT postgres TO boss"); // not a superuser itself, but may SET ROLE to one
+            }
+            RoleLogins member = new RoleLogins(List.of(RoleLogin.trusted("boss")), false);
+            try (ReadConnections logins = new ReadConnections("node-1", server.jdbcUrl(0), member)) {
+                ConfigException refused =
+                        assertThrows(ConfigException.class, () -> RoleCheck.check("node-1", own, logins, member));
+                assertTrue(refused.getMessage().contains("a member of a superuser"), refused.getMessage());
+            }
             RoleLogins unknown = new RoleLogins(List.of(RoleLogin.trusted("nobody")), false);
             try (ReadConnections logins = new ReadConnections("node-1", server.jdbcUrl(0), unknown)) {
                 ConfigException refused =
@@ -253,5 +263,25 @@ class AdHocRunnerTest {
                 CallOutcome.Status.COMMITTED,
                 run(query("SELECT 1", List.of()), small).status(),
                 "the connection serves the next read");
+        // One value of 3 MB: pgjdbc stops buffering at the connection's limit (about 1 MB here), before any row is
+        // counted.
+        try (ReadConnections bounded = new ReadConnections(
+                "node-1",
+                server.jdbcUrl(0),
+                new RoleLogins(List.of(RoleLogin.trusted(ROLE)), false),
+                small.maxResultBytes())) {
+            Execute huge = new Execute(
+                    1,
+                    0,
+                    true,
+                    new long[0],
+                    UUID.randomUUID(),
+                    8,
+                    ProcedureCall.adHoc(query("SELECT repeat('x', 3000000)", List.of()))
+                            .asRole(ROLE));
+            CallOutcome refused = AdHocRunner.run(bounded, huge, small, "node-1");
+            assertEquals("54000", refused.sqlState(), refused.toString());
+            assertTrue(refused.message().contains("bytes"), refused.message());
+        }
     }
 }

@@ -57,10 +57,14 @@ class CallAsRoleTest {
             statement.execute("CREATE ROLE clerk LOGIN");
             statement.execute("GRANT SELECT, UPDATE, DELETE ON account TO clerk");
             statement.execute("CREATE ROLE visitor LOGIN");
+            statement.execute("CREATE ROLE teller LOGIN");
+            statement.execute("GRANT SELECT, UPDATE ON account TO teller");
             connection.setAutoCommit(false);
             WriteSetCapture.install(connection, "public");
             ReplicaState.install(connection);
-            RoleLogins roles = new RoleLogins(List.of(RoleLogin.trusted("clerk"), RoleLogin.trusted("visitor")), false);
+            RoleLogins roles = new RoleLogins(
+                    List.of(RoleLogin.trusted("clerk"), RoleLogin.trusted("visitor"), RoleLogin.trusted("teller")),
+                    false);
             try (ReadConnections reads = new ReadConnections("node-1", server.jdbcUrl(0), roles)) {
                 RoleCheck.check("node-1", connection, reads, roles);
             }
@@ -123,10 +127,15 @@ class CallAsRoleTest {
                     () -> update(worker, ProcedureCall.of("close_all").asRole("clerk")));
             assertEquals("42501", noExecute.getSQLState(), noExecute.getMessage());
             assertEquals("105", balance(1), "nothing changed");
-            // 300 rows of 100 characters: the trigger spills to its temporary table through the capture's schema.
-            CallRunner.Ran annotated =
-                    update(worker, ProcedureCall.of("annotate", "x".repeat(100)).asRole("clerk"));
-            assertEquals(300, annotated.changes().size());
+            // 300 rows of 100 characters: the trigger spills to its session's temporary table, through the capture's
+            // schema. The node's own call first, then two roles on the same worker: each may write the one table.
+            for (ProcedureCall annotate : List.of(
+                    ProcedureCall.of("annotate", "y".repeat(100)),
+                    ProcedureCall.of("annotate", "x".repeat(100)).asRole("clerk"),
+                    ProcedureCall.of("annotate", "z".repeat(100)).asRole("teller"))) {
+                CallRunner.Ran annotated = update(worker, annotate);
+                assertEquals(300, annotated.changes().size(), annotate.toString());
+            }
             try (Statement statement = worker.jdbc().createStatement();
                     ResultSet rows = statement.executeQuery("SELECT current_user")) {
                 rows.next();
