@@ -17,7 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code gargamel serve} as a user runs it: the printed URI works in psql as it is (a read-only call's rows, a
- * payment's row), and SIGTERM stops every process and removes every temporary file; and a standalone scheduler's
+ * payment's row), issue 38's three attacks are refused (42501) and {@code gargamel verify} finds the two replicas
+ * identical after them, and SIGTERM stops every process and removes every temporary file; and a standalone scheduler's
  * {@code frontend:} section, whose front end answers psql.
  */
 @Tag("e2e")
@@ -36,7 +37,7 @@ class ServeIT {
                 Files.isExecutable(PSQL),
                 PSQL + " is missing: this test needs the PostgreSQL client (apt-get install postgresql-client)");
         Path serveDirectory = Files.createDirectories(directory.resolve("serve"));
-        GargamelProcess serve = GargamelProcess.start(serveDirectory, "serve", "--replicas", "1", "--port", "0");
+        GargamelProcess serve = GargamelProcess.start(serveDirectory, "serve", "--replicas", "2", "--port", "0");
         List<ProcessHandle> children = Orphans.watchDescendants(serve.process);
         try {
             aSchedulerWithAFrontEndSectionServesPsql(Files.createDirectories(directory.resolve("scheduler")));
@@ -74,6 +75,26 @@ class ServeIT {
                     1,
                     psql(directory, uri, "SELECT * FROM payment(1, 3, 1, 3, 8, NULL, 1.50, '2026-01-01 10:00:01')")
                             .size());
+            // The two replicas hold the same rows, as `verify` compares them beside the running cluster.
+            String logs = serve.output()
+                    .lines()
+                    .filter(line -> line.startsWith("logs in "))
+                    .findFirst()
+                    .orElseThrow();
+            Path serveLogs = Path.of(logs.substring("logs in ".length()).split("[ ;]", 2)[0]);
+            List<String> verify = new java.util.ArrayList<>(List.of("verify"));
+            for (String node : List.of("node-1.yaml", "node-2.yaml")) {
+                String url = Files.readAllLines(serveLogs.resolve(node)).stream()
+                        .filter(line -> line.startsWith("jdbcUrl: "))
+                        .findFirst()
+                        .orElseThrow()
+                        .substring("jdbcUrl: ".length())
+                        .replace("\"", "");
+                verify.addAll(List.of("--jdbc-url", url));
+            }
+            String verified = GargamelProcess.runCleanly(
+                    Files.createDirectories(directory.resolve("verify")), 3, verify.toArray(String[]::new));
+            assertTrue(verified.contains("verify: 2 replicas identical"), verified);
 
             serve.signal("TERM");
             serve.waitFor(90, TimeUnit.SECONDS);
