@@ -182,6 +182,28 @@ class AdHocRunnerTest {
                 assertEquals("42501", refused.sqlState(), attack + ": " + refused.message());
             }
             assertTrue(worker.jdbc().isValid(5), "the worker's connection was not terminated");
+            // The rest of the hostile-input matrix at the node (docs/frontend.md, Security): large objects, NOTIFY,
+            // LISTEN, DO, DDL, a second statement hidden after a comment: each refused, nothing changed.
+            for (String[] attack : List.of(
+                    new String[] {"SELECT lo_import('/etc/hostname')", "42501"},
+                    new String[] {"SELECT lo_create(0)", "25006"},
+                    // NOTIFY runs, as in PostgreSQL for any role (READ ONLY allows it): it reaches this replica's
+                    // listeners only, and the node listens to none.
+                    new String[] {"SELECT pg_notify('channel', 'payload')", null},
+                    new String[] {"LISTEN channel", "42601"},
+                    new String[] {"DO $$ BEGIN PERFORM 1; END $$", "42601"},
+                    new String[] {"CREATE TABLE t (i int)", "42601"},
+                    // A comment cannot reach past the subquery the node wraps it in: this is SELECT 1.
+                    new String[] {"SELECT 1 -- ) AS x; DELETE FROM item", null})) {
+                CallOutcome refused = run(query(attack[0], List.of()), ON);
+                assertEquals(attack[1], refused.sqlState(), attack[0] + ": " + refused.message());
+            }
+            assertEquals(
+                    List.of(List.of("3")),
+                    run(query("SELECT count(*) FROM item", List.of()), ON)
+                            .rows()
+                            .rows(),
+                    "nothing deleted");
             // What a read may do to its own session is wiped before the next read (the same pooled connection).
             for (String left : List.of(
                     "SELECT set_config('search_path', 'nowhere', false)",
