@@ -285,6 +285,11 @@ public record NodeConfig(
                 DEFAULT_ADHOC_TIMEOUT_SECONDS);
     }
 
+    /** The same node on the database at {@code url} (another login to the same replica, say). */
+    public NodeConfig withJdbcUrl(String url) {
+        return edit(draft -> draft.jdbcUrl = url);
+    }
+
     /** The same node keeping its write-set log in {@code directory} (null: in memory). */
     public NodeConfig withDataDir(String directory, boolean fsync) {
         return edit(draft -> {

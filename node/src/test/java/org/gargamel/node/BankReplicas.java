@@ -65,12 +65,23 @@ final class BankReplicas implements AutoCloseable {
 
     /** As above, with {@code members} as the write-set log's members (a test may add one that is not started). */
     void startNodes(Mode mode, Isolation isolation, Path statsDirectory, List<String> members) throws Exception {
+        startNodes(mode, isolation, statsDirectory, members, java.util.function.UnaryOperator.identity());
+    }
+
+    /** As above, each node's configuration changed by {@code configure}. */
+    void startNodes(
+            Mode mode,
+            Isolation isolation,
+            Path statsDirectory,
+            List<String> members,
+            java.util.function.UnaryOperator<NodeConfig> configure)
+            throws Exception {
         GroupSettings inMemory = GroupSettings.inMemory();
         for (int i = 0; i < 2; i++) {
             String stats = statsDirectory == null
                     ? null
                     : statsDirectory.resolve(NODES.get(i) + ".json").toString();
-            nodes.add(new NodeServer(new NodeConfig(
+            nodes.add(new NodeServer(configure.apply(new NodeConfig(
                     NODES.get(i),
                     servers.jdbcUrls().get(i),
                     2,
@@ -80,7 +91,7 @@ final class BankReplicas implements AutoCloseable {
                     inMemory,
                     inMemory,
                     members,
-                    stats)));
+                    stats))));
         }
         // Together: a node's start waits for the write-set log, which needs a majority of the members.
         startAll(nodes);
