@@ -75,6 +75,8 @@ public interface ExecutePrivileges extends AutoCloseable {
         });
         /** Only the asker's thread uses it. */
         private Connection connection;
+        /** Until then (System.nanoTime()) the replica is not asked: it did not answer a moment ago. */
+        private volatile long unreachableUntil = System.nanoTime();
 
         CatalogueCheck(String url, ClassifierRules rules) {
             this.url = url;
@@ -100,10 +102,23 @@ public interface ExecutePrivileges extends AutoCloseable {
             if (signature == null) {
                 return YES; // not a procedure of the rules: the call builder refuses it before this
             }
-            return CompletableFuture.supplyAsync(() -> ask(role, signature), asker)
-                    .completeOnTimeout(null, ANSWER_TIMEOUT_SECONDS, TimeUnit.SECONDS)
+            if (unreachableUntil - System.nanoTime() > 0) {
+                return YES; // the replica did not answer a moment ago: the node decides, nothing is queued
+            }
+            CompletableFuture<Boolean> answer = new CompletableFuture<>();
+            try {
+                asker.execute(() -> {
+                    if (!answer.isDone()) { // a question that timed out meanwhile is not asked any more
+                        answer.complete(ask(role, signature));
+                    }
+                });
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                return YES; // closing
+            }
+            return answer.completeOnTimeout(null, ANSWER_TIMEOUT_SECONDS, TimeUnit.SECONDS)
                     .thenApply(allowed -> {
                         if (allowed == null) {
+                            unreachableUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(ANSWER_TIMEOUT_SECONDS);
                             return true; // no answer: the node's PostgreSQL decides, and nothing is kept
                         }
                         if (allowed) {

@@ -801,11 +801,16 @@ public final class Session extends ChannelInboundHandlerAdapter {
                     null);
         }
         busy = true;
-        CompletableFuture<Boolean> allowed =
-                call.adHoc() != null ? null : shared.privileges().mayExecute(role, call.procedure());
-        if (allowed == null || allowed.getNow(false)) {
-            send(call, then);
-            return;
+        CompletableFuture<Boolean> allowed;
+        try {
+            allowed = call.adHoc() != null ? null : shared.privileges().mayExecute(role, call.procedure());
+            if (allowed == null || Boolean.TRUE.equals(allowed.getNow(false))) {
+                send(call, then);
+                return;
+            }
+        } catch (RuntimeException e) {
+            busy = false; // nothing was sent: the session goes on with the next message
+            throw e;
         }
         // Asked of the catalogue replica off this thread; the answer comes back here.
         Futures.whenDone(allowed, (yes, failure) -> {

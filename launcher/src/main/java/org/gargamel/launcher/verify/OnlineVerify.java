@@ -46,6 +46,9 @@ import org.gargamel.common.jdbc.Identifiers;
  * beside production traffic. The replicas must count in one write-set log ({@code replica_state.log_id}).
  */
 public final class OnlineVerify {
+    /** The key of a table without a primary key: the whole row. */
+    private static final String PRIMARY_KEY_LESS = "t::text";
+
     /** Differing buckets are read key by key this many at a time. */
     private static final int BUCKETS_PER_READ = 64;
 
@@ -206,7 +209,7 @@ public final class OnlineVerify {
                             ORDER BY c.relname""")) {
                 while (rows.next()) {
                     String key = rows.getString(2);
-                    tables.put(rows.getString(1), key == null ? "t::text" : "ROW(" + key + ")::text");
+                    tables.put(rows.getString(1), key == null ? PRIMARY_KEY_LESS : "ROW(" + key + ")::text");
                 }
             } catch (SQLException e) {
                 throw new CheckException("cannot list the tables of " + names.get(r) + ": " + e.getMessage(), e);
@@ -263,15 +266,17 @@ public final class OnlineVerify {
 
     /** In {@code buckets} of {@code table}, the keys whose rows differ: each replica's row fingerprint (null: none). */
     private Map<String, List<String>> differingRows(
-            List<Connection> connections, String table, String key, Set<Integer> buckets) {
-        String sql = "SELECT " + key + ", md5(t::text), t.xmin::text FROM " + quote(table) + " t WHERE "
-                + "(hashtextextended(" + key + ", 0) & " + (options.buckets() - 1) + ")::int = ANY (?)";
+            List<Connection> connections, String table, String key, Set<Integer> buckets) throws InterruptedException {
+        String sql = rowsSql(
+                table, key, "(hashtextextended(" + key + ", 0) & " + (options.buckets() - 1) + ")::int = ANY (?)");
         Map<String, List<String>> differing = new LinkedHashMap<>();
         List<Integer> all = new ArrayList<>(buckets);
         for (int from = 0; from < all.size(); from += BUCKETS_PER_READ) {
             List<Integer> read = all.subList(from, Math.min(all.size(), from + BUCKETS_PER_READ));
+            long readBefore = rowsRead;
             differing.putAll(differing(
                     connections, table, sql, connection -> connection.createArrayOf("integer", read.toArray())));
+            pace((rowsRead - readBefore) / connections.size());
             if (differing.size() > MAX_SUSPECT_KEYS) {
                 throw new CheckException(
                         "more than " + MAX_SUSPECT_KEYS + " keys of table " + table + " differ between the replicas "
@@ -289,8 +294,7 @@ public final class OnlineVerify {
         Map<String, Map<String, List<String>>> still = new LinkedHashMap<>();
         for (Map.Entry<String, Map<String, List<String>>> table : suspects.entrySet()) {
             String key = tables.get(table.getKey());
-            String sql = "SELECT " + key + ", md5(t::text), t.xmin::text FROM " + quote(table.getKey()) + " t WHERE "
-                    + key + " = ANY (?)";
+            String sql = rowsSql(table.getKey(), key, key + " = ANY (?)");
             List<String> keys = new ArrayList<>(table.getValue().keySet());
             Map<String, List<String>> now = differing(
                     connections, table.getKey(), sql, connection -> connection.createArrayOf("text", keys.toArray()));
@@ -313,9 +317,8 @@ public final class OnlineVerify {
     }
 
     /**
-     * Runs {@code sql} (key, row hash, row writer; one array parameter) at every replica and keeps the keys whose
-     * hashes differ, with each replica's fingerprint ({@code hash xmin}). Without a primary key a table's key is its
-     * whole row: duplicates count as one there.
+     * Runs {@code sql} (key, row hash, row writer; one array parameter; {@link #rowsSql}) at every replica and keeps
+     * the keys whose hashes differ, with each replica's fingerprint ({@code hash xmin}).
      */
     private Map<String, List<String>> differing(
             List<Connection> connections, String table, String sql, Parameter parameter) {
@@ -343,6 +346,17 @@ public final class OnlineVerify {
             }
         });
         return differing;
+    }
+
+    /**
+     * The rows of {@code table} where {@code where}: key, hash, writer ({@code xmin}). Without a primary key a row's key
+     * is the row itself, and its hash counts its copies: replicas holding a row a different number of times differ.
+     */
+    private static String rowsSql(String table, String key, String where) {
+        return PRIMARY_KEY_LESS.equals(key)
+                ? "SELECT t::text, md5(t::text) || ':' || count(*), max(t.xmin::text) FROM " + quote(table)
+                        + " t WHERE " + where + " GROUP BY t::text"
+                : "SELECT " + key + ", md5(t::text), t.xmin::text FROM " + quote(table) + " t WHERE " + where;
     }
 
     /** The row hash of a fingerprint ({@code hash xmin}), null for no row. */

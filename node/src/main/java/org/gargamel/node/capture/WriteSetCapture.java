@@ -156,6 +156,7 @@ public final class WriteSetCapture {
             BEGIN
                 IF to_regclass('%1$s') IS NULL THEN
                     %2$s;
+                    GRANT INSERT, SELECT ON %1$s TO PUBLIC;
                 END IF;
                 INSERT INTO %1$s (chunk) VALUES (spill.chunk);
                 PERFORM set_config('gargamel.spilled', 'on', true);

@@ -34,6 +34,6 @@ public record AdHocReads(boolean enabled, int statementTimeoutSeconds, int maxRo
      * maxResultBuffer}).
      */
     public long maxResultBytes() {
-        return maxCharacters * 4 + (1L << 20);
+        return maxCharacters > (Long.MAX_VALUE >> 3) ? Long.MAX_VALUE : maxCharacters * 4 + (1L << 20);
     }
 }
