@@ -253,6 +253,11 @@ public final class NodeServer implements AutoCloseable {
     public void start() throws Exception {
         try {
             ClassifierRules rules = config.loadRules();
+            AdHocReads adHocReads = new AdHocReads(
+                    config.adhocReads(),
+                    config.adhocStatementTimeoutSeconds(),
+                    config.adhocMaxRows(),
+                    config.adhocMaxCharacters());
             dataSource = new HikariDataSource(poolConfig());
             PrimaryKeys primaryKeys;
             long commitOrderDrawn;
@@ -270,16 +275,7 @@ public final class NodeServer implements AutoCloseable {
                         connection, "public", config.usesIncrements() ? rules.incrementColumns() : Map.of());
                 ReplicaState.install(connection);
                 connection.commit();
-                reads = new ReadConnections(
-                        name,
-                        config.jdbcUrl(),
-                        config.roles(),
-                        new AdHocReads(
-                                        config.adhocReads(),
-                                        config.adhocStatementTimeoutSeconds(),
-                                        config.adhocMaxRows(),
-                                        config.adhocMaxCharacters())
-                                .maxResultBytes());
+                reads = new ReadConnections(name, config.jdbcUrl(), config.roles(), adHocReads.maxResultBytes());
                 RoleCheck.check(name, connection, reads, config.roles());
                 connection.commit();
                 String tainted = ReplicaState.tainted(connection);
@@ -368,11 +364,7 @@ public final class NodeServer implements AutoCloseable {
                     answeredCalls,
                     rules,
                     config.checksRules() ? config.rulesCheck() : RulesCheck.OFF,
-                    new AdHocReads(
-                            config.adhocReads(),
-                            config.adhocStatementTimeoutSeconds(),
-                            config.adhocMaxRows(),
-                            config.adhocMaxCharacters()),
+                    adHocReads,
                     reads,
                     new IncrementPolicy(
                             rules, new Increments(primaryKeys.all()), config.usesIncrements(), config.incrementProbe()),

@@ -31,11 +31,6 @@ public record ClusterSecuritySettings(String secretFile, boolean open) {
         this(secretFile, false);
     }
 
-    /** Open groups, said explicitly: no secret, whatever the addresses. */
-    public static ClusterSecuritySettings openGroups() {
-        return new ClusterSecuritySettings(null, true);
-    }
-
     /**
      * Refuses groups that other machines may reach without the cluster's secret: {@code groups} (each group's key, as
      * {@code control}, with its settings) bound to an address that is not loopback, while {@code settings} names no

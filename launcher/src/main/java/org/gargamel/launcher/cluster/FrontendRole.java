@@ -23,7 +23,7 @@ import org.gargamel.common.jdbc.JdbcConnections;
  * nothing of the server beyond. Its password is made for the run and kept in a file only the owner reads; the nodes
  * log in with it for the user's ad-hoc reads.
  */
-final class FrontendRole {
+public final class FrontendRole {
     private FrontendRole() {}
 
     /**
@@ -31,7 +31,7 @@ final class FrontendRole {
      * need, and writes its password to {@code passwordFile}. Refuses a role that exists as a superuser (a user named
      * like the replicas' own administrator), naming the replica.
      */
-    static void create(List<String> jdbcUrls, String role, Set<String> procedures, Path passwordFile)
+    public static void create(List<String> jdbcUrls, String role, Set<String> procedures, Path passwordFile)
             throws IOException {
         String password = FrontendPlan.newPassword();
         Files.deleteIfExists(passwordFile);

@@ -41,26 +41,25 @@ final class InProcessGargamel implements AutoCloseable {
     /** With the rules in file {@code rules}, the nodes reacting to a write outside a call's rule with {@code check}. */
     InProcessGargamel(String mode, String isolation, List<String> jdbcUrls, int workers, String rules, RulesCheck check)
             throws Exception {
-        this(mode, isolation, jdbcUrls, workers, rules, check, NodeConfig.DEFAULT_APPLIERS, null);
+        this(mode, isolation, jdbcUrls, workers, rules, check, NodeConfig.DEFAULT_APPLIERS, RoleLogins.NONE);
     }
 
     /**
      * With the rules in file {@code rules}, for a front end whose clients connect as user {@code frontendUser}: its
-     * database role (of its name) is created on every replica, allowed the application's tables, and the nodes serve
-     * it (docs/frontend.md, Security).
+     * database role (of its name) is created on every replica as serve creates it ({@code FrontendRole}), and the
+     * nodes serve it (docs/frontend.md, Security).
      */
     static InProcessGargamel forFrontendUser(List<String> jdbcUrls, int workers, String rules, String frontendUser)
             throws Exception {
-        for (String url : jdbcUrls) {
-            try (java.sql.Connection connection = org.gargamel.common.jdbc.JdbcConnections.connect(url);
-                    java.sql.Statement statement = connection.createStatement()) {
-                statement.execute("DO $$ BEGIN CREATE ROLE " + frontendUser + " LOGIN; "
-                        + "EXCEPTION WHEN duplicate_object THEN NULL; END $$");
-                statement.execute(
-                        "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO " + frontendUser);
-                statement.execute("GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO " + frontendUser);
-            }
-        }
+        java.nio.file.Path password = java.nio.file.Files.createTempFile("frontend-role", ".password");
+        password.toFile().deleteOnExit();
+        org.gargamel.launcher.cluster.FrontendRole.create(
+                jdbcUrls,
+                frontendUser,
+                org.gargamel.classifier.ClassifierRules.loadConfigured(rules)
+                        .procedures()
+                        .keySet(),
+                password);
         return new InProcessGargamel(
                 "gargamel",
                 "psi",
@@ -69,14 +68,21 @@ final class InProcessGargamel implements AutoCloseable {
                 rules,
                 RulesCheck.REJECT,
                 NodeConfig.DEFAULT_APPLIERS,
-                new RoleLogins(List.of(RoleLogin.trusted(frontendUser)), false));
+                new RoleLogins(List.of(new RoleLogin(frontendUser, null, password.toString())), false));
     }
 
     /** With the TPC-C rules, each node applying with {@code appliers} connections (docs/node.md, Parallel apply). */
     static InProcessGargamel withAppliers(
             String mode, String isolation, List<String> jdbcUrls, int workers, int appliers) throws Exception {
         return new InProcessGargamel(
-                mode, isolation, jdbcUrls, workers, TpccRules.temporaryFile(), RulesCheck.REJECT, appliers, null);
+                mode,
+                isolation,
+                jdbcUrls,
+                workers,
+                TpccRules.temporaryFile(),
+                RulesCheck.REJECT,
+                appliers,
+                RoleLogins.NONE);
     }
 
     private InProcessGargamel(
@@ -107,7 +113,7 @@ final class InProcessGargamel implements AutoCloseable {
                                 null)
                         .withRulesCheck(check)
                         .withAppliers(appliers)
-                        .withRoles(roles == null ? RoleLogins.NONE : roles));
+                        .withRoles(roles));
                 nodes.add(node);
             }
             startAll(nodes); // together: a node's start waits for the write-set log, which needs a majority
