@@ -29,6 +29,7 @@ import org.gargamel.classifier.ClassifierRules;
 import org.gargamel.common.client.ClientOptions;
 import org.gargamel.common.client.GargamelClient;
 import org.gargamel.frontend.protocol.FrontendDecoder;
+import org.gargamel.frontend.session.CallSessions;
 import org.gargamel.frontend.session.CallShapes;
 import org.gargamel.frontend.session.CancelKeys;
 import org.gargamel.frontend.session.ExecutePrivileges;
@@ -73,7 +74,7 @@ public final class FrontendServer implements AutoCloseable {
                 shapes.describeFrom(config.catalog(), rules);
             }
             shared = new SessionContext(
-                    client,
+                    CallSessions.of(client),
                     new StatementParser(rules.procedures().keySet()),
                     new CallBuilder(rules),
                     shapes,

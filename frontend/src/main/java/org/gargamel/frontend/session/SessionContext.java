@@ -6,15 +6,15 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import org.gargamel.common.client.GargamelClient;
 import org.gargamel.frontend.auth.ScramVerifier;
 import org.gargamel.frontend.sql.CallBuilder;
 import org.gargamel.frontend.sql.StatementParser;
 
 /**
- * What every session of one front end shares: the client it submits calls through, the parser and call builder of
+ * What every session of one front end shares: where it submits calls (the cluster), the parser and call builder of
  * its rules, the procedures' result shapes, the users, and the connection count.
  *
+ * @param cluster           where each connection opens its library session and sends its calls
  * @param trust             true: no password asked (authentication: trust)
  * @param verifiers         the users' SCRAM verifiers, by name
  * @param roles             the database role of each configured user whose role is not its name (docs/frontend.md,
@@ -29,7 +29,7 @@ import org.gargamel.frontend.sql.StatementParser;
  * @param privileges        whether a role may execute a procedure, asked before its call is placed
  */
 public record SessionContext(
-        GargamelClient client,
+        CallSessions cluster,
         StatementParser parser,
         CallBuilder calls,
         CallShapes shapes,
