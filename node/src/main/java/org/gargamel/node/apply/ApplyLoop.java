@@ -7,8 +7,6 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
@@ -88,9 +86,6 @@ public final class ApplyLoop {
     /** Tells a claimant how the log decided its claim: active at this epoch, or superseded by it. */
     private final BiConsumer<Address, Long> answerClaim;
 
-    /** Transactions an ABANDON named, in log order as delivered (jgroups-raft's thread only). */
-    private final Map<Long, Boolean> abandonedInLog = new Recent<>(AbandonSettlement.RECENT_OUTCOMES);
-
     /**
      * Write-sets met in the log, latest last: an append that seemed lost is sent again (WriteSetLog), so the log may
      * hold a write-set twice; the second copy is ignored. Keyed by {@link Sent}. Bounded alike at every replica (it
@@ -98,8 +93,8 @@ public final class ApplyLoop {
      */
     private final Map<Sent, Boolean> seenWriteSets = new Recent<>(AbandonSettlement.RECENT_OUTCOMES);
 
-    /** Sends this node's answers whose entries are committed (see {@link #deliver}). */
-    private final ExecutorService answers;
+    /** What jgroups-raft's thread does with an entry before this loop takes it (answers own calls early). */
+    private final Delivery delivery;
 
     /** The applied index, what is handled, committed ahead and held: where the position may go. */
     private final AppliedPosition position;
@@ -144,14 +139,10 @@ public final class ApplyLoop {
         this.certification = certification;
         this.progress = progress;
         this.statistics = statistics;
-        this.answers = Executors.newSingleThreadExecutor(runnable -> {
-            Thread thread = new Thread(runnable, node + "-answers");
-            thread.setDaemon(true);
-            return thread;
-        });
         this.position =
                 new AppliedPosition(ReplicaState.appliedIndex(connection), ReplicaState.committedAhead(connection));
         connection.commit();
+        this.delivery = new Delivery(node, own, activeScheduler, shipped);
         ApplyContext context =
                 new ApplyContext(node, connection, applier, cpu, visibility, statistics, position, this::visible);
         this.chains = new CommitOrderChains(position);
@@ -222,29 +213,13 @@ public final class ApplyLoop {
      * unless an ABANDON of its transaction came first in the log (then it never gets one from here).
      */
     public void deliver(Message message, long index, String logId) {
-        if (Shipped.isShippable(message)) {
-            shipped.ownDelivered(index); // before this node reports any of them visible
-        }
-        if (message instanceof Abandon decision) {
-            for (long txn : decision.transactions()) {
-                abandonedInLog.put(txn, Boolean.TRUE);
-            }
-        } else if (message instanceof EpochClaim claim && activeScheduler.concerns(claim.site())) {
-            activeScheduler.announce(claim.claimant(), index);
-        } else if (message instanceof WriteSet writeSet
-                && writeSet.origin().equals(node)
-                && !abandonedInLog.containsKey(writeSet.txnId())) {
-            OwnTransactions.Confirmation confirmation = own.confirmation(writeSet.txnId());
-            if (confirmation != null) {
-                answers.execute(confirmation::answer); // a send on the control channel may block: not on this thread
-            }
-        }
+        delivery.committed(message, index);
         delivered.add(new LogEntry(message, index, logId));
     }
 
     /** Stops the thread that sends answers; lets go of the CPU clock's file. */
     public void close() {
-        answers.shutdownNow();
+        delivery.close();
         remote.close();
         cpu.close();
     }
@@ -457,6 +432,7 @@ public final class ApplyLoop {
         }
     }
 
+    /** The rows "write-set due" of the table on {@link #handleEntry}, in its order. */
     private void decide(LogEntry entry, WriteSet writeSet, boolean replayed, boolean ownHere)
             throws SQLException, InterruptedException {
         long txn = writeSet.txnId();
