@@ -33,10 +33,8 @@ final class ParallelApply implements AutoCloseable {
     static final class Task {
         final long index;
         final WriteSet writeSet;
-        /** The applied index its transaction records, or -1 (it records itself in committed_ahead, in extra). */
-        final long position;
-
-        final List<String> extra;
+        /** What its transaction records besides its changes: the position, or its committed_ahead row. */
+        final AppliedPosition.Write write;
         /** The rows it touches ({@link PrimaryKeys#applyKeys}). */
         final Set<String> keys;
         /** The latest earlier tasks touching one of its rows: it starts once they are done. */
@@ -51,22 +49,16 @@ final class ParallelApply implements AutoCloseable {
         Task(
                 long index,
                 WriteSet writeSet,
-                long position,
-                List<String> extra,
+                AppliedPosition.Write write,
                 Set<String> keys,
                 List<CompletableFuture<Void>> predecessors,
                 CompletableFuture<Void> previous) {
             this.index = index;
             this.writeSet = writeSet;
-            this.position = position;
-            this.extra = extra;
+            this.write = write;
             this.keys = keys;
             this.predecessors = predecessors;
             this.previous = previous;
-        }
-
-        boolean writesPosition() {
-            return position >= 0;
         }
     }
 
@@ -174,14 +166,14 @@ final class ParallelApply implements AutoCloseable {
             awaitEarlier(predecessor, task);
         }
         WriteSet writeSet = task.writeSet;
-        ApplyLoop.awaitDependencies(node, visibility, writeSet, task.index);
+        ApplyContext.awaitDependencies(node, visibility, writeSet, task.index);
         if (!writeSet.changes().isEmpty()) {
             CpuClock.Timing timing = lane.cpu().start();
             if (applyingNow.incrementAndGet() > 1) {
                 statistics.appliedBesideAnother();
             }
             try {
-                lane.applier().apply(writeSet.changes(), task.position, task.extra);
+                lane.applier().apply(writeSet.changes(), task.write.position(), task.write.statements());
                 if (task.previous != null) {
                     awaitEarlier(task.previous, task);
                 }
