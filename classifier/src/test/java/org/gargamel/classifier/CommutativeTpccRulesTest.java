@@ -1,10 +1,10 @@
 package org.gargamel.classifier;
 
-import static org.gargamel.classifier.TpccCalls.delivery;
-import static org.gargamel.classifier.TpccCalls.newOrder;
-import static org.gargamel.classifier.TpccCalls.orderStatus;
-import static org.gargamel.classifier.TpccCalls.paymentById;
-import static org.gargamel.classifier.TpccCalls.paymentByName;
+import static org.gargamel.tpcc.testing.TpccCalls.delivery;
+import static org.gargamel.tpcc.testing.TpccCalls.newOrder;
+import static org.gargamel.tpcc.testing.TpccCalls.orderStatus;
+import static org.gargamel.tpcc.testing.TpccCalls.paymentById;
+import static org.gargamel.tpcc.testing.TpccCalls.paymentByName;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -18,6 +18,7 @@ import java.util.regex.Pattern;
 import org.gargamel.common.call.ProcedureCall;
 import org.gargamel.common.config.Isolation;
 import org.gargamel.tpcc.TpccRules;
+import org.gargamel.tpcc.testing.TpccCalls;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 

@@ -13,6 +13,7 @@ import org.gargamel.classifier.index.ConflictIndex;
 import org.gargamel.common.call.ProcedureCall;
 import org.gargamel.common.config.Isolation;
 import org.gargamel.tpcc.TpccRules;
+import org.gargamel.tpcc.testing.TpccCalls;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 

@@ -1,10 +1,10 @@
 package org.gargamel.classifier;
 
-import static org.gargamel.classifier.TpccCalls.delivery;
-import static org.gargamel.classifier.TpccCalls.newOrder;
-import static org.gargamel.classifier.TpccCalls.orderStatus;
-import static org.gargamel.classifier.TpccCalls.paymentById;
-import static org.gargamel.classifier.TpccCalls.paymentByName;
+import static org.gargamel.tpcc.testing.TpccCalls.delivery;
+import static org.gargamel.tpcc.testing.TpccCalls.newOrder;
+import static org.gargamel.tpcc.testing.TpccCalls.orderStatus;
+import static org.gargamel.tpcc.testing.TpccCalls.paymentById;
+import static org.gargamel.tpcc.testing.TpccCalls.paymentByName;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

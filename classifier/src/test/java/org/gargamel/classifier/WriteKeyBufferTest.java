@@ -12,6 +12,7 @@ import java.util.SplittableRandom;
 import org.gargamel.common.call.ProcedureCall;
 import org.gargamel.common.config.Isolation;
 import org.gargamel.tpcc.TpccRules;
+import org.gargamel.tpcc.testing.TpccCalls;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 

@@ -5,6 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -42,6 +46,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
 
 /**
  * The write-set log (a Raft group of the nodes) as the nodes use it: a call is acknowledged only once a majority of
@@ -383,7 +388,21 @@ class WriteSetLogTest {
                 throw new CompletionException(e);
             }
         });
-        Thread.sleep(4_000); // a bounded look: several of the log's waits pass with no majority
+        // Several of the log's waits (each given up after the shortened patience) pass with no majority: the node says
+        // so each time it waits again rather than stop (a start that ended instead is the failure checked below).
+        ListAppender<ILoggingEvent> warnings = new ListAppender<>();
+        Logger nodeLogs = (Logger) LoggerFactory.getLogger("org.gargamel.node");
+        warnings.start();
+        nodeLogs.addAppender(warnings);
+        try {
+            Await.until(
+                    "node-1 to wait for a majority three times",
+                    Duration.ofSeconds(30),
+                    () -> majorityWaits(warnings) >= 3 || start.isDone(),
+                    () -> "start " + start + ", failure " + restarted.failure());
+        } finally {
+            nodeLogs.detachAppender(warnings);
+        }
         assertFalse(start.isDone(), "node-1 is still catching up, not stopped: " + start);
         assertFalse(restarted.failure().isDone(), "node-1 did not fail");
         assertFalse(scheduler.hellos.containsKey("node-1"), "node-1 does not serve before it caught up");
@@ -525,6 +544,16 @@ class WriteSetLogTest {
 
     private static int orders(int server) throws Exception {
         return count(server, "SELECT count(*) FROM orders WHERE o_w_id = 1 AND o_d_id = 7");
+    }
+
+    /** How often a restarted node logged that it waits for a majority of the write-set log to catch up. */
+    private static long majorityWaits(ListAppender<ILoggingEvent> logged) {
+        synchronized (logged) {
+            return logged.list.stream()
+                    .filter(event -> event.getLevel() == Level.WARN
+                            && event.getFormattedMessage().contains("waiting for a majority of the write-set log"))
+                    .count();
+        }
     }
 
     private static ProcedureCall newOrder(int w, int d, String note) {

@@ -16,9 +16,11 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.gargamel.common.config.ClusterSecuritySettings;
 import org.gargamel.common.config.ConfigException;
 import org.gargamel.common.testing.Await;
+import org.jgroups.Address;
 import org.jgroups.BytesMessage;
 import org.jgroups.Event;
 import org.jgroups.JChannel;
@@ -28,6 +30,9 @@ import org.jgroups.Receiver;
 import org.jgroups.protocols.raft.RaftLeaderException;
 import org.jgroups.raft.RaftHandle;
 import org.jgroups.raft.StateMachine;
+import org.jgroups.stack.Protocol;
+import org.jgroups.stack.ProtocolStack;
+import org.jgroups.util.MessageBatch;
 import org.jgroups.util.Tuple;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -86,12 +91,14 @@ class ClusterSecurityTest {
             for (ClusterSecurity intruderSecurity : new ClusterSecurity[] {WRONG, null}) {
                 String name = intruderSecurity == null ? "no-secret" : "wrong-secret";
                 JChannel intruder = control(intruderSecurity, LoopbackPorts.pick(), hosts, name, channels);
+                // Discovery is encrypted and JOIN is authenticated: it founds a group of its own. connect() returns
+                // once the join was answered or given up, and a coordinator installs a joiner's view at its members
+                // before it answers the joiner: so, connected alone, the intruder is in no member's view either.
                 intruder.connect(Channels.CONTROL_CLUSTER);
-                // Discovery is encrypted and JOIN is authenticated: it founds a group of its own.
-                Thread.sleep(2 * Channels.JOIN_TIMEOUT_MILLIS);
                 assertEquals(1, intruder.getView().size(), name + ": " + intruder.getView());
                 assertEquals(2, first.getView().size(), name + " must not be in " + first.getView());
                 // Told the member's address by hand, it sends straight to it: the member drops the message.
+                Handled handled = Handled.insertInto(first, intruder.getAddress());
                 PhysicalAddress physical =
                         (PhysicalAddress) first.down(new Event(Event.GET_PHYSICAL_ADDRESS, first.getAddress()));
                 intruder.down(new Event(Event.ADD_PHYSICAL_ADDRESS, new Tuple<>(first.getAddress(), physical)));
@@ -104,11 +111,17 @@ class ClusterSecurityTest {
                         "the member's next message delivered",
                         Duration.ofSeconds(10),
                         () -> inbox.received.contains("after " + name));
-                Thread.sleep(1000);
+                // The fence: the member's stack has handled (delivered or dropped) all five injected messages.
+                Await.until(
+                        "the injected messages handled by the member's stack",
+                        Duration.ofSeconds(10),
+                        () -> handled.count.get() >= 5,
+                        handled.count::get);
                 assertFalse(
                         inbox.received.stream().anyMatch(text -> text.startsWith("injected")),
                         name + " reached a member: " + inbox.received);
                 intruder.close();
+                first.getProtocolStack().removeProtocol(handled);
             }
 
             JChannel third = control(RIGHT, LoopbackPorts.pick(), hosts, "third", channels);
@@ -124,6 +137,45 @@ class ClusterSecurityTest {
             for (JChannel channel : channels) {
                 channel.close();
             }
+        }
+    }
+
+    /**
+     * Right above a member's transport: counts the messages from one sender that the stack above has handled, each
+     * counted once the stack returned from it (delivered to the receiver, or dropped on the way).
+     */
+    private static final class Handled extends Protocol {
+        final AtomicInteger count = new AtomicInteger();
+        private final Address from;
+
+        private Handled(Address from) {
+            this.from = from;
+        }
+
+        static Handled insertInto(JChannel member, Address from) throws Exception {
+            Handled handled = new Handled(from);
+            handled.init(); // the member's stack was initialised already: a protocol inserted now must be too
+            ProtocolStack stack = member.getProtocolStack();
+            stack.insertProtocol(
+                    handled, ProtocolStack.Position.ABOVE, stack.getTransport().getClass());
+            return handled;
+        }
+
+        @Override
+        public Object up(Message message) {
+            boolean counted = from.equals(message.getSrc());
+            Object result = up_prot.up(message);
+            if (counted) {
+                count.incrementAndGet();
+            }
+            return result;
+        }
+
+        @Override
+        public void up(MessageBatch batch) {
+            int counted = from.equals(batch.sender()) ? batch.size() : 0;
+            up_prot.up(batch);
+            count.addAndGet(counted);
         }
     }
 
@@ -196,7 +248,15 @@ class ClusterSecurityTest {
                     | java.util.concurrent.ExecutionException e) {
                 // expected
             }
-            Thread.sleep(2000);
+            // The fence: one more entry through the leader, applied at both members. The log applies in order, so an
+            // entry forged into it before this one would have been applied before it.
+            byte[] last = "entry 5".getBytes(StandardCharsets.UTF_8);
+            leader.setAsync(last, 0, last.length).get(20, TimeUnit.SECONDS);
+            Await.until(
+                    "the last entry applied at both members",
+                    Duration.ofSeconds(20),
+                    () -> recorders.get(0).applied.size() >= 6
+                            && recorders.get(1).applied.size() >= 6);
             assertEquals(
                     1,
                     channels.get(2).getView().size(),
@@ -206,9 +266,9 @@ class ClusterSecurityTest {
                     channels.get(0).getView().size(),
                     channels.get(0).getView().toString());
             assertTrue(recorders.get(2).applied.isEmpty(), "the outsider applied " + recorders.get(2).applied);
-            assertEquals(
-                    5, recorders.get(0).applied.size(), recorders.get(0).applied.toString());
-            assertFalse(recorders.get(0).applied.contains("forged"));
+            List<String> expected = List.of("entry 0", "entry 1", "entry 2", "entry 3", "entry 4", "entry 5");
+            assertEquals(expected, recorders.get(0).applied);
+            assertEquals(expected, recorders.get(1).applied);
         } finally {
             for (JChannel channel : channels) {
                 channel.close();

@@ -1,14 +1,15 @@
 package org.gargamel.node.shipping;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import org.gargamel.common.testing.Await;
 import org.gargamel.common.wire.LogMark;
 import org.gargamel.common.wire.Message;
 import org.gargamel.common.wire.Shipped;
@@ -26,6 +27,8 @@ class SiteShippingTest {
     private final List<Shipped> appended = new CopyOnWriteArrayList<>();
     private final ShippedPositions positions = new ShippedPositions();
     private final AtomicBoolean leads = new AtomicBoolean(true);
+    /** How often the shipper asked whether it leads: it asks once at the start of every round. */
+    private final AtomicInteger asked = new AtomicInteger();
 
     private SiteShipping shipping(boolean takes) {
         return new SiteShipping(
@@ -38,7 +41,10 @@ class SiteShippingTest {
                     }
                     return CompletableFuture.completedFuture(null);
                 },
-                leads::get,
+                () -> {
+                    asked.incrementAndGet();
+                    return leads.get();
+                },
                 positions);
     }
 
@@ -53,11 +59,16 @@ class SiteShippingTest {
     }
 
     private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (!condition.getAsBoolean()) {
-            assertTrue(System.nanoTime() < deadline, what);
-            Thread.sleep(10);
-        }
+        Await.until(what, Duration.ofSeconds(10), condition);
+    }
+
+    /**
+     * A fence through the shipper's loop: returns once a round that began after this call has ended (the round after it
+     * has asked whether it leads), so whatever that round would ship has been appended.
+     */
+    private void awaitAFullRound() throws InterruptedException {
+        int before = asked.get();
+        await(() -> asked.get() >= before + 2, "a full round of the shipper");
     }
 
     /** Only the origin's own write-sets are shipped, each naming its place and the previous one's; marks are not. */
@@ -88,7 +99,7 @@ class SiteShippingTest {
             feed(eu, writeSet(11), writeSet(12), writeSet(13));
             // The leader elsewhere shipped entry 1: this node's log took it.
             positions.accept(new Shipped("eu", 0, 1, WireCodec.decode(writeSet(11))));
-            Thread.sleep(200);
+            awaitAFullRound();
             assertEquals(List.of(), appended, "not the leader");
             leads.set(true);
             await(() -> positions.through("eu") == 3, "the new leader ships 2 and 3: " + appended);

@@ -29,10 +29,14 @@ import org.gargamel.common.group.GroupConfig;
 import org.gargamel.common.testing.Await;
 import org.gargamel.common.wire.CallOutcome;
 import org.gargamel.common.wire.ClusterProfile;
+import org.gargamel.common.wire.DrainQuery;
+import org.gargamel.common.wire.DrainStatus;
 import org.gargamel.common.wire.MessageEndpoint;
+import org.gargamel.common.wire.MessageType;
 import org.gargamel.common.wire.SubmitCall;
 import org.gargamel.common.wire.Superseded;
 import org.gargamel.common.wire.TransactionIds;
+import org.gargamel.scheduler.SchedulerLoop;
 import org.gargamel.scheduler.SchedulerServer;
 import org.gargamel.scheduler.SupersededException;
 import org.gargamel.scheduler.bench.SchedulerBenchmark;
@@ -456,7 +460,9 @@ class ClusterTest {
             waitUntil(() -> client.inFlight() == 1, "the client still waits");
             CompletableFuture<CallOutcome> inTheGap =
                     client.submit(ProcedureCall.of("delivery", 2, 1, java.time.LocalDateTime.now(ZoneOffset.UTC)));
-            Thread.sleep(300);
+            // close() returned: the first scheduler's loop has stopped and it left the group, so no member is left
+            // that could answer; the client holds both calls for the next scheduler.
+            waitUntil(() -> client.inFlight() == 2, "the call of the gap is held at the client too");
             assertFalse(placed.isDone(), "no outcome while no scheduler is here: " + placed);
             assertFalse(inTheGap.isDone(), "a call of the gap waits too: " + inTheGap);
             SchedulerServer next = cluster.replaceScheduler();
@@ -490,13 +496,16 @@ class ClusterTest {
             GargamelClient client = cluster.readyClient(OPTIONS);
             SchedulerServer standby = cluster.startStandby();
             waitUntil(standby::standingBy, "the second scheduler stands by");
-            Thread.sleep(300);
-            assertEquals(0, standby.epoch(), "a standby does not claim");
+            // A claim is sent from the loop, on a view: once the loop has handled every view queued so far and a call
+            // has gone through the first scheduler and the node, a standby that claimed would hold an epoch.
+            SchedulerLoop.fence(standby, Duration.ofSeconds(20));
             long firstEpoch = cluster.scheduler.epoch();
             CallOutcome before = client.submit(
                             ProcedureCall.of("delivery", 1, 1, java.time.LocalDateTime.now(ZoneOffset.UTC)))
                     .get(20, TimeUnit.SECONDS);
             assertEquals(firstEpoch, TransactionIds.epochOf(before.txnId()), "served by the first scheduler");
+            assertEquals(0, standby.epoch(), "a standby does not claim");
+            assertTrue(standby.standingBy(), "it still stands by");
             node.pause(true);
             CompletableFuture<CallOutcome> pending =
                     client.submit(ProcedureCall.of("delivery", 2, 1, java.time.LocalDateTime.now(ZoneOffset.UTC)));
@@ -568,9 +577,17 @@ class ClusterTest {
                     client.submit(ProcedureCall.of("delivery", 1, 1, java.time.LocalDateTime.now(ZoneOffset.UTC)));
             waitUntil(() -> superseded.scheduledCount() == 1, "the call was placed");
 
+            CompletableFuture<DrainStatus> answered = new CompletableFuture<>();
+            prober.setReceiver(new MessageEndpoint("prober", answered::completeExceptionally)
+                    .on(DrainStatus.class, MessageType.DRAIN_STATUS, (source, status) -> answered.complete(status)));
             prober.connect(Channels.CONTROL_CLUSTER);
             MessageEndpoint.send(prober, superseded.address(), new Superseded("node-9", firstEpoch));
-            Thread.sleep(500); // the loop handles a notice within milliseconds
+            // The fence: a drain query from the same sender comes after the notice and is answered from the loop, so
+            // the loop has handled the notice when the answer is here.
+            MessageEndpoint.send(prober, superseded.address(), new DrainQuery(1));
+            waitUntil(
+                    () -> answered.isDone() || superseded.failure().isDone(),
+                    "the drain query sent after the notice answered (or the scheduler stopped)");
             assertFalse(superseded.failure().isDone(), "a notice of its own epoch changes nothing");
 
             MessageEndpoint.send(prober, superseded.address(), new Superseded("node-9", firstEpoch + 7));
@@ -579,11 +596,12 @@ class ClusterTest {
             assertTrue(reason.getMessage().contains("epoch " + (firstEpoch + 7)), reason.getMessage());
             CompletableFuture<CallOutcome> inTheGap =
                     client.submit(ProcedureCall.of("delivery", 2, 1, java.time.LocalDateTime.now(ZoneOffset.UTC)));
-            Thread.sleep(300);
+            // A superseded scheduler answers nothing, nor rejects: a rejection would complete the call's future before
+            // the active scheduler's COMMITTED, checked below (a future completes once).
             assertFalse(inTheGap.isDone(), "a superseded scheduler answers nothing: " + inTheGap);
-            assertEquals(0, superseded.rejectedCount(), "nor rejects");
 
             superseded.close(); // as gargamel scheduler does: it leaves, and starts again to stand by
+            assertEquals(0, superseded.rejectedCount(), "nor rejects");
             waitUntil(() -> standby.epoch() > firstEpoch, "the standby took over");
             node.pause(false);
             for (CompletableFuture<CallOutcome> future : List.of(placed, inTheGap)) {

@@ -45,6 +45,9 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class SiteNodeFailureTest {
     private static final Duration WAIT = Duration.ofSeconds(30);
+    /** SchedulerServer's ORPHAN_GRACE: how long an orphan waits for its nodes' answers before it is settled. */
+    private static final long ORPHAN_GRACE_MILLIS = 500;
+
     private static final List<String> SITES = List.of("eu", "us");
 
     private final FakeNode.Bus bus = new FakeNode.Bus();
@@ -109,6 +112,15 @@ class SiteNodeFailureTest {
         return found[0];
     }
 
+    /** How many nodes {@code client}'s scheduler counts (a drain query, answered from its loop). */
+    private static int nodesSeenBy(GargamelClient client) {
+        try {
+            return client.drainStatus(WAIT).nodes();
+        } catch (InterruptedException | java.util.concurrent.TimeoutException e) {
+            throw new AssertionError("the site scheduler did not answer a drain query", e);
+        }
+    }
+
     /** How many calls {@code scheduler}'s agreement placed from the schedule log (its own and other sites'). */
     private static long agreedAt(SchedulerServer scheduler) {
         try {
@@ -170,8 +182,12 @@ class SiteNodeFailureTest {
                 "the agreement put A after D");
 
         departing.close();
-        // The settlement waits for D; it used to come at once. 2 s is four times the orphans' grace.
-        Thread.sleep(2_000);
+        // The settlement waits for D. eu's scheduler handled the departure (it counts one node left); the orphans'
+        // grace then passes, and a read answered from eu's loop after it is the fence: the loop settles orphans at
+        // the top of every turn, so an ABANDON that did not wait for D would have been sent before that answer.
+        Await.until("eu's scheduler saw the node leave", WAIT, () -> nodesSeenBy(euClient) == 1);
+        Thread.sleep(2 * ORPHAN_GRACE_MILLIS); // pacing: the grace must run out; the fence below is the check
+        agreedAt(eu);
         assertTrue(survivor.abandons.isEmpty(), "no ABANDON while D is not in the write-set log: " + survivor.abandons);
         assertFalse(atEu.isDone(), "A waits for its settlement");
 
@@ -197,7 +213,7 @@ class SiteNodeFailureTest {
      */
     @Test
     void aSiteThatLostItsOnlyNodeSettlesItsCallOnceANodeIsBackAndTheOtherSiteGoesOn() throws Exception {
-        siteScheduler("eu");
+        SchedulerServer eu = siteScheduler("eu");
         SchedulerServer us = siteScheduler("us");
         FakeNode lost = node("eu-1", "eu");
         FakeNode usNode = node("us-1", "us");
@@ -219,7 +235,11 @@ class SiteNodeFailureTest {
         CallOutcome unknown = atEu.get(30, TimeUnit.SECONDS);
         assertEquals(CallOutcome.Status.REJECTED, unknown.status(), unknown.toString());
         assertTrue(unknown.message().contains("outcome is unknown"), unknown.toString());
-        Thread.sleep(1_000); // a negative: nothing can be polled for; twice the orphans' grace
+        // eu's scheduler answered A's client, so it handled the departure; once the orphans' grace has passed, a turn
+        // of each site's loop (a read answered there) is the fence: neither settled A, so B still waits.
+        Thread.sleep(2 * ORPHAN_GRACE_MILLIS); // pacing: the grace must run out; the fences below are the check
+        agreedAt(eu);
+        agreedAt(us);
         assertFalse(atUs.isDone(), "B waits for A, which no node has settled");
 
         FakeNode back = node("eu-2", "eu");

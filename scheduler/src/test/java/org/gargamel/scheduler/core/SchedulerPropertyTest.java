@@ -17,6 +17,7 @@ import org.gargamel.common.call.ProcedureCall;
 import org.gargamel.common.config.Isolation;
 import org.gargamel.common.config.Mode;
 import org.gargamel.tpcc.TpccRules;
+import org.gargamel.tpcc.testing.TpccCalls;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 

@@ -1,9 +1,9 @@
 package org.gargamel.scheduler.core;
 
-import static org.gargamel.scheduler.core.TpccCalls.delivery;
-import static org.gargamel.scheduler.core.TpccCalls.newOrder;
-import static org.gargamel.scheduler.core.TpccCalls.orderStatus;
-import static org.gargamel.scheduler.core.TpccCalls.paymentById;
+import static org.gargamel.tpcc.testing.TpccCalls.delivery;
+import static org.gargamel.tpcc.testing.TpccCalls.newOrder;
+import static org.gargamel.tpcc.testing.TpccCalls.orderStatus;
+import static org.gargamel.tpcc.testing.TpccCalls.paymentById;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -19,6 +19,7 @@ import org.gargamel.common.call.ProcedureCall;
 import org.gargamel.common.config.Isolation;
 import org.gargamel.common.config.Mode;
 import org.gargamel.tpcc.TpccRules;
+import org.gargamel.tpcc.testing.TpccCalls;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 

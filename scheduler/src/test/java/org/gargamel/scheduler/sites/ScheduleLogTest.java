@@ -163,7 +163,10 @@ class ScheduleLogTest {
         CompletableFuture<CompletableFuture<Void>> sent = new CompletableFuture<>();
         Thread appender = new Thread(() -> sent.complete(survivingLog.append(entry(survivor, 100))));
         appender.start();
-        Thread.sleep(300);
+        Await.until(
+                "the survivor's append to wait for a leader",
+                WAIT,
+                () -> !sent.isDone() && appender.getState() == Thread.State.TIMED_WAITING);
         List<ScheduleCall> before = read(survivor);
         ScheduleLog again = open(leader, two, Duration.ZERO, RaftLog.Patience.DEFAULT, (s, call) -> {});
         logs.put(leader, again);

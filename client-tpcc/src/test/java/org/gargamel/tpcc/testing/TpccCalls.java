@@ -1,4 +1,4 @@
-package org.gargamel.classifier;
+package org.gargamel.tpcc.testing;
 
 import java.math.BigDecimal;
 import java.time.LocalDateTime;
@@ -7,36 +7,49 @@ import java.util.List;
 import java.util.SplittableRandom;
 import org.gargamel.common.call.ProcedureCall;
 
-/** Small builders and a random generator of TPC-C calls for the classifier's tests. */
-final class TpccCalls {
-    static final LocalDateTime NOW = LocalDateTime.of(2026, 1, 1, 10, 0);
+/**
+ * TPC-C call builders and a random mix with frequent conflicts, shared by the classifier's and the scheduler's tests
+ * through this module's test jar.
+ */
+public final class TpccCalls {
+    public static final LocalDateTime NOW = LocalDateTime.of(2026, 1, 1, 10, 0);
 
     private TpccCalls() {}
 
-    static ProcedureCall newOrder(int w, int d, List<Integer> supplyWarehouses, List<Integer> items) {
+    /** New-Order at (w, d) with one line per item, all supplied by w. */
+    public static ProcedureCall newOrder(int w, int d, Integer... items) {
+        List<Integer> supply = new ArrayList<>();
+        for (int i = 0; i < items.length; i++) {
+            supply.add(w);
+        }
+        return newOrder(w, d, supply, List.of(items));
+    }
+
+    /** New-Order at (w, d), item i supplied by {@code supplyWarehouses[i]}, one of each. */
+    public static ProcedureCall newOrder(int w, int d, List<Integer> supplyWarehouses, List<Integer> items) {
         List<Integer> quantities = new ArrayList<>();
         items.forEach(item -> quantities.add(1));
         return ProcedureCall.of("new_order", w, d, 1, items, supplyWarehouses, quantities, NOW);
     }
 
-    static ProcedureCall paymentById(int w, int d, int cw, int cd, int c) {
+    public static ProcedureCall paymentById(int w, int d, int cw, int cd, int c) {
         return ProcedureCall.of("payment", w, d, cw, cd, c, null, new BigDecimal("10.00"), NOW);
     }
 
-    static ProcedureCall paymentByName(int w, int d, int cw, int cd, String last) {
+    public static ProcedureCall paymentByName(int w, int d, int cw, int cd, String last) {
         return ProcedureCall.of("payment", w, d, cw, cd, null, last, new BigDecimal("10.00"), NOW);
     }
 
-    static ProcedureCall delivery(int w) {
+    public static ProcedureCall delivery(int w) {
         return ProcedureCall.of("delivery", w, 1, NOW);
     }
 
-    static ProcedureCall orderStatus(int w, int d, int c) {
+    public static ProcedureCall orderStatus(int w, int d, int c) {
         return ProcedureCall.of("order_status", w, d, c, null);
     }
 
     /** A random call over few warehouses, districts, customers and items, so that conflicts are frequent. */
-    static ProcedureCall random(SplittableRandom random, int warehouses) {
+    public static ProcedureCall random(SplittableRandom random, int warehouses) {
         int w = random.nextInt(1, warehouses + 1);
         int d = random.nextInt(1, 4);
         int kind = random.nextInt(100);
