@@ -13,7 +13,7 @@ import java.nio.file.StandardCopyOption;
  * {@link Variant#COMMUTATIVE} declares the columns TPC-C only adds to as increments ({@code add:}) and is this class's
  * default (the in-process tests'); {@link Variant#TABLE61} are the thesis's rules, which reproduce its Table 6.1
  * exactly, and are the commands' default (the launcher's {@code RunTarget.Gargamel.DEFAULT_TPCC_RULES}: the commutative
- * rules measured slower, README).
+ * rules measured slower, docs/results.md, Increments).
  */
 public final class TpccRules {
     /** The default rules' class-path resource, for {@code ClassifierRules.loadResource(TpccRules.class, RESOURCE)}. */

@@ -18,7 +18,7 @@ import java.util.stream.Collectors;
  * contention grows there.
  */
 public final class Calibration {
-    /** Runs measured on the development machine (README, Simulator): the built-in calibration, at 1 and 3 replicas. */
+    /** Runs measured on the development machine (docs/results.md, Simulator): the built-in calibration, at 1 and 3 replicas. */
     static final String[] BUILT_IN = {
         "/org/gargamel/simulator/calibration/r1/", "/org/gargamel/simulator/calibration/r3/"
     };

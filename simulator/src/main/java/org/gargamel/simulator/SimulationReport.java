@@ -15,7 +15,7 @@ import java.util.TreeSet;
 import java.util.function.ToDoubleFunction;
 
 /**
- * Writes {@code simulate.json} (README.md, Simulator: {@code calibration}, {@code machine}, {@code runs}, {@code
+ * Writes {@code simulate.json} (docs/results.md, Simulator: {@code calibration}, {@code machine}, {@code runs}, {@code
  * validation}) and {@code simulate.html}, a self-contained page (inline SVG, no scripts) with throughput and latency
  * against the number of replicas, one line per mode and offered load (the thesis's Fig 5.x), and the validation table.
  */

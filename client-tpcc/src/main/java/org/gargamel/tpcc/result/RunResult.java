@@ -14,7 +14,7 @@ import org.gargamel.common.stats.LatencyHistogram;
 import org.gargamel.tpcc.workload.TransactionType;
 
 /**
- * The contract of {@code result.json} (README.md): what ran, what it achieved, and whether the database
+ * The contract of {@code result.json} (docs/commands.md, result.json): what ran, what it achieved, and whether the database
  * was consistent and the replicas identical afterwards.
  */
 @JsonPropertyOrder({

@@ -14,7 +14,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Writes {@code compare.json} ({@code {"runs": [...]}}, the contract in README.md) and {@code compare.html}, a
+ * Writes {@code compare.json} ({@code {"runs": [...]}}, the contract in docs/commands.md, compare) and {@code compare.html}, a
  * self-contained page (inline SVG, no scripts, no network) with the closed-loop tpmC and p99 per mode and the
  * open-loop latency against the incoming rate, as in the thesis's Fig 7.1 and 7.6.
  */
@@ -49,7 +49,7 @@ public final class CompareReport {
         return runs.stream().anyMatch(run -> run.sites() != null);
     }
 
-    /** A fixed-width table of every run, for the terminal and the README. */
+    /** A fixed-width table of every run, for the terminal and docs/results.md. */
     public String table() {
         if (multiSite()) {
             return sitesTable();

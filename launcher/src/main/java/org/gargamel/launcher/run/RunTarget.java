@@ -103,7 +103,7 @@ public sealed interface RunTarget permits RunTarget.Direct, RunTarget.Gargamel {
 
         /**
          * The kit's rules a run uses unless told: the thesis's (Table 6.1). The commutative rules (increments, issue 18)
-         * measured within 15% of them in tpmC on this 2-core machine, either way (README, Increments).
+         * measured within 15% of them in tpmC on this 2-core machine, either way (docs/results.md, Increments).
          */
         public static final TpccRules.Variant DEFAULT_TPCC_RULES = TpccRules.Variant.TABLE61;
 
