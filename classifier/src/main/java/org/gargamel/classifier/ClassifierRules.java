@@ -2,17 +2,11 @@ package org.gargamel.classifier;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.LocalDateTime;
-import java.time.ZoneOffset;
-import java.time.temporal.ChronoField;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -29,46 +23,11 @@ import org.gargamel.common.config.Isolation;
  * and validated once ({@link #load}), then immutable and safe to share between threads.
  */
 public final class ClassifierRules {
-    /** PostgreSQL's numeric: at most 131072 digits before the decimal point and 16383 after. */
-    private static final int NUMERIC_MAX_INTEGER_DIGITS = 131_072;
-
-    private static final int NUMERIC_MAX_SCALE = 16_383;
-    /** More bits of digits than that many decimal digits can need: refused before counting digits (costly). */
-    private static final int NUMERIC_MAX_BITS = 490_000;
-
     private final String source;
     private final Map<String, TableRule> tables;
     private final Map<String, ProcedureRule> procedures;
-    /**
-     * Per write rule: its PSI slots (one per column group it touches) and its SI slot (its table). By identity: a
-     * rule is a record whose hashCode walks its table's columns, and these are asked on every call's path (it was
-     * most of {@link #writeKeys}' cost).
-     */
-    private final IdentityHashMap<WriteRule, RuleSlots> psiSlots = new IdentityHashMap<>();
-
-    private final IdentityHashMap<WriteRule, RuleSlots> siSlots = new IdentityHashMap<>();
-    /**
-     * {@link #psiSlots} without the slots that only SHARED keys reach (columns that every rule touching them only adds
-     * to): no key can conflict with such a key, so the index is spared it ({@link #conflictKeys}).
-     */
-    private final IdentityHashMap<WriteRule, RuleSlots> psiConflictSlots = new IdentityHashMap<>();
-
-    private final List<String> slotNames = new ArrayList<>();
-    /**
-     * A rule's slots and, per slot, whether its keys there are SHARED (it only adds to every column of the slot). Two
-     * arrays in one record: the path of every call looks a rule up once.
-     */
-    @SuppressWarnings("ArrayRecordComponent") // built once, never written, never compared
-    private record RuleSlots(int[] slots, boolean[] shared) {
-        static final RuleSlots NONE = new RuleSlots(new int[0], new boolean[0]);
-
-        static RuleSlots exclusive(int slot) {
-            return new RuleSlots(new int[] {slot}, new boolean[1]);
-        }
-    }
-
-    /** Per slot, the prefix lengths at which some write may put its first wildcard. */
-    private final Map<Integer, Set<Integer>> wildcardDepths = new java.util.HashMap<>();
+    /** Which slots of the conflict index each write and declared read reaches. */
+    private final ConflictSlots conflictSlots;
     /** Per procedure, table to the columns it declares {@code add:}; only procedures that declare some. */
     private final Map<String, Map<String, Set<String>>> incrementsByProcedure;
 
@@ -97,7 +56,7 @@ public final class ClassifierRules {
         }
         this.incrementsByProcedure = Map.copyOf(byProcedure);
         this.incrementColumns = immutable(union);
-        assignSlots();
+        this.conflictSlots = new ConflictSlots(this.tables, this.procedures);
     }
 
     private static Map<String, Set<String>> immutable(Map<String, Set<String>> columnsByTable) {
@@ -340,13 +299,11 @@ public final class ClassifierRules {
             Isolation isolation,
             boolean conflicting,
             WriteKeyBuffer out) {
-        IdentityHashMap<WriteRule, RuleSlots> slotsByRule =
-                isolation == Isolation.SI ? siSlots : conflicting ? psiConflictSlots : psiSlots;
         for (WriteRule write : accesses) {
             if (write.fresh()) {
                 continue;
             }
-            RuleSlots ruleSlots = slotsByRule.get(write);
+            ConflictSlots.RuleSlots ruleSlots = conflictSlots.of(write, isolation, conflicting);
             int[] slots = ruleSlots.slots();
             boolean[] shared = ruleSlots.shared();
             if (slots.length == 0) {
@@ -367,7 +324,7 @@ public final class ClassifierRules {
                     }
                     long part;
                     try {
-                        part = toLong(value);
+                        part = KeyParts.toLong(value);
                     } catch (RulesException e) {
                         throw new RulesException(
                                 call.procedure() + ": key part " + key.get(i) + " of "
@@ -412,16 +369,15 @@ public final class ClassifierRules {
      * after them (the conflict index tracks writers below a prefix only where this is possible).
      */
     public boolean wildcardPossible(int slot, int depth) {
-        Set<Integer> depths = wildcardDepths.get(slot);
-        return depths != null && depths.contains(depth);
+        return conflictSlots.wildcardPossible(slot, depth);
     }
 
     public String slotName(int slot) {
-        return slotNames.get(slot);
+        return conflictSlots.name(slot);
     }
 
     public int slotCount() {
-        return slotNames.size();
+        return conflictSlots.count();
     }
 
     private int elementCount(ProcedureCall call, WriteRule write) {
@@ -462,181 +418,9 @@ public final class ClassifierRules {
         };
     }
 
-    /**
-     * Integers as themselves; other values as a 64-bit hash (a collision only adds a conflict). A numeric beyond
-     * PostgreSQL's range cannot be any row's key: a {@link RulesException} (the call is rejected), never an arithmetic
-     * error or a string of billions of digits.
-     */
-    static long toLong(Object value) {
-        if (value instanceof Integer integer) {
-            return integer;
-        }
-        if (value instanceof Long number) {
-            return number;
-        }
-        if (value instanceof BigDecimal decimal) {
-            if (decimal.unscaledValue().bitLength() > NUMERIC_MAX_BITS
-                    || decimal.scale() > NUMERIC_MAX_SCALE
-                    || (long) decimal.precision() - decimal.scale() > NUMERIC_MAX_INTEGER_DIGITS) {
-                throw new RulesException("numeric value with scale " + decimal.scale() + " and "
-                        + decimal.unscaledValue().bitLength()
-                        + " bits of digits is outside PostgreSQL's numeric range ("
-                        + NUMERIC_MAX_INTEGER_DIGITS + " digits before the point, " + NUMERIC_MAX_SCALE + " after)");
-            }
-            BigDecimal normalized = decimal.stripTrailingZeros();
-            if (normalized.scale() <= 0 && (long) normalized.precision() - normalized.scale() < 19) {
-                return normalized.longValueExact();
-            }
-            return mix(normalized.toPlainString().hashCode() * 0x9E3779B97F4A7C15L);
-        }
-        if (value instanceof LocalDateTime timestamp) {
-            return timestamp.toEpochSecond(ZoneOffset.UTC) * 1_000_000L + timestamp.get(ChronoField.MICRO_OF_SECOND);
-        }
-        String text = value.toString();
-        long hash = 0xcbf29ce484222325L;
-        for (int i = 0; i < text.length(); i++) {
-            hash = (hash ^ text.charAt(i)) * 0x100000001b3L;
-        }
-        return mix(hash);
-    }
-
-    static long mix(long value) {
-        long z = value;
-        z = (z ^ (z >>> 33)) * 0xff51afd7ed558ccdL;
-        z = (z ^ (z >>> 33)) * 0xc4ceb9fe1a85ec53L;
-        return z ^ (z >>> 33);
-    }
-
     private static String describe(Object value) {
         return value instanceof String
                 ? "text '" + value + "'"
                 : value.getClass().getSimpleName() + " " + value;
-    }
-
-    /**
-     * PSI slots: a table's columns are cut into groups such that every write and every declared read touches whole
-     * groups (the coarsest partition refined by every such column set). Two of them share a column iff they share a
-     * group, so one index per group replaces one per column. A group no write touches gets no slot: reads alone cannot
-     * conflict. SI slots: one per table that some keyed write touches, shared by its writes and reads.
-     */
-    private void assignSlots() {
-        Map<String, List<WriteRule>> accessesByTable = new LinkedHashMap<>();
-        for (ProcedureRule procedure : procedures.values()) {
-            for (WriteRule write : procedure.writes()) {
-                if (!write.fresh()) {
-                    accessesByTable
-                            .computeIfAbsent(write.table().name(), table -> new ArrayList<>())
-                            .add(write);
-                }
-            }
-        }
-        for (ProcedureRule procedure : procedures.values()) {
-            for (WriteRule read : procedure.reads()) {
-                List<WriteRule> accesses = accessesByTable.get(read.table().name());
-                if (accesses == null) {
-                    psiSlots.put(read, RuleSlots.NONE); // no keyed write of this table: nothing to conflict with
-                    psiConflictSlots.put(read, RuleSlots.NONE);
-                    siSlots.put(read, RuleSlots.NONE);
-                } else {
-                    accesses.add(read);
-                }
-            }
-        }
-        for (Map.Entry<String, List<WriteRule>> entry : accessesByTable.entrySet()) {
-            TableRule table = tables.get(entry.getKey());
-            int siSlot = newSlot(table.name() + " (row)");
-            // The group of a column is the set of writes and reads that touch it.
-            Map<Set<WriteRule>, List<String>> groups = new LinkedHashMap<>();
-            for (String column : table.columns()) {
-                Set<WriteRule> touching = new LinkedHashSet<>();
-                for (WriteRule access : entry.getValue()) {
-                    if (access.touchedColumns().contains(column)) {
-                        touching.add(access);
-                    }
-                }
-                if (touching.stream().anyMatch(access -> !access.isRead())) {
-                    groups.computeIfAbsent(touching, key -> new ArrayList<>()).add(column);
-                }
-            }
-            Map<WriteRule, List<Integer>> slots = new LinkedHashMap<>();
-            Map<WriteRule, List<Boolean>> modes = new LinkedHashMap<>();
-            Set<Integer> sharedOnly = new java.util.HashSet<>();
-            for (Map.Entry<Set<WriteRule>, List<String>> group : groups.entrySet()) {
-                int slot = newSlot(table.name() + group.getValue());
-                boolean allShared = true;
-                for (WriteRule access : group.getKey()) {
-                    slots.computeIfAbsent(access, key -> new ArrayList<>()).add(slot);
-                    // SHARED where it only adds: every column of the group is one it adds to (it touches them all).
-                    boolean shared = access.added().containsAll(group.getValue());
-                    modes.computeIfAbsent(access, key -> new ArrayList<>()).add(shared);
-                    allShared &= shared;
-                }
-                if (allShared) {
-                    sharedOnly.add(slot);
-                }
-            }
-            for (WriteRule access : entry.getValue()) {
-                siSlots.put(access, RuleSlots.exclusive(siSlot)); // SI: rows, increments are ordinary writes
-                List<Integer> accessSlots = slots.getOrDefault(access, List.of());
-                List<Boolean> accessModes = modes.getOrDefault(access, List.of());
-                boolean[] shared = new boolean[accessModes.size()];
-                for (int i = 0; i < shared.length; i++) {
-                    shared[i] = accessModes.get(i);
-                }
-                psiSlots.put(
-                        access,
-                        new RuleSlots(
-                                accessSlots.stream().mapToInt(Integer::intValue).toArray(), shared));
-                List<Integer> conflictSlots = new ArrayList<>();
-                for (int slot : accessSlots) {
-                    if (!sharedOnly.contains(slot)) {
-                        conflictSlots.add(slot); // some EXCLUSIVE key reaches it
-                    }
-                }
-                boolean[] conflictShared = new boolean[conflictSlots.size()];
-                for (int i = 0, j = 0; i < accessSlots.size(); i++) {
-                    if (!sharedOnly.contains(accessSlots.get(i))) {
-                        conflictShared[j++] = shared[i];
-                    }
-                }
-                psiConflictSlots.put(
-                        access,
-                        new RuleSlots(
-                                conflictSlots.stream()
-                                        .mapToInt(Integer::intValue)
-                                        .toArray(),
-                                conflictShared));
-                Set<Integer> depths = possibleWildcardDepths(access);
-                for (int slot : psiSlots.get(access).slots()) {
-                    wildcardDepths
-                            .computeIfAbsent(slot, key -> new java.util.HashSet<>())
-                            .addAll(depths);
-                }
-                wildcardDepths
-                        .computeIfAbsent(siSlot, key -> new java.util.HashSet<>())
-                        .addAll(depths);
-            }
-        }
-    }
-
-    /** The prefix lengths at which this write's (or read's) key may turn into wildcards: at a `*` or at a `p?`. */
-    private static Set<Integer> possibleWildcardDepths(WriteRule write) {
-        Set<Integer> depths = new java.util.HashSet<>();
-        for (int i = 0; i < write.key().size(); i++) {
-            KeyPart.Kind kind = write.key().get(i).kind();
-            if (kind == KeyPart.Kind.WILDCARD) {
-                depths.add(i);
-                break;
-            }
-            if (kind == KeyPart.Kind.PARAMETER_OR_WILDCARD) {
-                depths.add(i);
-            }
-        }
-        return depths;
-    }
-
-    private int newSlot(String name) {
-        slotNames.add(name);
-        return slotNames.size() - 1;
     }
 }

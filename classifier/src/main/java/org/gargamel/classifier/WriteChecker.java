@@ -370,7 +370,7 @@ public final class WriteChecker {
         }
         if (string && kind == TIMESTAMP) {
             try {
-                return ClassifierRules.toLong(LocalDateTime.parse(json.substring(start + 1, end - 1)));
+                return KeyParts.toLong(LocalDateTime.parse(json.substring(start + 1, end - 1)));
             } catch (DateTimeParseException e) {
                 // not a timestamp any argument could be: compared as text, which no timestamp argument gives
             }
@@ -401,7 +401,7 @@ public final class WriteChecker {
             }
         }
         try {
-            return ClassifierRules.toLong(new BigDecimal(text));
+            return KeyParts.toLong(new BigDecimal(text));
         } catch (NumberFormatException | RulesException e) {
             return textHash(json, start, end);
         }
@@ -430,7 +430,7 @@ public final class WriteChecker {
             }
             hash = (hash ^ c) * 0x100000001b3L;
         }
-        return ClassifierRules.mix(hash);
+        return KeyParts.mix(hash);
     }
 
     /**

@@ -135,7 +135,7 @@ class WriteCheckerTest {
                 check(Isolation.PSI, label, update("label", "{\"name\": \"red\", \"uses\": 1}"))
                         .size());
         assertEquals(
-                ClassifierRules.toLong(name),
+                KeyParts.toLong(name),
                 WriteChecker.textHash(json, json.indexOf('"', 8) + 1, json.indexOf(", \"uses\"") - 1));
         ProcedureCall book = ProcedureCall.of("book", 3, LocalDateTime.parse("2026-01-01T10:00:00.5"));
         assertEquals(
@@ -206,8 +206,8 @@ class WriteCheckerTest {
         assertEquals(12, WriteChecker.toPart(json, 1, 3, 0));
         assertEquals(-7, WriteChecker.toPart(json, 5, 7, 0));
         assertEquals(1234567890123456789L, WriteChecker.toPart(json, 9, 28, 0));
-        assertEquals(ClassifierRules.toLong(new BigDecimal("10.5")), WriteChecker.toPart(json, 30, 35, 1));
+        assertEquals(KeyParts.toLong(new BigDecimal("10.5")), WriteChecker.toPart(json, 30, 35, 1));
         assertEquals(1000, WriteChecker.toPart(json, 37, 40, 1));
-        assertEquals(ClassifierRules.toLong(1000), ClassifierRules.toLong(new BigDecimal("1e3")));
+        assertEquals(KeyParts.toLong(1000), KeyParts.toLong(new BigDecimal("1e3")));
     }
 }

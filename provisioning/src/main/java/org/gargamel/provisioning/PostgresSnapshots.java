@@ -90,19 +90,19 @@ public final class PostgresSnapshots {
     private void make(Path done, Population population) throws IOException {
         Path partial = root.resolve(
                 done.getFileName() + ".partial-" + ProcessHandle.current().pid());
-        PostgresCluster.deleteRecursively(partial); // a crashed attempt of an earlier process with the same pid
+        TemporaryFiles.deleteRecursively(partial); // a crashed attempt of an earlier process with the same pid
         EmbeddedPostgres server =
-                PostgresCluster.startServer(partial, PostgresCluster.binariesDirectory(root), false, "localhost");
+                EmbeddedServer.start(partial, EmbeddedServer.binariesDirectory(root), false, "localhost");
         try {
             population.populate(server.getJdbcUrl("postgres", "postgres"));
         } catch (Exception e) {
             server.close();
-            PostgresCluster.deleteRecursively(partial);
+            TemporaryFiles.deleteRecursively(partial);
             throw new PostgresProvisioningException(
                     "cannot populate the PostgreSQL snapshot " + done + ": " + e.getMessage(), e);
         }
         server.close(); // a clean shutdown: a checkpoint, so that a copy starts without recovery
-        Files.deleteIfExists(partial.resolve(PostgresCluster.ZONKY_LOCK_FILE));
+        Files.deleteIfExists(partial.resolve(EmbeddedServer.ZONKY_LOCK_FILE));
         Files.move(partial, done, StandardCopyOption.ATOMIC_MOVE);
     }
 }

@@ -103,7 +103,7 @@ class PostgresClusterTest {
     void postmasterOptsIsReadBackAsTheCommandLine() {
         assertEquals(
                 List.of("/x y/postgres", "-D", "/d", "-c", "fsync=off"),
-                PostgresCluster.commandLine("/x y/postgres \"-D\" \"/d\" \"-c\" \"fsync=off\""));
+                EmbeddedProcesses.commandLine("/x y/postgres \"-D\" \"/d\" \"-c\" \"fsync=off\""));
     }
 
     @Test
@@ -148,12 +148,12 @@ class PostgresClusterTest {
 
     @Test
     void theTestcontainersClassIsTheTwoXOneAndItsAbsenceIsNamedAsSuch() {
-        Class<?> container = PostgresCluster.testcontainersClass(PostgresCluster.TESTCONTAINERS_POSTGRESQL);
+        Class<?> container = TestcontainersBackend.containerClass(TestcontainersBackend.POSTGRESQL_CONTAINER);
         assertEquals("org.testcontainers.postgresql.PostgreSQLContainer", container.getName());
         assertFalse(container.isAnnotationPresent(Deprecated.class), "the 2.x class, not the deprecated 1.x one");
         String missing = "org.testcontainers.containers.NoSuchContainer";
         PostgresProvisioningException e =
-                assertThrows(PostgresProvisioningException.class, () -> PostgresCluster.testcontainersClass(missing));
+                assertThrows(PostgresProvisioningException.class, () -> TestcontainersBackend.containerClass(missing));
         assertTrue(
                 e.getMessage()
                         .startsWith("cannot use the Testcontainers backend: " + missing + " is not on the class path"),

@@ -2,8 +2,6 @@ package org.gargamel.launcher.cluster;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -12,18 +10,11 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.gargamel.classifier.ClassifierRules;
-import org.gargamel.common.client.ClientOptions;
 import org.gargamel.common.client.GargamelClient;
 import org.gargamel.common.config.ConfigFiles;
-import org.gargamel.common.group.ClusterSecurity;
-import org.gargamel.common.group.GroupConfig;
 import org.gargamel.common.group.LoopbackPorts;
+import org.gargamel.launcher.cluster.ChildProcesses.Launch;
 import org.gargamel.tpcc.workload.CallExecutor;
 import org.gargamel.tpcc.workload.GargamelExecutor;
 
@@ -33,73 +24,32 @@ import org.gargamel.tpcc.workload.GargamelExecutor;
  * their configuration files and logs under the plan's directory. If a process dies during the run the cluster
  * reports it ({@link #failure()}) and calls the registered listeners, so the run stops at once instead of hanging.
  * {@link #close()} stops every process, also on failure and Ctrl-C.
+ *
+ * <p>This class holds the topology (ports, groups, sites) and writes each process's configuration; the child JVMs
+ * (start, readiness, failure watch, kill and restart, stop) are {@link ChildProcesses}', the clients in this JVM
+ * {@link ClusterClients}', the groups' secret {@link GroupSecurity}'s.
  */
 public final class LocalGargamelCluster implements GargamelCluster {
-    /** The scheduler and nodes run the server entry point, from gargamel-server.jar (see {@link ServerClassPath}). */
-    static final String MAIN_CLASS = "org.gargamel.launcher.server.ServerMain";
-
     static final String SCHEDULER_READY = "gargamel scheduler ready";
     static final String NODE_READY = "gargamel node ready";
     static final String FRONTEND_READY = "gargamel frontend ready";
-    /** The front end's process name (its log, its JVM options). */
-    private static final String FRONTEND = "frontend";
-
-    private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
-    /** Extra options for the scheduler and node JVMs (profiling, say), split on spaces. */
-    static final String CHILD_JAVA_OPTIONS_VARIABLE = "GARGAMEL_CHILD_JAVA_OPTS";
-
-    private static final List<String> CHILD_JVM_OPTIONS = childJvmOptions(true);
-    /**
-     * The front end keeps both JIT tiers: its per-call work (Netty, the protocol, its client's JGroups) is what the
-     * library does in the terminals' own JVM, which has C2, so pgwire and library runs compare like with like; with
-     * C1 it spent more CPU per call than the library and lost about a tenth of the tpmC on a saturated machine
-     * (docs/frontend.md).
-     */
-    private static final List<String> FRONTEND_JVM_OPTIONS = childJvmOptions(false);
-
-    private static List<String> childJvmOptions(boolean c1Only) {
-        // C1 only: these JVMs live for one run on the same cores as PostgreSQL and each other, and C2 compiling
-        // JGroups, pgjdbc and Jackson took most of their CPU for the first 30 s of a run; with C1 alone a 20 s run of
-        // one replica at 4 warehouses made 11,460 tpmC against 7,923 (docs/node.md). Long-lived deployments
-        // (`scripts/gargamel node`) keep the default tiers.
-        List<String> options = new ArrayList<>(List.of("-Xmx768m", "-XX:+UseSerialGC"));
-        if (c1Only) {
-            options.add("-XX:TieredStopAtLevel=1");
-        }
-        options.add("-Djava.net.preferIPv4Stack=true");
-        String extra = System.getenv(CHILD_JAVA_OPTIONS_VARIABLE);
-        if (extra != null && !extra.isBlank()) {
-            options.addAll(List.of(extra.trim().split("\\s+")));
-        }
-        return List.copyOf(options);
-    }
 
     private final ClusterPlan plan;
-    private final List<ChildProcess> processes = new CopyOnWriteArrayList<>();
-    /** How each process was started, by name, to start it again after a fault ({@link #restart}). */
-    private final Map<String, Launch> launches = new ConcurrentHashMap<>();
-    /** Processes this cluster killed on purpose and has not started again: their death is not a failure. */
-    private final Set<String> downOnPurpose = ConcurrentHashMap.newKeySet();
+    /** The child JVMs: started, watched, killed and started again, stopped. */
+    private final ChildProcesses children = new ChildProcesses();
+    /** The clients in this JVM, of the scheduler(s) or of each site. */
+    private final ClusterClients clients;
 
     private final List<Path> statisticsFiles = new ArrayList<>();
     /** The site schedulers' statistics files (written when they stop), in site order. */
     private final List<Path> schedulerStatisticsFiles = new ArrayList<>();
 
-    private final List<Runnable> failureListeners = new CopyOnWriteArrayList<>();
-    private final AtomicBoolean stopping = new AtomicBoolean();
-    private volatile String failure;
-    private GargamelClient client;
-    /** With several sites: a client per site, in the plan's order ({@link #client} is the first site's). */
-    private final List<GargamelClient> siteClients = new ArrayList<>();
-
-    private Thread monitor;
     /** The port the front end listens on, once started; 0 without one. */
     private volatile int frontendPort;
 
-    private record Launch(List<String> arguments, Path log, String readyMarker) {}
-
     private LocalGargamelCluster(ClusterPlan plan) {
         this.plan = plan;
+        this.clients = new ClusterClients(plan);
     }
 
     /** Starts the scheduler and the nodes, waits until the scheduler sees every node, and connects the client. */
@@ -121,9 +71,7 @@ public final class LocalGargamelCluster implements GargamelCluster {
         } else {
             launchOneSite(err);
         }
-        monitor = new Thread(this::watch, "cluster-monitor");
-        monitor.setDaemon(true);
-        monitor.start();
+        children.startWatching();
     }
 
     private void launchOneSite(PrintStream err) throws IOException, InterruptedException {
@@ -144,8 +92,8 @@ public final class LocalGargamelCluster implements GargamelCluster {
             controlHosts.add("127.0.0.1:" + controlPorts[i]);
             writeSetHosts.add("127.0.0.1:" + writeSetPorts[i]);
         }
-        Path secret = newSecret(directory);
-        Map<String, Object> security = securitySettings(secret);
+        Path secret = GroupSecurity.newSecret(directory);
+        Map<String, Object> security = GroupSecurity.settings(secret);
         err.printf(
                 "starting %s and %d node(s) (logs in %s) ...%n",
                 schedulerNames.size() == 1 ? "the scheduler" : schedulerNames.size() + " schedulers (one standing by)",
@@ -155,7 +103,7 @@ public final class LocalGargamelCluster implements GargamelCluster {
         for (int i = 0; i < schedulerNames.size(); i++) {
             ChildProcess schedulerProcess =
                     launchScheduler(schedulerNames.get(i), schedulerPorts[i], controlHosts, security, null);
-            awaitReady(schedulerProcess, SCHEDULER_READY, 0);
+            children.awaitReady(schedulerProcess, SCHEDULER_READY, 0);
         }
 
         if (plan.frontend() != null) {
@@ -173,15 +121,15 @@ public final class LocalGargamelCluster implements GargamelCluster {
             nodes.add(launchNode(i, controlPorts[i], controlHosts, writeSetPorts[i], writeSetHosts, security, null));
         }
         for (ChildProcess node : nodes) {
-            awaitReady(node, NODE_READY, 0);
+            children.awaitReady(node, NODE_READY, 0);
         }
-        client = connectClient(schedulerPorts, secret, null, plan.replicas(), Duration.ZERO);
+        clients.setClient(clients.connect(schedulerPorts, secret, null, plan.replicas(), Duration.ZERO));
         if (plan.sites() != null) {
             // One scheduler serving every site (compare --sites): the other sites' clients call it from afar.
-            siteClients.add(client);
+            clients.addSiteClient(clients.client());
             Duration distance = Duration.ofMillis(plan.sites().delayMillis());
             for (int s = 1; s < plan.sites().count(); s++) {
-                siteClients.add(connectClient(schedulerPorts, secret, null, plan.replicas(), distance));
+                clients.addSiteClient(clients.connect(schedulerPorts, secret, null, plan.replicas(), distance));
             }
         }
         if (plan.frontend() != null) {
@@ -310,8 +258,8 @@ public final class LocalGargamelCluster implements GargamelCluster {
     private void launchSites(PrintStream err) throws IOException, InterruptedException {
         SitesPlan sites = plan.sites();
         Path directory = Files.createDirectories(plan.directory());
-        Path secret = newSecret(directory);
-        Map<String, Object> security = securitySettings(secret);
+        Path secret = GroupSecurity.newSecret(directory);
+        Map<String, Object> security = GroupSecurity.settings(secret);
         List<String> names = sites.names();
         int[] schedulerPorts = new int[names.size()];
         int[] schedulePorts = new int[names.size()];
@@ -365,7 +313,8 @@ public final class LocalGargamelCluster implements GargamelCluster {
                     plan.schedulerNames().get(s), schedulerPorts[s], controlHosts.get(s), security, siteSection));
         }
         for (ChildProcess scheduler : schedulers) {
-            awaitReady(scheduler, SCHEDULER_READY, 0); // together: the schedule log needs a majority of the sites
+            // Together: the schedule log needs a majority of the sites.
+            children.awaitReady(scheduler, SCHEDULER_READY, 0);
         }
         List<ChildProcess> nodes = new ArrayList<>();
         for (int i = 0; i < plan.replicas(); i++) {
@@ -380,56 +329,13 @@ public final class LocalGargamelCluster implements GargamelCluster {
                     names.get(site)));
         }
         for (ChildProcess node : nodes) {
-            awaitReady(node, NODE_READY, 0);
+            children.awaitReady(node, NODE_READY, 0);
         }
         for (int s = 0; s < names.size(); s++) {
-            siteClients.add(connectClient(
+            clients.addSiteClient(clients.connect(
                     new int[] {schedulerPorts[s]}, secret, names.get(s), sites.replicasPerSite(), Duration.ZERO));
         }
-        client = siteClients.get(0);
-    }
-
-    /**
-     * A client of the scheduler(s) at {@code ports} (of {@code site}, or null), {@code distance} from them one way,
-     * once they see {@code nodes} nodes.
-     */
-    private GargamelClient connectClient(int[] ports, Path secret, String site, int nodes, Duration distance)
-            throws InterruptedException {
-        GargamelClient connected = null;
-        try {
-            connected = GargamelClient.connect(
-                    GroupConfig.tcp("127.0.0.1", 0, schedulerHosts(ports))
-                            .withSecurity(secret == null ? null : ClusterSecurity.fromSecretFile(secret)),
-                    ClientOptions.defaults(),
-                    site,
-                    distance);
-            connected.awaitNodes(nodes, START_TIMEOUT);
-            return connected;
-        } catch (TimeoutException e) {
-            connected.close();
-            throw new IllegalStateException(
-                    "the cluster did not come together: " + e.getMessage() + "; see the logs in " + plan.directory(),
-                    e);
-        } catch (InterruptedException | RuntimeException e) {
-            if (connected != null) {
-                connected.close();
-            }
-            throw e;
-        } catch (Exception e) {
-            throw new IllegalStateException(
-                    "cannot connect to the scheduler" + (site == null ? "" : " of " + site) + ": " + e.getMessage(), e);
-        }
-    }
-
-    /** A fresh secret per run: the groups are authenticated and encrypted unless switched off for a measurement. */
-    private static Path newSecret(Path directory) throws IOException {
-        return securityOff() ? null : ClusterSecurity.writeNewSecret(directory.resolve("cluster.secret"));
-    }
-
-    private static Map<String, Object> securitySettings(Path secret) {
-        return secret == null
-                ? null
-                : Map.of("secretFile", secret.toAbsolutePath().toString());
+        clients.setClient(clients.client(0));
     }
 
     /**
@@ -465,12 +371,12 @@ public final class LocalGargamelCluster implements GargamelCluster {
         }
         ConfigFiles.write(file, config);
         ChildProcess process = launch(
-                FRONTEND,
+                ChildProcesses.FRONTEND,
                 new Launch(
                         List.of("frontend", "--config", file.toString()),
                         directory.resolve("frontend.log"),
                         FRONTEND_READY));
-        awaitReady(process, FRONTEND_READY, 0);
+        children.awaitReady(process, FRONTEND_READY, 0);
         frontendPort = port;
     }
 
@@ -488,36 +394,11 @@ public final class LocalGargamelCluster implements GargamelCluster {
     }
 
     private ChildProcess launch(String name, Launch launch) throws IOException {
-        ChildProcess process = ChildProcess.startJava(
-                name,
-                ServerClassPath.get(),
-                MAIN_CLASS,
-                launch.arguments(),
-                name.equals(FRONTEND) ? FRONTEND_JVM_OPTIONS : CHILD_JVM_OPTIONS,
-                launch.log());
-        launches.put(name, launch);
-        processes.add(process);
-        return process;
-    }
-
-    /**
-     * {@value #SECURITY_VARIABLE}{@code =off} starts the cluster with open groups, to measure what security costs;
-     * anything else, or nothing, secures them.
-     */
-    private static boolean securityOff() {
-        return "off".equalsIgnoreCase(System.getenv(SECURITY_VARIABLE));
+        return children.start(name, launch);
     }
 
     /** Environment variable that turns the groups' security off for a run (measurements only). */
     public static final String SECURITY_VARIABLE = "GARGAMEL_CLUSTER_SECURITY";
-
-    private static List<InetSocketAddress> schedulerHosts(int[] ports) {
-        List<InetSocketAddress> hosts = new ArrayList<>();
-        for (int port : ports) {
-            hosts.add(InetSocketAddress.createUnresolved("127.0.0.1", port));
-        }
-        return hosts;
-    }
 
     /** The names of the schedulers' processes (scheduler, scheduler-2, ...): the first one started is active. */
     public List<String> schedulerNames() {
@@ -534,14 +415,7 @@ public final class LocalGargamelCluster implements GargamelCluster {
      * accounting ({@code ProcessCpuMeter}).
      */
     public Map<String, List<Long>> processIdsByRole() {
-        Map<String, List<Long>> byRole = new LinkedHashMap<>();
-        for (ChildProcess process : processes) {
-            String role = process.name().equals(FRONTEND)
-                    ? "frontend"
-                    : plan.nodeNames().contains(process.name()) ? "nodes" : "scheduler";
-            byRole.computeIfAbsent(role, r -> new ArrayList<>()).add(process.pid());
-        }
-        return byRole;
+        return children.processIdsByRole(plan.nodeNames());
     }
 
     /**
@@ -549,10 +423,7 @@ public final class LocalGargamelCluster implements GargamelCluster {
      * flushed. Its death is not a failure of the cluster; {@link #restart} starts it again. Returns its pid.
      */
     public long kill(String name) throws InterruptedException {
-        ChildProcess process = process(name);
-        downOnPurpose.add(name);
-        process.kill();
-        return process.pid();
+        return children.kill(name);
     }
 
     /**
@@ -560,19 +431,7 @@ public final class LocalGargamelCluster implements GargamelCluster {
      * waits until it says it is ready; a node is ready once it has caught up with the write-set log.
      */
     public void restart(String name) throws IOException, InterruptedException {
-        Launch launch = launches.get(name);
-        if (launch == null) {
-            throw new IllegalArgumentException("no process named " + name + " (known: " + launches.keySet() + ")");
-        }
-        ChildProcess old = process(name);
-        if (old.isAlive()) {
-            throw new IllegalStateException(name + " (pid " + old.pid() + ") is still running");
-        }
-        long logLength = Files.exists(launch.log()) ? Files.size(launch.log()) : 0;
-        processes.remove(old);
-        ChildProcess started = launch(name, launch);
-        awaitReady(started, launch.readyMarker(), logLength);
-        downOnPurpose.remove(name);
+        children.restart(name);
     }
 
     /**
@@ -592,24 +451,15 @@ public final class LocalGargamelCluster implements GargamelCluster {
         return plan.directory().resolve(name + "-schedule-log");
     }
 
-    private ChildProcess process(String name) {
-        for (ChildProcess process : processes) {
-            if (process.name().equals(name)) {
-                return process;
-            }
-        }
-        throw new IllegalArgumentException("no process named " + name);
-    }
-
     /** An executor for a terminal; all share this cluster's client. */
     @Override
     public CallExecutor executor() {
-        return new GargamelExecutor(client);
+        return new GargamelExecutor(clients.client());
     }
 
     /** With several sites: an executor for a terminal of site {@code site} (0-based), through that site's client. */
     public CallExecutor executor(int site) {
-        return new GargamelExecutor(siteClients.get(site));
+        return new GargamelExecutor(clients.client(site));
     }
 
     /** The plan's sites, or null for one site. */
@@ -619,24 +469,24 @@ public final class LocalGargamelCluster implements GargamelCluster {
 
     @Override
     public GargamelClient client() {
-        return client;
+        return clients.client();
     }
 
     /** With several sites: the client of site {@code site} (0-based). */
     public GargamelClient client(int site) {
-        return siteClients.get(site);
+        return clients.client(site);
     }
 
     /** Called (once) if a process of the cluster dies before {@link #stop()}. */
     @Override
     public void onFailure(Runnable listener) {
-        failureListeners.add(listener);
+        children.onFailure(listener);
     }
 
     /** Why the cluster failed during the run, or null. */
     @Override
     public String failure() {
-        return failure;
+        return children.failure();
     }
 
     /**
@@ -644,32 +494,12 @@ public final class LocalGargamelCluster implements GargamelCluster {
      * shipped each other (null before {@link #awaitQuiescence}, or with one log).
      */
     public Duration shippingDrain() {
-        return shippingDrain;
+        return clients.shippingDrain();
     }
-
-    private volatile Duration shippingDrain;
 
     @Override
     public void awaitQuiescence(Duration timeout) throws InterruptedException {
-        try {
-            if (siteClients.isEmpty()) {
-                client.awaitQuiescence(timeout);
-            } else {
-                // Twice round: a site counts the other sites' calls it has read from the schedule log until its nodes
-                // applied them, and one may read a last entry only after another site's drain came back empty.
-                for (int round = 0; round < 2; round++) {
-                    for (GargamelClient site : siteClients) {
-                        site.awaitQuiescence(timeout);
-                    }
-                }
-                if (plan.sites().siteLog()) {
-                    // Quiet at every site's scheduler; what the sites shipped each other may still be on its way.
-                    shippingDrain = ShippingDrain.await(plan.jdbcUrls(), timeout);
-                }
-            }
-        } catch (TimeoutException e) {
-            throw new IllegalStateException(e.getMessage() + "; see the logs in " + plan.directory(), e);
-        }
+        clients.awaitQuiescence(timeout);
     }
 
     /** What the site schedulers counted, read from the files they wrote when they stopped (after {@link #stop}). */
@@ -686,73 +516,11 @@ public final class LocalGargamelCluster implements GargamelCluster {
 
     @Override
     public void close() {
-        if (!stopping.compareAndSet(false, true)) {
+        if (!children.beginStopping()) {
             return;
         }
-        if (siteClients.isEmpty() && client != null) {
-            client.close();
-        }
-        siteClients.forEach(GargamelClient::close);
+        clients.close();
         // Nodes first (they flush statistics), then the scheduler; in parallel, each SIGTERM then SIGKILL.
-        List<Thread> stoppers = new ArrayList<>();
-        for (ChildProcess process : processes) {
-            Thread stopper = new Thread(() -> process.stop(Duration.ofSeconds(15)), "stop-" + process.name());
-            stopper.start();
-            stoppers.add(stopper);
-        }
-        for (Thread stopper : stoppers) {
-            try {
-                stopper.join();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    private static String logSince(Path log, long from) throws IOException {
-        byte[] all = Files.readAllBytes(log);
-        int start = (int) Math.min(from, all.length);
-        return new String(all, start, all.length - start, StandardCharsets.UTF_8);
-    }
-
-    private void watch() {
-        while (!stopping.get()) {
-            for (ChildProcess process : processes) {
-                if (!process.isAlive() && !stopping.get() && !downOnPurpose.contains(process.name())) {
-                    failure = process.name() + " (pid " + process.pid() + ") exited unexpectedly with code "
-                            + process.exitCode() + "; last lines of " + process.log() + ":\n" + process.tail(15);
-                    failureListeners.forEach(Runnable::run);
-                    return;
-                }
-            }
-            try {
-                Thread.sleep(250);
-            } catch (InterruptedException e) {
-                return;
-            }
-        }
-    }
-
-    /** Waits until the process's log says {@code marker} after its first {@code from} bytes (earlier runs' lines). */
-    private void awaitReady(ChildProcess process, String marker, long from) throws InterruptedException {
-        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
-        while (true) {
-            try {
-                if (Files.exists(process.log()) && logSince(process.log(), from).contains(marker)) {
-                    return;
-                }
-            } catch (IOException e) {
-                // Not written yet.
-            }
-            if (!process.isAlive()) {
-                throw new IllegalStateException(process.name() + " failed to start (exit code " + process.exitCode()
-                        + "); last lines of " + process.log() + ":\n" + process.tail(15));
-            }
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException(process.name() + " did not start within " + START_TIMEOUT.toSeconds()
-                        + " s; last lines of " + process.log() + ":\n" + process.tail(15));
-            }
-            Thread.sleep(100);
-        }
+        children.stopAll();
     }
 }
