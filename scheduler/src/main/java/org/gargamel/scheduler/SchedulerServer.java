@@ -58,10 +58,12 @@ import org.gargamel.common.wire.WireCodec;
 import org.gargamel.scheduler.core.Placement;
 import org.gargamel.scheduler.core.RejectedCallException;
 import org.gargamel.scheduler.core.Scheduler;
-import org.gargamel.scheduler.sites.AgreementMode;
+import org.gargamel.scheduler.sites.Agreements;
+import org.gargamel.scheduler.sites.Decision;
+import org.gargamel.scheduler.sites.LogOrderAgreement;
 import org.gargamel.scheduler.sites.OwnedAgreement;
+import org.gargamel.scheduler.sites.PlacedByOwners;
 import org.gargamel.scheduler.sites.ScheduleLog;
-import org.gargamel.scheduler.sites.SiteAgreement;
 import org.gargamel.scheduler.sites.SiteScheduler;
 import org.jgroups.Address;
 import org.jgroups.JChannel;
@@ -259,13 +261,19 @@ public final class SchedulerServer implements AutoCloseable {
             String node,
             ProcedureCall call,
             long after,
+            Placement placed,
             @SuppressWarnings("ArrayRecordComponent") long[] agreed) {
-        PendingCall(Address client, long callId, String node, ProcedureCall call, long after) {
-            this(client, callId, node, call, after, null);
+        PendingCall(Address client, long callId, String node, ProcedureCall call, long after, Placement placed) {
+            this(client, callId, node, call, after, placed, null);
         }
 
         PendingCall withAgreed(long[] dependencies) {
-            return new PendingCall(client, callId, node, call, after, dependencies);
+            return new PendingCall(client, callId, node, call, after, placed, dependencies);
+        }
+
+        /** Its placement once the log placed it for good, after {@code dependencies}, on the worker it was given. */
+        Placement dispatched(long[] dependencies) {
+            return new Placement(placed.txn(), placed.worker(), dependencies, placed.readOnly());
         }
     }
 
@@ -424,27 +432,7 @@ public final class SchedulerServer implements AutoCloseable {
         this.config = config.validate();
         ClassifierRules rules = config.loadRules();
         this.scheduler = new Scheduler(rules, config.mode(), config.isolation());
-        this.site = config.site() == null
-                ? null
-                : config.site().agreement() == AgreementMode.OWNED
-                        ? new SiteScheduler(
-                                scheduler,
-                                new OwnedAgreement(
-                                        config.site().name(), config.site().ownership()),
-                                rules)
-                        : config.site().agreement() == AgreementMode.ABORT_FREE
-                                ? new SiteScheduler(
-                                        scheduler,
-                                        OwnedAgreement.abortFree(
-                                                config.site().name(),
-                                                config.site().sites()),
-                                        rules)
-                                : new SiteScheduler(
-                                        scheduler,
-                                        new SiteAgreement(
-                                                config.site().name(),
-                                                config.site().agreement()),
-                                        rules);
+        this.site = config.site() == null ? null : new SiteScheduler(scheduler, Agreements.of(config.site()), rules);
         if (site != null) {
             site.logPositionFrom(() -> siteLogPosition);
             site.epochFrom(() -> epoch);
@@ -577,23 +565,22 @@ public final class SchedulerServer implements AutoCloseable {
 
     /** A site scheduler's counters with site-owned classes, read on the loop; empty otherwise. */
     public Optional<OwnedAgreement.Counters> ownedCounters() throws InterruptedException, TimeoutException {
-        if (site == null || site.owned().isEmpty()) {
+        if (site == null || !(site.agreement() instanceof PlacedByOwners owners)) {
             return Optional.empty();
         }
-        return Optional.of(readOnLoop(
-                "the owned classes' counters", () -> site.owned().orElseThrow().counters()));
+        return Optional.of(
+                readOnLoop("the owned classes' counters", () -> (OwnedAgreement.Counters) owners.counters()));
     }
 
     /**
      * A site scheduler's agreement counters (calls placed and agreed, collisions, restacks, copies and early entries
      * of the schedule log), read on the loop; empty for a single-site scheduler and with site-owned classes.
      */
-    public Optional<SiteAgreement.Counters> agreementCounters() throws InterruptedException, TimeoutException {
-        if (site == null || site.agreement().isEmpty()) {
+    public Optional<LogOrderAgreement.Counters> agreementCounters() throws InterruptedException, TimeoutException {
+        if (site == null || !(site.agreement() instanceof LogOrderAgreement agreement)) {
             return Optional.empty();
         }
-        return Optional.of(readOnLoop(
-                "the agreement's counters", () -> site.agreement().orElseThrow().counters()));
+        return Optional.of(readOnLoop("the agreement's counters", agreement::counters));
     }
 
     /** Reads {@code what} on the event loop, which owns the site's scheduling (tests, logs). */
@@ -785,7 +772,7 @@ public final class SchedulerServer implements AutoCloseable {
             throw new IllegalStateException("placed on " + node + ", which has no address in the control group (known: "
                     + nodes.keySet() + ")");
         }
-        PendingCall placed = new PendingCall(client, callId, node, call, after);
+        PendingCall placed = new PendingCall(client, callId, node, call, after, placement);
         if (home != null && home.dispatchNow() && !home.provisional() && !placement.readOnly()) {
             // Site-owned classes: a local call is placed for good now; settled after these if its node is lost.
             placed = placed.withAgreed(placement.backDependencies());
@@ -796,11 +783,10 @@ public final class SchedulerServer implements AutoCloseable {
         if (home == null || home.dispatchNow()) {
             send(target, execute(placement, client, callId, call, home != null && home.provisional(), false, Map.of()));
         }
-        if (home != null && home.entry() != null) {
+        if (home != null && !home.toLog().isEmpty()) {
             visibleAt.put(placement.txn(), new HashSet<>());
-            appendToScheduleLog(home.entry());
-            if (home.ownPlacement() != null) {
-                appendToScheduleLog(home.ownPlacement()); // abort-free: this site placed it as it came
+            for (Message entry : home.toLog()) {
+                appendToScheduleLog(entry); // its entry; abort-free, then this site's placement of it as it came
             }
         } else if (home != null && site.knows(placement.txn())) {
             visibleAt.put(placement.txn(), new HashSet<>()); // site-owned classes: a local call, forgotten once visible
@@ -852,7 +838,9 @@ public final class SchedulerServer implements AutoCloseable {
                                 raft,
                                 config.site().links()),
                         entry -> enqueue(new Logged(entry)),
-                        site.owned().isPresent() ? placement -> enqueue(new PlacementLogged(placement)) : null,
+                        site.agreement() instanceof PlacedByOwners
+                                ? placement -> enqueue(new PlacementLogged(placement))
+                                : null,
                         RaftLog.Patience.DEFAULT);
                 scheduleLog = log;
                 if (!running) {
@@ -925,8 +913,13 @@ public final class SchedulerServer implements AutoCloseable {
      * log's patience) stops this scheduler: a site cut off from the others cannot have its calls placed, and its
      * provisional calls cannot commit (docs/multisite.md).
      */
-    private void appendToScheduleLog(ScheduleCall entry) {
-        appendToScheduleLog(entry, () -> scheduleLog.append(entry));
+    private void appendToScheduleLog(Message entry) {
+        if (entry instanceof SchedulePlacement placement) {
+            appendToScheduleLog(placement);
+        } else {
+            ScheduleCall call = (ScheduleCall) entry;
+            appendToScheduleLog(call, () -> scheduleLog.append(call));
+        }
     }
 
     /** Sends this site's placement of another site's spanning call to the schedule log, as a home call is sent. */
@@ -957,38 +950,36 @@ public final class SchedulerServer implements AutoCloseable {
      * What the schedule log's latest entry decided. With site-owned classes also: a placement of another site's call to
      * append, and the dispatch of a spanning call of this site behind its barrier.
      */
-    private void onLogged(List<SiteScheduler.Decision> decisions) {
-        for (SiteScheduler.Decision decision : decisions) {
+    private void onLogged(List<Decision> decisions) {
+        for (Decision decision : decisions) {
             eventTxn = decision.txn();
-            if (decision instanceof SiteScheduler.Decision.Place place) {
+            if (decision instanceof Decision.Place place) {
+                SchedulePlacement placement = SiteScheduler.toWire(place.placement());
                 if (placementsCaughtUp) {
-                    appendToScheduleLog(place.placement());
+                    appendToScheduleLog(placement);
                 } else {
-                    placementsHeld.add(place.placement());
+                    placementsHeld.add(placement);
                     sendFirstPlacement();
                 }
                 continue;
             }
-            if (decision instanceof SiteScheduler.Decision.Remote
-                    || decision instanceof SiteScheduler.Decision.Orphaned) {
+            if (decision instanceof Decision.Remote || decision instanceof Decision.Orphaned) {
                 // Placed by another site or an earlier scheduler of this one: followed until visible at every node.
                 Set<String> early = reportedEarly.remove(decision.txn());
                 visibleAt.put(decision.txn(), early == null ? new HashSet<>() : early);
                 if (!caughtUp) {
                     visibilityToAsk.add(decision.txn());
                 }
-                if (decision instanceof SiteScheduler.Decision.Orphaned orphan) {
+                if (decision instanceof Decision.Orphaned orphan) {
                     orphans.putIfAbsent(orphan.txn(), new Orphan(System.nanoTime(), orphan.dependencies()));
                 }
                 forgetIfVisibleHere(decision.txn());
                 continue;
             }
             caughtUp = true; // one of this scheduler's own calls: every later entry was committed while it served
-            long[] agreedDependencies = decision instanceof SiteScheduler.Decision.Agreement agreement
+            long[] agreedDependencies = decision instanceof Decision.Agreed agreement
                     ? agreement.dependencies()
-                    : decision instanceof SiteScheduler.Decision.Dispatch dispatch
-                            ? dispatch.placement().backDependencies()
-                            : null;
+                    : decision instanceof Decision.Dispatch dispatch ? dispatch.dependencies() : null;
             if (agreedDependencies != null) {
                 pending.computeIfPresent(decision.txn(), (txn, call) -> call.withAgreed(agreedDependencies));
                 unsettled.computeIfPresent(decision.txn(), (txn, call) -> call.withAgreed(agreedDependencies));
@@ -998,13 +989,13 @@ public final class SchedulerServer implements AutoCloseable {
             }
             PendingCall call = pending.get(decision.txn());
             Address target = call == null ? null : nodes.get(call.node());
-            if (target != null && decision instanceof SiteScheduler.Decision.Agreement agreed) {
+            if (target != null && decision instanceof Decision.Agreed agreed) {
                 send(target, new Agreement(agreed.txn(), agreed.collided(), agreed.dependencies()));
-            } else if (target != null && decision instanceof SiteScheduler.Decision.Dispatch dispatch) {
+            } else if (target != null && decision instanceof Decision.Dispatch dispatch) {
                 send(
                         target,
                         execute(
-                                dispatch.placement(),
+                                call.dispatched(dispatch.dependencies()),
                                 call.client(),
                                 call.callId(),
                                 call.call(),
@@ -1029,8 +1020,7 @@ public final class SchedulerServer implements AutoCloseable {
             placementsCaughtUp = true; // everything before it is read: the log's placements of this site are known
             appendPlacementsHeld();
         }
-        if (placement.owner().equals(config.site().name()) && !abortFree()) {
-            OwnedAgreement owned = site.owned().orElseThrow();
+        if (placement.owner().equals(config.site().name()) && site.agreement() instanceof OwnedAgreement owned) {
             for (long named : placement.dependencies()) {
                 if (!handedOutHere(named)
                         && !owned.isSpanning(named)
@@ -1062,10 +1052,10 @@ public final class SchedulerServer implements AutoCloseable {
 
     /** The placements held, but those the log holds one of this site's of already (an earlier scheduler's). */
     private void appendPlacementsHeld() {
-        OwnedAgreement owned = site.owned().orElseThrow();
+        PlacedByOwners owners = (PlacedByOwners) site.agreement();
         int appended = 0;
         for (SchedulePlacement placement : placementsHeld) {
-            if (!owned.placedHere(placement.txn())) {
+            if (!owners.placedHere(placement.txn())) {
                 appendToScheduleLog(placement);
                 appended++;
             }
@@ -1197,7 +1187,7 @@ public final class SchedulerServer implements AutoCloseable {
     private void noteVisible(String node, long txn) {
         Set<String> by = visibleAt.get(txn);
         if (by == null) {
-            if (handedOutHere(txn) || (site.owned().isPresent() && !abortFree())) {
+            if (handedOutHere(txn) || site.agreement() instanceof OwnedAgreement) {
                 // This site's read-only call, or one already forgotten; with site-owned classes also another site's
                 // call this site does not order (a call it orders cannot be visible before this site placed it).
                 return;
@@ -1238,18 +1228,13 @@ public final class SchedulerServer implements AutoCloseable {
      * waited that long for its placements, and what it waits for (an operator's first question when a site stops).
      */
     private void reportStalledPlacements() {
-        if (site.owned().isEmpty() || System.nanoTime() - stallReported < STALL_REPORT.toNanos()) {
+        if (System.nanoTime() - stallReported < STALL_REPORT.toNanos()) {
             return;
         }
-        site.owned().orElseThrow().stalled(STALL_REPORT).ifPresent(stall -> {
+        site.agreement().stalled(STALL_REPORT).ifPresent(stall -> {
             stallReported = System.nanoTime();
             LOG.warn("{}", stall);
         });
-    }
-
-    /** Whether this site runs the abort-free agreement: every site places every call (site-owned classes' machinery). */
-    private boolean abortFree() {
-        return site != null && site.owned().map(OwnedAgreement::isAbortFree).orElse(false);
     }
 
     private void forgetIfVisibleHere(long txn) {
@@ -1260,7 +1245,7 @@ public final class SchedulerServer implements AutoCloseable {
         if (site.knows(txn)) {
             visibleAt.remove(txn);
             site.forget(txn);
-        } else if (site.owned().isPresent()) {
+        } else if (site.agreement() instanceof PlacedByOwners) {
             visibleAt.remove(txn); // an earlier scheduler's call that one of its placements named, settled
         }
     }
