@@ -36,10 +36,10 @@ import org.gargamel.provisioning.PostgresCluster;
 import org.gargamel.scheduler.SchedulerConfig;
 import org.gargamel.scheduler.SchedulerServer;
 import org.gargamel.scheduler.core.Scheduler;
-import org.gargamel.scheduler.sites.AgreementMode;
+import org.gargamel.scheduler.sites.Decision;
+import org.gargamel.scheduler.sites.LogOrderAgreement;
 import org.gargamel.scheduler.sites.OwnedAgreement;
 import org.gargamel.scheduler.sites.ScheduleLog;
-import org.gargamel.scheduler.sites.SiteAgreement;
 import org.gargamel.scheduler.sites.SiteScheduler;
 import org.gargamel.scheduler.sites.SiteSettings;
 import org.gargamel.tpcc.TpccRules;
@@ -352,22 +352,20 @@ class ReplicationTest {
                 // space: with one for all, this test created an order twice).
                 core.startTransactionIdsAt((sites.indexOf(site) + 1L) << 32 | 1);
                 core.addNode(nodeOf.get(site), 3);
-                SiteScheduler siteScheduler =
-                        new SiteScheduler(core, new SiteAgreement(site, AgreementMode.OPTIMISTIC), RULES);
+                SiteScheduler siteScheduler = new SiteScheduler(core, LogOrderAgreement.optimistic(site), RULES);
                 siteSchedulers.put(site, siteScheduler);
                 logs.add(new ScheduleLog(
                         site,
                         Channels.scheduleLog(
                                 GroupConfig.inMemory(), site, new RaftSettings(site, sites, null, false), links),
                         entry -> {
-                            List<SiteScheduler.Decision> decisions;
+                            List<Decision> decisions;
                             synchronized (siteScheduler) {
                                 decisions = siteScheduler.read(entry);
                             }
 
-                            for (SiteScheduler.Decision decision : decisions) {
-                                SiteScheduler.Decision.Agreement agreement =
-                                        (SiteScheduler.Decision.Agreement) decision;
+                            for (Decision decision : decisions) {
+                                Decision.Agreed agreement = (Decision.Agreed) decision;
                                 try {
                                     scheduler.agree(
                                             nodeOf.get(site),
@@ -414,8 +412,7 @@ class ReplicationTest {
             long collided = 0;
             for (SiteScheduler siteScheduler : siteSchedulers.values()) {
                 synchronized (siteScheduler) {
-                    collided +=
-                            siteScheduler.agreement().orElseThrow().counters().collided();
+                    collided += ((LogOrderAgreement.Counters) siteScheduler.counters()).collided();
                 }
             }
             assertTrue(collided > 0, "two sites ordering one district at once must collide");

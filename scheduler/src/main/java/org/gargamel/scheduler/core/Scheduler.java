@@ -3,11 +3,8 @@ package org.gargamel.scheduler.core;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.TreeMap;
 import org.gargamel.classifier.ClassifierRules;
 import org.gargamel.classifier.ProcedureRule;
 import org.gargamel.classifier.RulesException;
@@ -37,39 +34,9 @@ public final class Scheduler {
 
     private static final long[] NO_DEPENDENCIES = new long[0];
 
-    private static final class NodeState {
-        final long bit;
-        final long joinSequence;
-        final WorkerState[] workers;
-        boolean live = true;
-        /** Calls may be placed here (a joining node counts for garbage collection before it serves). */
-        boolean serving;
-
-        NodeState(String name, int slot, long joinSequence, int workerCount) {
-            this.bit = 1L << slot;
-            this.joinSequence = joinSequence;
-            this.workers = new WorkerState[workerCount];
-            for (int i = 0; i < workerCount; i++) {
-                workers[i] = new WorkerState(new WorkerRef(name, i), this);
-            }
-        }
-    }
-
-    private static final class WorkerState {
-        final WorkerRef ref;
-        final NodeState node;
-        /** Placed here and not yet reported by this worker's node. */
-        int load;
-
-        WorkerState(WorkerRef ref, NodeState node) {
-            this.ref = ref;
-            this.node = node;
-        }
-    }
-
     private static final class Txn {
         final Placement placement;
-        final WorkerState worker;
+        final WorkerPool.Worker worker;
         /** Nodes (bits) that must still report this transaction. */
         long pending;
         /** Reported by its executing node (its worker's load was released). */
@@ -81,7 +48,7 @@ public final class Scheduler {
         /** Fully reported transactions waiting for this one to leave the graph first (rare). */
         List<Txn> waiters;
 
-        Txn(Placement placement, WorkerState worker) {
+        Txn(Placement placement, WorkerPool.Worker worker) {
             this.placement = placement;
             this.worker = worker;
         }
@@ -99,16 +66,7 @@ public final class Scheduler {
 
     private final ConflictIndex index;
 
-    private final TreeMap<String, NodeState> nodes = new TreeMap<>();
-    private final Map<String, NodeState> nodesByName = new HashMap<>();
-    private final Map<WorkerRef, WorkerState> workersByRef = new HashMap<>();
-    /** Live workers ordered by node name, then index: the tie-break order of the least-loaded choice. */
-    private WorkerState[] liveWorkers = new WorkerState[0];
-
-    private WorkerState centralWorker;
-    private long liveMask;
-    private long joinSequence;
-    private int roundRobin;
+    private final WorkerPool pool = new WorkerPool();
 
     private final TxnTable<Txn> txns = new TxnTable<>();
     /** The conflict keys (writes and declared reads) of the call being placed (reused: no allocation per key). */
@@ -192,38 +150,7 @@ public final class Scheduler {
      * gets no call until it is announced again with {@code serving} true (once it has caught up).
      */
     public void addNode(String node, int workers, boolean serving) {
-        if (node == null || node.isBlank()) {
-            throw new IllegalArgumentException("a node needs a non-empty name");
-        }
-        if (workers < 1) {
-            throw new IllegalArgumentException(
-                    "node " + node + " announced " + workers + " workers; at least 1 needed");
-        }
-        NodeState existing = nodes.get(node);
-        if (existing != null) {
-            if (existing.workers.length != workers) {
-                throw new IllegalArgumentException(
-                        "node " + node + " already announced " + existing.workers.length + " workers, now " + workers);
-            }
-            if (serving && !existing.serving) {
-                existing.serving = true;
-                rebuildWorkers();
-            }
-            return;
-        }
-        if (nodes.size() >= MAX_NODES) {
-            throw new IllegalStateException("cannot add node " + node + ": at most " + MAX_NODES + " nodes");
-        }
-        int slot = Long.numberOfTrailingZeros(~liveMask);
-        NodeState state = new NodeState(node, slot, joinSequence++, workers);
-        state.serving = serving;
-        nodes.put(node, state);
-        nodesByName.put(node, state);
-        liveMask |= state.bit;
-        for (WorkerState worker : state.workers) {
-            workersByRef.put(worker.ref, worker);
-        }
-        rebuildWorkers();
+        pool.add(node, workers, serving);
     }
 
     /**
@@ -235,17 +162,10 @@ public final class Scheduler {
      * write-sets may still arrive); read-only ones are forgotten at once.
      */
     public List<Placement> removeNode(String node) {
-        NodeState state = nodes.remove(node);
+        WorkerPool.Node state = pool.remove(node);
         if (state == null) {
             return List.of();
         }
-        nodesByName.remove(node);
-        state.live = false;
-        liveMask &= ~state.bit;
-        for (WorkerState worker : state.workers) {
-            workersByRef.remove(worker.ref);
-        }
-        rebuildWorkers();
 
         List<Txn> all = new ArrayList<>(txns.values());
         all.sort((a, b) -> Long.compare(a.id(), b.id()));
@@ -320,7 +240,7 @@ public final class Scheduler {
                 throw new RejectedCallException(e.getMessage(), e);
             }
         }
-        if (liveWorkers.length == 0) {
+        if (!pool.hasWorkers()) {
             throw new RejectedCallException(
                     "no node has joined the cluster (or every node has left): no worker to run " + call.procedure());
         }
@@ -333,18 +253,18 @@ public final class Scheduler {
         Txn session = sessionWrite(after);
         // Nodes that have not yet reported the session's last write: a call placed there would wait for its apply.
         long sessionPending = session == null ? 0 : session.pending;
-        WorkerState worker;
+        WorkerPool.Worker worker;
         long[] dependencies = NO_DEPENDENCIES;
         Txn txn;
         if (readOnly) {
-            worker = leastLoadedAvoiding(sessionPending);
+            worker = pool.leastLoadedAvoiding(sessionPending);
             txn = new Txn(new Placement(id, worker.ref, withSession(NO_DEPENDENCIES, session), true), worker);
             txn.pending = worker.node.bit;
         } else {
             switch (mode) {
                 case GARGAMEL -> {
                     if (!indexed) {
-                        worker = leastLoadedAvoiding(sessionPending);
+                        worker = pool.leastLoadedAvoiding(sessionPending);
                         break;
                     }
                     dependencies = liveDependencies(index.add(id, conflictKeys));
@@ -359,11 +279,10 @@ public final class Scheduler {
                         }
                         before.hasSuccessor = true;
                     }
-                    worker = open != null ? open.worker : leastLoadedAvoiding(sessionPending);
+                    worker = open != null ? open.worker : pool.leastLoadedAvoiding(sessionPending);
                 }
                 case ROUND_ROBIN -> {
-                    worker = liveWorkers[roundRobin % liveWorkers.length];
-                    roundRobin = (roundRobin + 1) % liveWorkers.length;
+                    worker = pool.nextRoundRobin();
                 }
                 case CENTRALIZED -> {
                     Txn previous = txns.get(lastUpdate);
@@ -372,12 +291,12 @@ public final class Scheduler {
                         previous.hasSuccessor = true;
                     }
                     lastUpdate = id;
-                    worker = centralWorker;
+                    worker = pool.central();
                 }
                 default -> throw new IllegalStateException("unknown mode " + mode);
             }
             txn = new Txn(new Placement(id, worker.ref, withSession(dependencies, session), false), worker);
-            txn.pending = liveMask;
+            txn.pending = pool.liveMask();
             txn.inGraph = true;
             graphSize++;
         }
@@ -392,7 +311,7 @@ public final class Scheduler {
      * Unknown nodes and ids are ignored; repeated reports are harmless.
      */
     public void reportVisible(String node, long txn) {
-        NodeState state = nodesByName.get(node);
+        WorkerPool.Node state = pool.named(node);
         if (state == null) {
             return;
         }
@@ -415,13 +334,7 @@ public final class Scheduler {
 
     /** Nodes that serve (a joining node that has not caught up yet does not count). */
     public int nodeCount() {
-        int serving = 0;
-        for (NodeState node : nodes.values()) {
-            if (node.serving) {
-                serving++;
-            }
-        }
-        return serving;
+        return pool.servingCount();
     }
 
     /** Placed transactions not yet visible at every live node (read-only: not yet reported by their node). */
@@ -454,28 +367,12 @@ public final class Scheduler {
                     .append(txn.worker.node.live ? "" : " (departed)")
                     .append(txn.executed ? ", reported by it" : ", not reported by it")
                     .append(", waiting for ")
-                    .append(namesOf(txn.pending));
+                    .append(pool.namesOf(txn.pending));
         }
         if (waiting.size() > limit) {
             text.append("; ...");
         }
         return text.toString();
-    }
-
-    /** The live nodes whose bits are set in {@code mask}, and the bits no live node holds. */
-    private List<String> namesOf(long mask) {
-        List<String> names = new ArrayList<>();
-        long left = mask;
-        for (NodeState node : nodes.values()) {
-            if ((mask & node.bit) != 0) {
-                names.add(node.workers[0].ref.node());
-                left &= ~node.bit;
-            }
-        }
-        if (left != 0) {
-            names.add("no live node (bits " + Long.toBinaryString(left) + ")");
-        }
-        return names;
     }
 
     /** Update transactions currently in the graph (in GARGAMEL mode, the conflict index's size too). */
@@ -485,17 +382,12 @@ public final class Scheduler {
 
     /** Placed on {@code w} and not yet reported by its node; 0 for unknown or departed workers. */
     public int load(WorkerRef w) {
-        WorkerState worker = workersByRef.get(w);
-        return worker == null ? 0 : worker.load;
+        return pool.load(w);
     }
 
     /** Live workers in tie-break order (node name, then index). */
     public List<WorkerRef> workers() {
-        List<WorkerRef> result = new ArrayList<>(liveWorkers.length);
-        for (WorkerState worker : liveWorkers) {
-            result.add(worker.ref);
-        }
-        return result;
+        return pool.refs();
     }
 
     /** Transactions with any state left (graph, in-flight read-only): for leak tests. */
@@ -515,32 +407,6 @@ public final class Scheduler {
         }
         Txn previous = txns.get(after);
         return previous == null || !previous.inGraph ? null : previous;
-    }
-
-    /**
-     * The least-loaded worker on a node outside {@code avoid} (nodes where the session's last write is not visible yet,
-     * as far as their reports tell), so that a new chain or a read does not wait for an apply; the least-loaded worker
-     * of all if every serving node is to be avoided.
-     */
-    private WorkerState leastLoadedAvoiding(long avoid) {
-        if (avoid == 0) {
-            return leastLoaded();
-        }
-        WorkerState best = null;
-        int bestNodeLoad = 0;
-        for (WorkerState candidate : liveWorkers) {
-            if ((candidate.node.bit & avoid) != 0) {
-                continue;
-            }
-            int candidateNodeLoad = nodeLoad(candidate.node);
-            if (best == null
-                    || candidate.load < best.load
-                    || (candidate.load == best.load && candidateNodeLoad < bestNodeLoad)) {
-                best = candidate;
-                bestNodeLoad = candidateNodeLoad;
-            }
-        }
-        return best != null ? best : leastLoaded();
     }
 
     /** {@code dependencies} and the session's write (from {@link #sessionWrite}; null: none), if not there yet. */
@@ -622,51 +488,5 @@ public final class Scheduler {
                 txn.waiters = null;
             }
         }
-    }
-
-    /**
-     * The least-loaded worker; among equally loaded workers, the one whose node is least loaded, so that new chains
-     * spread over the replicas rather than filling the first node's workers (then node name, then index).
-     */
-    private WorkerState leastLoaded() {
-        WorkerState best = liveWorkers[0];
-        int bestNodeLoad = nodeLoad(best.node);
-        for (int i = 1; i < liveWorkers.length; i++) {
-            WorkerState candidate = liveWorkers[i];
-            if (candidate.load > best.load) {
-                continue;
-            }
-            int candidateNodeLoad = candidate.node == best.node ? bestNodeLoad : nodeLoad(candidate.node);
-            if (candidate.load < best.load || candidateNodeLoad < bestNodeLoad) {
-                best = candidate;
-                bestNodeLoad = candidateNodeLoad;
-            }
-        }
-        return best;
-    }
-
-    private static int nodeLoad(NodeState node) {
-        int load = 0;
-        for (WorkerState worker : node.workers) {
-            load += worker.load;
-        }
-        return load;
-    }
-
-    private void rebuildWorkers() {
-        List<WorkerState> live = new ArrayList<>();
-        NodeState first = null;
-        for (NodeState node : nodes.values()) {
-            if (!node.serving) {
-                continue;
-            }
-            live.addAll(Arrays.asList(node.workers));
-            if (first == null || node.joinSequence < first.joinSequence) {
-                first = node;
-            }
-        }
-        liveWorkers = live.toArray(new WorkerState[0]);
-        centralWorker = first == null ? null : first.workers[0];
-        roundRobin = liveWorkers.length == 0 ? 0 : roundRobin % liveWorkers.length;
     }
 }

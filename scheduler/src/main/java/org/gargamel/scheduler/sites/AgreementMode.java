@@ -16,7 +16,7 @@ public enum AgreementMode {
      */
     OWNED,
     /**
-     * Abort-free (Janus-style, {@link OwnedAgreement#abortFree}): every site places every update call in the order
+     * Abort-free (Janus-style, {@link AbortFreeAgreement}): every site places every update call in the order
      * calls reach it, and the log carries their placements; a call runs once every site's is in, its dependency cycles
      * ordered deterministically. A collision costs a wait, never a kill.
      */

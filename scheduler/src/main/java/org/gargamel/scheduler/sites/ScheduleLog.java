@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * sites, so losing any minority of them loses no agreed order; a site cut off from the majority cannot append.
  *
  * <p>An append may be committed twice (its leader died before it answered) and a site's later append may overtake an
- * earlier one that was sent again: {@link SiteAgreement#read} drops the copies and holds early entries back.
+ * earlier one that was sent again: {@link Agreement#read(ScheduleEntry)} drops the copies and holds early entries back.
  *
  * <p>The entries are handed over on jgroups-raft's thread, also when a restarted member replays its own log: the
  * reader must not block (a scheduler posts them to its event loop).

@@ -15,13 +15,15 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import org.gargamel.classifier.WriteKey;
+import org.gargamel.scheduler.sites.LogOrderTerms.Placed;
+import org.gargamel.scheduler.sites.LogOrderTerms.Verdict;
 import org.gargamel.scheduler.sites.ProvisionalCall.Step;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * Property test of multi-site scheduling: random two- and three-site workloads with random message delays, run as a
- * discrete-event simulation of the whole protocol. Each site has a {@link SiteAgreement} and one replica (a node with
+ * discrete-event simulation of the whole protocol. Each site has a {@link LogOrderAgreement} and one replica (a node with
  * as many workers as it needs) that runs its site's calls under {@link ProvisionalCall}. The schedule log hands its
  * entries to each site in order, late by a random delay per site; appends reach it late by a random delay too, so a
  * site's entries may overtake each other, and some are sent twice. Write-sets reach the other replicas in any order.
@@ -89,7 +91,7 @@ class MultiSiteSimulationTest {
         private final Random random;
         private final SimulatedTime time = new SimulatedTime();
 
-        private final List<SiteAgreement> agreements = new ArrayList<>();
+        private final List<LogOrderAgreement> agreements = new ArrayList<>();
         private final List<Replica> replicas = new ArrayList<>();
         private final List<List<Long>> readOrder = new ArrayList<>();
         private final Map<Long, int[]> rowsOf = new HashMap<>();
@@ -104,7 +106,7 @@ class MultiSiteSimulationTest {
             this.seed = seed;
             this.random = new Random(seed);
             for (int s = 0; s < workload.sites(); s++) {
-                agreements.add(new SiteAgreement("s" + s, workload.mode()));
+                agreements.add(new LogOrderAgreement("s" + s, workload.mode()));
                 replicas.add(new Replica(s));
                 readOrder.add(new ArrayList<>());
             }
@@ -116,7 +118,7 @@ class MultiSiteSimulationTest {
             check();
             long collided = 0;
             long restacks = 0;
-            for (SiteAgreement agreement : agreements) {
+            for (LogOrderAgreement agreement : agreements) {
                 collided += agreement.counters().collided();
                 restacks += agreement.counters().restacks();
             }
@@ -126,7 +128,7 @@ class MultiSiteSimulationTest {
         private void submit(int site, long txn) {
             int[] rows = pickRows(site);
             rowsOf.put(txn, rows);
-            SiteAgreement.Placed placed = agreements.get(site).placeHome(txn, keys(rows));
+            Placed placed = Placed.of(agreements.get(site).placeHome(txn, keys(rows)));
             if (placed.dispatchNow()) {
                 replicas.get(site).dispatch(txn, placed.dependencies(), false);
             }
@@ -157,10 +159,10 @@ class MultiSiteSimulationTest {
         }
 
         private void read(int site, ScheduleEntry entry) {
-            for (Agreed agreed : agreements.get(site).read(entry)) {
+            for (Decision agreed : agreements.get(site).read(entry)) {
                 readOrder.get(site).add(agreed.txn());
                 Replica replica = replicas.get(site);
-                switch (agreed.verdict()) {
+                switch (Verdict.of(agreed)) {
                     case REMOTE -> {}
                     case CONFIRMED -> after(1, () -> replica.confirm(agreed.txn(), agreed.dependencies()));
                     case COLLIDED -> after(1, () -> replica.replace(agreed.txn(), agreed.dependencies()));
@@ -180,7 +182,7 @@ class MultiSiteSimulationTest {
                 }
             }
             visibleEverywhere.add(txn);
-            for (SiteAgreement agreement : agreements) {
+            for (LogOrderAgreement agreement : agreements) {
                 agreement.forget(txn); // ignored where the entry is not read yet; forgotten when it is
             }
         }
@@ -222,7 +224,7 @@ class MultiSiteSimulationTest {
                     }
                 }
             }
-            for (SiteAgreement agreement : agreements) {
+            for (LogOrderAgreement agreement : agreements) {
                 assertEquals(0, agreement.pending(), () -> agreement.site() + " has calls pending, " + where);
                 assertEquals(0, agreement.agreedSize(), () -> agreement.site() + " forgot not all calls, " + where);
             }
@@ -375,7 +377,7 @@ class MultiSiteSimulationTest {
     static List<WriteKey> keys(int[] rows) {
         List<WriteKey> keys = new ArrayList<>();
         for (int row : rows) {
-            keys.add(SiteAgreementTest.key(row));
+            keys.add(LogOrderAgreementTest.key(row));
         }
         return keys;
     }

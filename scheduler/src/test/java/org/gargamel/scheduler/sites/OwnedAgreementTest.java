@@ -9,8 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.List;
 import java.util.Set;
 import org.gargamel.classifier.WriteKey;
-import org.gargamel.scheduler.sites.OwnedAgreement.Decision;
-import org.gargamel.scheduler.sites.OwnedAgreement.Home;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -20,9 +18,9 @@ import org.junit.jupiter.api.Test;
  */
 @Tag("unit")
 class OwnedAgreementTest {
-    private static final List<WriteKey> EU_ROW = List.of(SiteAgreementTest.key(1));
-    private static final List<WriteKey> US_ROW = List.of(SiteAgreementTest.key(101));
-    private static final List<WriteKey> BOTH = List.of(SiteAgreementTest.key(101), SiteAgreementTest.key(1));
+    private static final List<WriteKey> EU_ROW = List.of(LogOrderAgreementTest.key(1));
+    private static final List<WriteKey> US_ROW = List.of(LogOrderAgreementTest.key(101));
+    private static final List<WriteKey> BOTH = List.of(LogOrderAgreementTest.key(101), LogOrderAgreementTest.key(1));
     /** A key whose owning part is unknown: it may name a row of either site. */
     private static final List<WriteKey> ANY_ROW = List.of(new WriteKey(1, new long[] {0}, 0, null, List.of()));
 
@@ -56,19 +54,19 @@ class OwnedAgreementTest {
      */
     @Test
     void abortFreeSitesThatPlacedTwoCallsInOppositeOrdersRunThemInIdOrder() {
-        OwnedAgreement euFree = OwnedAgreement.abortFree("eu", List.of("eu", "us"));
-        OwnedAgreement usFree = OwnedAgreement.abortFree("us", List.of("eu", "us"));
-        Home.Spanning t1 = assertInstanceOf(Home.Spanning.class, euFree.placeHome(1, EU_ROW));
-        Home.Spanning t2 = assertInstanceOf(Home.Spanning.class, usFree.placeHome(2, EU_ROW));
+        AbortFreeAgreement euFree = new AbortFreeAgreement("eu", List.of("eu", "us"));
+        AbortFreeAgreement usFree = new AbortFreeAgreement("us", List.of("eu", "us"));
+        Home.Announced t1 = assertInstanceOf(Home.Announced.class, euFree.placeHome(1, EU_ROW));
+        Home.Announced t2 = assertInstanceOf(Home.Announced.class, usFree.placeHome(2, EU_ROW));
         assertArrayEquals(new long[0], t1.own().dependencies());
         assertArrayEquals(new long[0], t2.own().dependencies(), "us had not heard of t1");
 
         List<Object> log = new java.util.ArrayList<>(List.of(t1.entry(), t1.own(), t2.entry(), t2.own()));
         List<Decision> euDecisions = readAll(euFree, log);
         List<Decision> usDecisions = readAll(usFree, log);
-        OwnedAgreement.Placement euPlacesT2 =
+        SitePlacement euPlacesT2 =
                 assertInstanceOf(Decision.Place.class, only(euDecisions)).placement();
-        OwnedAgreement.Placement usPlacesT1 =
+        SitePlacement usPlacesT1 =
                 assertInstanceOf(Decision.Place.class, only(usDecisions)).placement();
         assertArrayEquals(new long[] {1}, euPlacesT2.dependencies(), "eu placed t2 after its own t1");
         assertArrayEquals(new long[] {2}, usPlacesT1.dependencies(), "us placed t1 after its own t2: a cycle");
@@ -87,10 +85,10 @@ class OwnedAgreementTest {
         assertEquals(0, euFree.pending() + usFree.pending());
 
         // eu has read its own entry back: its index holds every call the log held before, so no barrier.
-        Home.Spanning t3 = assertInstanceOf(Home.Spanning.class, euFree.placeHome(3, EU_ROW));
+        Home.Announced t3 = assertInstanceOf(Home.Announced.class, euFree.placeHome(3, EU_ROW));
         assertArrayEquals(new long[] {1, 2}, t3.own().dependencies(), "after every call eu holds on the row");
         readAll(euFree, List.of(t3.entry(), t3.own()));
-        OwnedAgreement.Placement usPlacesT3 = assertInstanceOf(
+        SitePlacement usPlacesT3 = assertInstanceOf(
                         Decision.Place.class, only(readAll(usFree, List.of(t3.entry(), t3.own()))))
                 .placement();
         Decision.Dispatch euRunsT3 = assertInstanceOf(Decision.Dispatch.class, only(euFree.read(usPlacesT3)));
@@ -98,7 +96,7 @@ class OwnedAgreementTest {
         assertTrue(!euRunsT3.barrier(), "no barrier once the scheduler has read its own entry back");
 
         usFree.read(usPlacesT3);
-        for (OwnedAgreement site : List.of(euFree, usFree)) {
+        for (AbortFreeAgreement site : List.of(euFree, usFree)) {
             site.forget(1);
             site.forget(2);
             site.forget(3);
@@ -115,23 +113,20 @@ class OwnedAgreementTest {
      */
     @Test
     void abortFreeSitesNameEveryConflictingCallTheyHoldEvenOnceOneBetweenLeft() {
-        OwnedAgreement euFree = OwnedAgreement.abortFree("eu", List.of("eu", "us"));
+        AbortFreeAgreement euFree = new AbortFreeAgreement("eu", List.of("eu", "us"));
         euFree.placeHome(1, EU_ROW);
         euFree.placeHome(2, EU_ROW);
-        Home.Spanning third = assertInstanceOf(Home.Spanning.class, euFree.placeHome(3, EU_ROW));
+        Home.Announced third = assertInstanceOf(Home.Announced.class, euFree.placeHome(3, EU_ROW));
         assertArrayEquals(new long[] {1, 2}, third.own().dependencies(), "both, not only the last writer 2");
         euFree.forget(2);
-        Home.Spanning fourth = assertInstanceOf(Home.Spanning.class, euFree.placeHome(4, EU_ROW));
+        Home.Announced fourth = assertInstanceOf(Home.Announced.class, euFree.placeHome(4, EU_ROW));
         assertArrayEquals(new long[] {1, 3}, fourth.own().dependencies(), "2 left; 3 passed on its name of 1");
     }
 
-    private static List<Decision> readAll(OwnedAgreement site, List<Object> log) {
+    private static List<Decision> readAll(Agreement site, List<Object> log) {
         List<Decision> decisions = new java.util.ArrayList<>();
         for (Object entry : log) {
-            decisions.addAll(
-                    entry instanceof ScheduleEntry call
-                            ? site.read(call)
-                            : site.read((OwnedAgreement.Placement) entry));
+            decisions.addAll(entry instanceof ScheduleEntry call ? site.read(call) : site.read((SitePlacement) entry));
         }
         return decisions;
     }

@@ -28,7 +28,8 @@ import org.gargamel.common.group.RaftSettings;
 import org.gargamel.common.group.SiteDelay;
 import org.gargamel.common.testing.Await;
 import org.gargamel.common.wire.ScheduleCall;
-import org.gargamel.scheduler.sites.Agreed.Verdict;
+import org.gargamel.scheduler.sites.LogOrderTerms.Placed;
+import org.gargamel.scheduler.sites.LogOrderTerms.Verdict;
 import org.gargamel.tpcc.TpccRules;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
@@ -310,16 +311,16 @@ class ScheduleLogTest {
      */
     @Test
     void twoSitesPlacingConflictingCallsAtOnceAgreeOnWhichCollided() throws Exception {
-        Map<String, SiteAgreement> agreements = new LinkedHashMap<>();
-        Map<String, List<Agreed>> verdicts = new LinkedHashMap<>();
+        Map<String, LogOrderAgreement> agreements = new LinkedHashMap<>();
+        Map<String, List<Decision>> verdicts = new LinkedHashMap<>();
         for (String site : SITES) {
-            agreements.put(site, new SiteAgreement(site, AgreementMode.OPTIMISTIC));
+            agreements.put(site, new LogOrderAgreement(site, AgreementMode.OPTIMISTIC));
             verdicts.put(site, new ArrayList<>());
         }
         start(Duration.ofMillis(20), RaftLog.Patience.DEFAULT, (site, call) -> {
-            SiteAgreement agreement = agreements.get(site);
+            LogOrderAgreement agreement = agreements.get(site);
             synchronized (agreement) {
-                List<Agreed> placed =
+                List<Decision> placed =
                         agreement.read(new ScheduleEntry(call.site(), call.sequence(), call.txn(), keys(call.call())));
                 synchronized (verdicts) {
                     verdicts.get(site).addAll(placed);
@@ -328,13 +329,13 @@ class ScheduleLogTest {
         });
         ProcedureCall euOrder = newOrder(1, 3, 11);
         ProcedureCall usOrder = newOrder(1, 3, 12);
-        SiteAgreement.Placed eu;
-        SiteAgreement.Placed us;
+        Placed eu;
+        Placed us;
         synchronized (agreements.get("eu")) {
-            eu = agreements.get("eu").placeHome(101, keys(euOrder));
+            eu = Placed.of(agreements.get("eu").placeHome(101, keys(euOrder)));
         }
         synchronized (agreements.get("us")) {
-            us = agreements.get("us").placeHome(201, keys(usOrder));
+            us = Placed.of(agreements.get("us").placeHome(201, keys(usOrder)));
         }
         assertEquals(0, eu.dependencies().length);
         assertEquals(0, us.dependencies().length);
@@ -348,20 +349,24 @@ class ScheduleLogTest {
                     WAIT,
                     () -> verdictsOf(verdicts, site).size() == 2);
         }
-        List<Long> order = verdictsOf(verdicts, "ap").stream().map(Agreed::txn).toList();
+        List<Long> order =
+                verdictsOf(verdicts, "ap").stream().map(Decision::txn).toList();
         for (String site : SITES) {
             assertEquals(
-                    order, verdictsOf(verdicts, site).stream().map(Agreed::txn).toList(), site);
+                    order,
+                    verdictsOf(verdicts, site).stream().map(Decision::txn).toList(),
+                    site);
         }
         long first = order.get(0);
         long second = order.get(1);
         String loserSite = second == 101 ? "eu" : "us";
         String winnerSite = first == 101 ? "eu" : "us";
-        Agreed lost = verdictsOf(verdicts, loserSite).get(1);
-        assertEquals(Verdict.COLLIDED, lost.verdict());
+        Decision lost = verdictsOf(verdicts, loserSite).get(1);
+        assertEquals(Verdict.COLLIDED, Verdict.of(lost));
         assertEquals(List.of(first), toList(lost.dependencies()), "it runs again after the winner");
-        assertEquals(Verdict.CONFIRMED, verdictsOf(verdicts, winnerSite).get(0).verdict());
-        assertTrue(verdictsOf(verdicts, "ap").stream().allMatch(a -> a.verdict() == Verdict.REMOTE));
+        assertEquals(
+                Verdict.CONFIRMED, Verdict.of(verdictsOf(verdicts, winnerSite).get(0)));
+        assertTrue(verdictsOf(verdicts, "ap").stream().allMatch(a -> Verdict.of(a) == Verdict.REMOTE));
         assertEquals(1, agreements.get(loserSite).counters().collided());
         assertEquals(0, agreements.get(winnerSite).counters().collided());
     }
@@ -445,7 +450,7 @@ class ScheduleLogTest {
         }
     }
 
-    private static List<Agreed> verdictsOf(Map<String, List<Agreed>> verdicts, String site) {
+    private static List<Decision> verdictsOf(Map<String, List<Decision>> verdicts, String site) {
         synchronized (verdicts) {
             return List.copyOf(verdicts.get(site));
         }

@@ -1,11 +1,13 @@
 package org.gargamel.scheduler.sites;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.PriorityQueue;
 import org.gargamel.classifier.WriteKey;
 import org.gargamel.classifier.index.ConflictIndex;
@@ -39,21 +41,11 @@ import org.gargamel.classifier.index.ConflictIndex;
  *
  * <p>Single-threaded: the site scheduler's event loop owns it.
  */
-public final class SiteAgreement {
-    /** What placing a home call gives: the entry for the log, and its provisional back-dependencies (or none yet). */
-    // ArrayRecordComponent: the array is handed to the node as is and never written.
-    public record Placed(
-            ScheduleEntry entry,
-            @SuppressWarnings("ArrayRecordComponent") long[] dependencies) {
-        /** Whether the call may be dispatched now ({@link AgreementMode#OPTIMISTIC}) or waits for the log. */
-        public boolean dispatchNow() {
-            return dependencies != null;
-        }
-    }
-
+public final class LogOrderAgreement implements Agreement {
     /** What this site counted so far. */
     public record Counters(
-            long placed, long agreed, long confirmed, long collided, long restacks, long duplicates, long heldBack) {}
+            long placed, long agreed, long confirmed, long collided, long restacks, long duplicates, long heldBack)
+            implements Agreement.Counters {}
 
     @SuppressWarnings("ArrayRecordComponent") // never compared: kept by transaction id
     private record Pending(ScheduleEntry entry, long stamp, long[] provisionalDependencies) {}
@@ -84,25 +76,37 @@ public final class SiteAgreement {
     private long collidedCount;
     private long restackCount;
 
-    public SiteAgreement(String site, AgreementMode mode) {
+    /** {@code mode}: {@link AgreementMode#OPTIMISTIC} or {@link AgreementMode#PESSIMISTIC}, no other. */
+    public LogOrderAgreement(String site, AgreementMode mode) {
         this.site = Objects.requireNonNull(site, "site");
         this.mode = Objects.requireNonNull(mode, "mode");
-        if (mode == AgreementMode.OWNED) {
-            throw new IllegalArgumentException("site-owned classes are an OwnedAgreement's, not a SiteAgreement's");
+        if (mode != AgreementMode.OPTIMISTIC && mode != AgreementMode.PESSIMISTIC) {
+            throw new IllegalArgumentException(
+                    "a log-order agreement is optimistic or pessimistic, not " + mode + " (see Agreements.of)");
         }
         this.agreed = new ConflictIndex();
         this.view = mode == AgreementMode.OPTIMISTIC ? new ConflictIndex() : null;
     }
 
+    public static LogOrderAgreement optimistic(String site) {
+        return new LogOrderAgreement(site, AgreementMode.OPTIMISTIC);
+    }
+
+    public static LogOrderAgreement pessimistic(String site) {
+        return new LogOrderAgreement(site, AgreementMode.PESSIMISTIC);
+    }
+
+    @Override
     public String site() {
         return site;
     }
 
     /**
      * Places home call {@code txn} writing {@code keys}: the entry to append to the schedule log and, when optimistic,
-     * the back-dependencies to dispatch it with now.
+     * the back-dependencies to dispatch it with now ({@link Home.Provisional}); pessimistic, {@link Home.Logged}.
      */
-    public Placed placeHome(long txn, List<WriteKey> keys) {
+    @Override
+    public Home placeHome(long txn, List<WriteKey> keys) {
         if (learned.containsKey(txn) || pending.containsKey(txn)) {
             throw new IllegalArgumentException("transaction " + txn + " is already placed at site " + site);
         }
@@ -110,7 +114,7 @@ public final class SiteAgreement {
         long[] dependencies = view == null ? null : view.add(txn, keys);
         pending.put(txn, new Pending(entry, ++clock, dependencies));
         placedCount++;
-        return new Placed(entry, dependencies);
+        return dependencies == null ? new Home.Logged(entry) : new Home.Provisional(entry, dependencies);
     }
 
     /**
@@ -118,12 +122,13 @@ public final class SiteAgreement {
      * copy already read or an entry that came ahead of a missing one from its site; one, or more when it releases
      * entries held back behind it.
      */
-    public List<Agreed> read(ScheduleEntry entry) {
+    @Override
+    public List<Decision> read(ScheduleEntry entry) {
         List<ScheduleEntry> due = streams.accept(entry);
         if (due.isEmpty()) {
             return List.of();
         }
-        List<Agreed> placed = new ArrayList<>(due.size());
+        List<Decision> placed = new ArrayList<>(due.size());
         for (ScheduleEntry next : due) {
             placed.add(place(next));
         }
@@ -135,6 +140,7 @@ public final class SiteAgreement {
      * Every replica of every site has made {@code txn} visible: forget it (at once, or once the home calls placed
      * before this site learned of it are back from the log). Unknown ids are ignored.
      */
+    @Override
     public void forget(long txn) {
         Long when = learned.get(txn);
         if (when == null) {
@@ -149,11 +155,13 @@ public final class SiteAgreement {
     }
 
     /** Whether {@code txn} was read from the log and is not forgotten yet. */
+    @Override
     public boolean knows(long txn) {
         return learned.containsKey(txn);
     }
 
     /** Home calls appended and not yet back from the log. */
+    @Override
     public int pending() {
         return pending.size();
     }
@@ -163,6 +171,7 @@ public final class SiteAgreement {
         return agreed.size();
     }
 
+    @Override
     public Counters counters() {
         return new Counters(
                 placedCount,
@@ -174,7 +183,20 @@ public final class SiteAgreement {
                 streams.heldBack());
     }
 
-    private Agreed place(ScheduleEntry entry) {
+    /** The schedule log holds only entries here: a placement is the other agreements'. */
+    @Override
+    public List<Decision> read(SitePlacement placement) {
+        throw new IllegalStateException("site " + site + " does not use site-owned classes, but the schedule log holds "
+                + placement.owner() + "'s placement of transaction " + placement.txn());
+    }
+
+    /** Nothing here waits for placements. */
+    @Override
+    public Optional<String> stalled(Duration patience) {
+        return Optional.empty();
+    }
+
+    private Decision place(ScheduleEntry entry) {
         agreedCount++;
         long[] dependencies = agreed.add(entry.txn(), entry.keys());
         if (!entry.site().equals(site)) {
@@ -182,7 +204,7 @@ public final class SiteAgreement {
             if (view != null) {
                 learnInView(entry);
             }
-            return new Agreed(entry, dependencies, Agreed.Verdict.REMOTE);
+            return new Decision.Remote(entry.txn(), dependencies);
         }
         Pending home = pending.remove(entry.txn());
         if (home == null) {
@@ -192,18 +214,18 @@ public final class SiteAgreement {
             if (view != null) {
                 learnInView(entry);
             }
-            return new Agreed(entry, dependencies, Agreed.Verdict.ORPHANED);
+            return new Decision.Orphaned(entry.txn(), dependencies);
         }
         learned.put(entry.txn(), home.stamp());
         if (mode == AgreementMode.PESSIMISTIC) {
-            return new Agreed(entry, dependencies, Agreed.Verdict.DISPATCH);
+            return new Decision.Dispatch(entry.txn(), dependencies, Map.of(), false);
         }
         if (containsAll(home.provisionalDependencies(), dependencies)) {
             confirmedCount++;
-            return new Agreed(entry, dependencies, Agreed.Verdict.CONFIRMED);
+            return new Decision.Agreed(entry.txn(), dependencies, false);
         }
         collidedCount++;
-        return new Agreed(entry, dependencies, Agreed.Verdict.COLLIDED);
+        return new Decision.Agreed(entry.txn(), dependencies, true);
     }
 
     /** Another site's call joins the view; pending home calls it now comes before are placed again on top of it. */

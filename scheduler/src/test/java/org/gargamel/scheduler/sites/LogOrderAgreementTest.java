@@ -9,7 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import java.util.List;
 import org.gargamel.classifier.WriteKey;
 import org.gargamel.common.wire.TransactionIds;
-import org.gargamel.scheduler.sites.Agreed.Verdict;
+import org.gargamel.scheduler.sites.LogOrderTerms.Placed;
+import org.gargamel.scheduler.sites.LogOrderTerms.Verdict;
 import org.gargamel.scheduler.sites.ProvisionalCall.Step;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -20,29 +21,29 @@ import org.junit.jupiter.api.Test;
  * All calls write row A unless said otherwise, so all conflict.
  */
 @Tag("unit")
-class SiteAgreementTest {
+class LogOrderAgreementTest {
     private static final List<WriteKey> A = List.of(key(1));
     private static final List<WriteKey> B = List.of(key(2));
 
-    private final SiteAgreement s1 = new SiteAgreement("s1", AgreementMode.OPTIMISTIC);
-    private final SiteAgreement s2 = new SiteAgreement("s2", AgreementMode.OPTIMISTIC);
+    private final LogOrderAgreement s1 = new LogOrderAgreement("s1", AgreementMode.OPTIMISTIC);
+    private final LogOrderAgreement s2 = new LogOrderAgreement("s2", AgreementMode.OPTIMISTIC);
 
     /** Fig 4.2: t2 (s1) and t3 (s2) are placed after t1 at once, each unaware of the other; the log puts t2 first. */
     @Test
     void theCallTheLogHoldsSecondCollidesAndRunsAgainAfterTheFirst() {
-        ScheduleEntry t1 = s1.placeHome(1, A).entry();
+        ScheduleEntry t1 = Placed.of(s1.placeHome(1, A)).entry();
         readEverywhere(t1);
 
-        SiteAgreement.Placed t2 = s1.placeHome(2, A);
-        SiteAgreement.Placed t3 = s2.placeHome(3, A);
+        Placed t2 = Placed.of(s1.placeHome(2, A));
+        Placed t3 = Placed.of(s2.placeHome(3, A));
         assertArrayEquals(new long[] {1}, t2.dependencies());
         assertArrayEquals(new long[] {1}, t3.dependencies());
 
-        assertEquals(Verdict.CONFIRMED, only(s1.read(t2.entry())).verdict());
-        assertEquals(Verdict.REMOTE, only(s2.read(t2.entry())).verdict());
-        assertEquals(Verdict.REMOTE, only(s1.read(t3.entry())).verdict());
-        Agreed loser = only(s2.read(t3.entry()));
-        assertEquals(Verdict.COLLIDED, loser.verdict());
+        assertEquals(Verdict.CONFIRMED, Verdict.of(only(s1.read(t2.entry()))));
+        assertEquals(Verdict.REMOTE, Verdict.of(only(s2.read(t2.entry()))));
+        assertEquals(Verdict.REMOTE, Verdict.of(only(s1.read(t3.entry()))));
+        Decision loser = only(s2.read(t3.entry()));
+        assertEquals(Verdict.COLLIDED, Verdict.of(loser));
         assertArrayEquals(new long[] {2}, loser.dependencies(), "t3 runs again after the winner, t2");
         assertEquals(1, s2.counters().collided());
         assertEquals(0, s1.counters().collided());
@@ -95,60 +96,60 @@ class SiteAgreementTest {
      */
     @Test
     void aCallPlacedWhileACollisionIsUndecidedBetsOnTheCallTheLogHoldsLast() {
-        ScheduleEntry t1 = s1.placeHome(1, A).entry();
+        ScheduleEntry t1 = Placed.of(s1.placeHome(1, A)).entry();
         readEverywhere(t1);
-        ScheduleEntry t2 = s1.placeHome(2, A).entry();
-        ScheduleEntry t3 = s2.placeHome(3, A).entry();
+        ScheduleEntry t2 = Placed.of(s1.placeHome(2, A)).entry();
+        ScheduleEntry t3 = Placed.of(s2.placeHome(3, A)).entry();
         s1.read(t2);
         s2.read(t2); // t2 comes before s2's pending t3: t3 is placed again on top of it in s2's view
         assertEquals(1, s2.counters().restacks());
 
-        SiteAgreement.Placed t4 = s2.placeHome(4, A);
+        Placed t4 = Placed.of(s2.placeHome(4, A));
         assertArrayEquals(new long[] {3}, t4.dependencies(), "t4 bets on t3");
 
-        assertEquals(Verdict.COLLIDED, only(s2.read(t3)).verdict());
-        Agreed t4Agreed = only(s2.read(t4.entry()));
-        assertEquals(Verdict.CONFIRMED, t4Agreed.verdict());
+        assertEquals(Verdict.COLLIDED, Verdict.of(only(s2.read(t3))));
+        Decision t4Agreed = only(s2.read(t4.entry()));
+        assertEquals(Verdict.CONFIRMED, Verdict.of(t4Agreed));
         assertArrayEquals(new long[] {3}, t4Agreed.dependencies());
     }
 
     /** Fig 4.4: s1 bets t4 on its own t2 while s2's t3 gets between them in the log: t4 collides too. */
     @Test
     void aBetLostToACallOfAnotherSiteCollides() {
-        ScheduleEntry t1 = s1.placeHome(1, A).entry();
+        ScheduleEntry t1 = Placed.of(s1.placeHome(1, A)).entry();
         readEverywhere(t1);
-        ScheduleEntry t2 = s1.placeHome(2, A).entry();
-        ScheduleEntry t3 = s2.placeHome(3, A).entry();
+        ScheduleEntry t2 = Placed.of(s1.placeHome(2, A)).entry();
+        ScheduleEntry t3 = Placed.of(s2.placeHome(3, A)).entry();
         s1.read(t2);
-        SiteAgreement.Placed t4 = s1.placeHome(4, A);
+        Placed t4 = Placed.of(s1.placeHome(4, A));
         assertArrayEquals(new long[] {2}, t4.dependencies());
 
-        assertEquals(Verdict.REMOTE, only(s1.read(t3)).verdict());
-        Agreed lost = only(s1.read(t4.entry()));
-        assertEquals(Verdict.COLLIDED, lost.verdict());
+        assertEquals(Verdict.REMOTE, Verdict.of(only(s1.read(t3))));
+        Decision lost = only(s1.read(t4.entry()));
+        assertEquals(Verdict.COLLIDED, Verdict.of(lost));
         assertArrayEquals(new long[] {3}, lost.dependencies());
     }
 
     @Test
     void callsOnOtherRowsNeverCollide() {
-        ScheduleEntry t1 = s1.placeHome(1, A).entry();
-        ScheduleEntry t2 = s2.placeHome(2, B).entry();
+        ScheduleEntry t1 = Placed.of(s1.placeHome(1, A)).entry();
+        ScheduleEntry t2 = Placed.of(s2.placeHome(2, B)).entry();
         readEverywhere(t2);
-        assertEquals(Verdict.CONFIRMED, only(s1.read(t1)).verdict());
-        assertEquals(Verdict.REMOTE, only(s2.read(t1)).verdict());
+        assertEquals(Verdict.CONFIRMED, Verdict.of(only(s1.read(t1))));
+        assertEquals(Verdict.REMOTE, Verdict.of(only(s2.read(t1))));
         assertEquals(0, s1.counters().restacks(), "t2 does not conflict with s1's pending t1");
     }
 
     @Test
     void pessimisticAgreementDispatchesOnlyWhatTheLogPlaced() {
-        SiteAgreement site = new SiteAgreement("s1", AgreementMode.PESSIMISTIC);
-        SiteAgreement.Placed t1 = site.placeHome(1, A);
+        LogOrderAgreement site = new LogOrderAgreement("s1", AgreementMode.PESSIMISTIC);
+        Placed t1 = Placed.of(site.placeHome(1, A));
         assertFalse(t1.dispatchNow());
         assertNull(t1.dependencies());
-        SiteAgreement.Placed t2 = site.placeHome(2, A);
-        assertEquals(Verdict.DISPATCH, only(site.read(t1.entry())).verdict());
-        Agreed second = only(site.read(t2.entry()));
-        assertEquals(Verdict.DISPATCH, second.verdict());
+        Placed t2 = Placed.of(site.placeHome(2, A));
+        assertEquals(Verdict.DISPATCH, Verdict.of(only(site.read(t1.entry()))));
+        Decision second = only(site.read(t2.entry()));
+        assertEquals(Verdict.DISPATCH, Verdict.of(second));
         assertArrayEquals(new long[] {1}, second.dependencies());
         assertEquals(0, site.counters().collided());
     }
@@ -156,11 +157,11 @@ class SiteAgreementTest {
     /** The log is a FIFO channel per site: a copy is read once, an entry ahead of a missing one waits for it. */
     @Test
     void eachSitesEntriesArePlacedOnceAndInTheOrderTheSitePlacedThem() {
-        ScheduleEntry t1 = s1.placeHome(1, A).entry();
-        ScheduleEntry t2 = s1.placeHome(2, A).entry();
+        ScheduleEntry t1 = Placed.of(s1.placeHome(1, A)).entry();
+        ScheduleEntry t2 = Placed.of(s1.placeHome(2, A)).entry();
         assertEquals(List.of(), s2.read(t2), "t2 overtook t1 (sent again after a leader died, say)");
-        List<Agreed> both = s2.read(t1);
-        assertEquals(List.of(1L, 2L), both.stream().map(Agreed::txn).toList());
+        List<Decision> both = s2.read(t1);
+        assertEquals(List.of(1L, 2L), both.stream().map(Decision::txn).toList());
         assertArrayEquals(new long[] {1}, both.get(1).dependencies());
         assertEquals(List.of(), s2.read(t1));
         assertEquals(List.of(), s2.read(t2));
@@ -174,18 +175,18 @@ class SiteAgreementTest {
      */
     @Test
     void aCallIsNotForgottenWhileAHomeCallPlacedBeforeItWasKnownIsPending() {
-        SiteAgreement.Placed home = s1.placeHome(10, A);
+        Placed home = Placed.of(s1.placeHome(10, A));
         assertArrayEquals(new long[] {}, home.dependencies());
-        ScheduleEntry remote = s2.placeHome(20, A).entry();
+        ScheduleEntry remote = Placed.of(s2.placeHome(20, A)).entry();
         s1.read(remote);
         s1.forget(20); // every replica applied it, after s1's call ran against the row without it
         assertEquals(2, s1.agreedSize() + s1.pending());
-        Agreed verdict = only(s1.read(home.entry()));
-        assertEquals(Verdict.COLLIDED, verdict.verdict());
+        Decision verdict = only(s1.read(home.entry()));
+        assertEquals(Verdict.COLLIDED, Verdict.of(verdict));
         assertArrayEquals(new long[] {20}, verdict.dependencies());
         assertEquals(1, s1.agreedSize(), "forgotten once no home call placed before it is pending");
 
-        SiteAgreement.Placed later = s1.placeHome(11, A);
+        Placed later = Placed.of(s1.placeHome(11, A));
         assertArrayEquals(
                 new long[] {10}, later.dependencies(), "s1's own call, restacked after the one it collided with");
         assertThrows(IllegalStateException.class, () -> s1.forget(11));
@@ -193,8 +194,8 @@ class SiteAgreementTest {
 
     @Test
     void aTransactionIdIsPlacedOnce() {
-        s1.placeHome(1, A);
-        assertThrows(IllegalArgumentException.class, () -> s1.placeHome(1, B));
+        Placed.of(s1.placeHome(1, A));
+        assertThrows(IllegalArgumentException.class, () -> Placed.of(s1.placeHome(1, B)));
         assertThrows(IllegalArgumentException.class, () -> new ScheduleEntry("s1", 0, 5, A));
     }
 
@@ -207,19 +208,19 @@ class SiteAgreementTest {
     void aSuccessorsEntriesAreANewStreamAndItsPredecessorsAreOrphans() {
         long epoch1 = TransactionIds.firstOf(5);
         long epoch2 = TransactionIds.firstOf(9);
-        ScheduleEntry first = s1.placeHome(epoch1, A).entry();
-        ScheduleEntry second = s1.placeHome(epoch1 + 1, A).entry(); // in flight when s1's scheduler dies
-        SiteAgreement successor = new SiteAgreement("s1", AgreementMode.OPTIMISTIC);
-        ScheduleEntry next = successor.placeHome(epoch2, A).entry();
+        ScheduleEntry first = Placed.of(s1.placeHome(epoch1, A)).entry();
+        ScheduleEntry second = Placed.of(s1.placeHome(epoch1 + 1, A)).entry(); // in flight when s1's scheduler dies
+        LogOrderAgreement successor = new LogOrderAgreement("s1", AgreementMode.OPTIMISTIC);
+        ScheduleEntry next = Placed.of(successor.placeHome(epoch2, A)).entry();
         assertEquals(1, next.sequence(), "a successor cannot know how far its predecessor got");
 
-        for (SiteAgreement reader : List.of(s2, successor)) {
-            Agreed predecessors = only(reader.read(first));
-            assertEquals(reader == s2 ? Verdict.REMOTE : Verdict.ORPHANED, predecessors.verdict());
-            Agreed successors = only(reader.read(next));
+        for (LogOrderAgreement reader : List.of(s2, successor)) {
+            Decision predecessors = only(reader.read(first));
+            assertEquals(reader == s2 ? Verdict.REMOTE : Verdict.ORPHANED, Verdict.of(predecessors));
+            Decision successors = only(reader.read(next));
             assertArrayEquals(new long[] {epoch1}, successors.dependencies(), "not a copy of the first entry");
-            Agreed late = only(reader.read(second));
-            assertEquals(reader == s2 ? Verdict.REMOTE : Verdict.ORPHANED, late.verdict());
+            Decision late = only(reader.read(second));
+            assertEquals(reader == s2 ? Verdict.REMOTE : Verdict.ORPHANED, Verdict.of(late));
             assertArrayEquals(new long[] {epoch2}, late.dependencies(), "the log's order, whatever the epochs");
         }
         assertEquals(
@@ -234,7 +235,7 @@ class SiteAgreementTest {
         s2.read(entry);
     }
 
-    private static Agreed only(List<Agreed> placed) {
+    private static Decision only(List<Decision> placed) {
         assertEquals(1, placed.size(), () -> "one call placed, got " + placed);
         return placed.get(0);
     }
