@@ -12,29 +12,18 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.gargamel.classifier.ClassifierRules;
-import org.gargamel.common.config.ConfigException;
 import org.gargamel.common.config.Mode;
 import org.gargamel.common.config.Secrets;
 import org.gargamel.common.group.Channels;
 import org.gargamel.common.group.RaftLog;
-import org.gargamel.common.lifecycle.Futures;
 import org.gargamel.common.lifecycle.Supervisor;
-import org.gargamel.common.wire.Abandon;
-import org.gargamel.common.wire.Agreement;
 import org.gargamel.common.wire.CallOutcome;
 import org.gargamel.common.wire.ClusterProfile;
-import org.gargamel.common.wire.DrainStatus;
-import org.gargamel.common.wire.EpochClaim;
 import org.gargamel.common.wire.EpochGranted;
 import org.gargamel.common.wire.Execute;
 import org.gargamel.common.wire.Message;
 import org.gargamel.common.wire.MessageEndpoint;
-import org.gargamel.common.wire.MessageType;
-import org.gargamel.common.wire.NodeRefused;
-import org.gargamel.common.wire.Progress;
 import org.gargamel.common.wire.Superseded;
-import org.gargamel.common.wire.TakeOver;
-import org.gargamel.common.wire.VisibilityQuery;
 import org.gargamel.node.access.ReadConnections;
 import org.gargamel.node.apply.ApplyLoop;
 import org.gargamel.node.capture.Increments;
@@ -79,9 +68,9 @@ import org.slf4j.LoggerFactory;
  * </ul>
  * Its own parts, in this package: {@link NodeBootstrap} prepares the database, {@link LogCatchUp} catches up with the
  * write-set log, {@link DatabaseFence} watches the database, {@link SchedulerMembership} follows and joins the
- * scheduler, {@link OtherSiteFollower} learns the other sites' logs. Every thread is supervised: a failure that could
- * leave this replica different from the others stops the node ({@link #failure()} completes; the process exits
- * non-zero), anything else gives the call an outcome.
+ * scheduler, {@link ControlMessages} handles what the control channel brings, {@link OtherSiteFollower} learns the
+ * other sites' logs. Every thread is supervised: a failure that could leave this replica different from the others
+ * stops the node ({@link #failure()} completes; the process exits non-zero), anything else gives the call an outcome.
  */
 public final class NodeServer implements AutoCloseable {
     /** Printed once the node has joined both groups; the demo waits for it. */
@@ -359,61 +348,24 @@ public final class NodeServer implements AutoCloseable {
         }
     }
 
-    /** Receives the control group's messages, joins the group and announces itself to its scheduler. */
+    /** Receives the control group's messages ({@link ControlMessages}), joins the group, announces itself. */
     private void joinControlGroup() throws Exception {
-        control.setReceiver(new MessageEndpoint(name + " control", supervisor::fail)
-                .on(Execute.class, MessageType.EXECUTE, (source, call) -> dispatch(source, call))
-                // From a site scheduler: where the schedule log placed a provisional call (docs/multisite.md).
-                .on(Agreement.class, MessageType.AGREEMENT, (source, agreement) -> agreements.decided(agreement))
-                .on(VisibilityQuery.class, MessageType.VISIBILITY_QUERY, this::answerVisibility)
-                // From the scheduler: settle a departed node's transactions in the log's order, at every node alike.
-                .on(Abandon.class, MessageType.ABANDON, (source, decision) -> appendDecision(decision))
-                // A scheduler taking over: its claim goes into the log, whose order decides (every node appends a
-                // copy; the first one counts).
-                .on(TakeOver.class, MessageType.TAKE_OVER, (source, takeOver) -> appendClaim(source))
-                .on(
-                        NodeRefused.class,
-                        MessageType.NODE_REFUSED,
-                        (source, refused) -> supervisor.fail(
-                                new ConfigException(name + " was refused by the scheduler: " + refused.reason())))
-                .on(DrainStatus.class, MessageType.DRAIN_STATUS, (source, status) -> membership.answered(status))
-                .onView(membership::announce));
+        control.setReceiver(new ControlMessages(
+                        name,
+                        config.siteName(),
+                        supervisor,
+                        activeScheduler,
+                        workers,
+                        visibility,
+                        agreements,
+                        progress,
+                        log,
+                        membership,
+                        this::sendControl,
+                        closed::get)
+                .endpoint());
         control.connect(config.controlCluster());
         membership.announce(control.getView());
-    }
-
-    private void appendClaim(Address claimant) {
-        Futures.whenDone(
-                log.append(new EpochClaim(claimant, config.siteName()), "the claim of scheduler " + claimant),
-                (done, failure) -> {
-                    if (failure != null && !closed.get()) {
-                        LOG.warn(
-                                "{}: could not append the claim of scheduler {}: {}",
-                                name,
-                                claimant,
-                                failure.toString());
-                    }
-                });
-    }
-
-    /**
-     * A site scheduler that took over asks which calls of the schedule log are visible here (docs/multisite.md): the
-     * visible ones go back at once in a PROGRESS; the others are reported as usual when they become visible.
-     */
-    private void answerVisibility(Address source, VisibilityQuery query) {
-        long[] visible = java.util.Arrays.stream(query.transactions())
-                .filter(visibility::isVisible)
-                .toArray();
-        sendControl(source, new Progress(name, visible, progress.logPosition()));
-    }
-
-    /** From the scheduler: its decision goes into the log (each survivor appends a copy; the first decides). */
-    private void appendDecision(Abandon decision) {
-        Futures.whenDone(log.append(decision, decision.describe()), (done, failure) -> {
-            if (failure != null) {
-                supervisor.fail(failure);
-            }
-        });
     }
 
     public String describe() {
@@ -466,25 +418,6 @@ public final class NodeServer implements AutoCloseable {
                 LOG.warn("{}: cannot write {}: {}", name, config.statsFile(), e.getMessage());
             }
         }
-    }
-
-    /** A call from the scheduler: to its worker's queue, or rejected at once if that worker does not exist. */
-    private void dispatch(Address source, Execute call) {
-        if (activeScheduler.superseded(source)) {
-            // A scheduler the log superseded, still alive (it was cut off): its call never runs here (the worker drops
-            // it as stale), and it is told, so that it stops and its clients follow the active scheduler.
-            sendControl(source, new Superseded(name, activeScheduler.epoch()));
-        }
-        if (call.worker() < 0 || call.worker() >= workers.size()) {
-            sendControl(
-                    call.client(),
-                    CallOutcome.rejected(
-                            call.callId(),
-                            call.txnId(),
-                            name + " has no worker " + call.worker() + " (it runs " + workers.size() + ")"));
-            return;
-        }
-        workers.get(call.worker()).submit(call);
     }
 
     /** How a call ends here: visible here and reported to the scheduler; its outcome to its client. */
