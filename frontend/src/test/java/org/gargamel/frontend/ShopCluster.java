@@ -71,18 +71,18 @@ final class ShopCluster implements AutoCloseable {
                 members.add("node-" + i);
             }
             for (int i = 0; i < replicas; i++) {
-                nodes.add(new NodeServer(new NodeConfig(
-                                "node-" + (i + 1),
-                                servers.jdbcUrl(i),
-                                2,
-                                Mode.GARGAMEL,
-                                Isolation.PSI,
-                                rules.toString(),
-                                GroupSettings.inMemory(),
-                                GroupSettings.inMemory(),
-                                members,
-                                null)
-                        .withRoles(new RoleLogins(List.of(RoleLogin.trusted(USER)), false))));
+                nodes.add(new NodeServer(NodeConfig.builder()
+                        .name("node-" + (i + 1))
+                        .jdbcUrl(servers.jdbcUrl(i))
+                        .workers(2)
+                        .mode(Mode.GARGAMEL)
+                        .isolation(Isolation.PSI)
+                        .rules(rules.toString())
+                        .control(GroupSettings.inMemory())
+                        .writeSets(GroupSettings.inMemory())
+                        .replicas(members)
+                        .roles(new RoleLogins(List.of(RoleLogin.trusted(USER)), false))
+                        .build()));
             }
             startAll(nodes);
             try (GargamelClient client = GargamelClient.connect(GroupConfig.inMemory(), ClientOptions.defaults())) {

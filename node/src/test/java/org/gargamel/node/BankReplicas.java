@@ -81,17 +81,18 @@ final class BankReplicas implements AutoCloseable {
             String stats = statsDirectory == null
                     ? null
                     : statsDirectory.resolve(NODES.get(i) + ".json").toString();
-            nodes.add(new NodeServer(configure.apply(new NodeConfig(
-                    NODES.get(i),
-                    servers.jdbcUrls().get(i),
-                    2,
-                    mode,
-                    isolation,
-                    rules(),
-                    inMemory,
-                    inMemory,
-                    members,
-                    stats))));
+            nodes.add(new NodeServer(configure.apply(NodeConfig.builder()
+                    .name(NODES.get(i))
+                    .jdbcUrl(servers.jdbcUrls().get(i))
+                    .workers(2)
+                    .mode(mode)
+                    .isolation(isolation)
+                    .rules(rules())
+                    .control(inMemory)
+                    .writeSets(inMemory)
+                    .replicas(members)
+                    .statsFile(stats)
+                    .build())));
         }
         // Together: a node's start waits for the write-set log, which needs a majority of the members.
         startAll(nodes);

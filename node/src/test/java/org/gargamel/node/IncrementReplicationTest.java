@@ -89,19 +89,19 @@ class IncrementReplicationTest {
         }
         GroupSettings inMemory = GroupSettings.inMemory();
         for (int i = 0; i < 2; i++) {
-            nodes.add(new NodeServer(new NodeConfig(
-                            NODES.get(i),
-                            servers.jdbcUrls().get(i),
-                            2,
-                            Mode.GARGAMEL,
-                            Isolation.PSI,
-                            rules,
-                            inMemory,
-                            inMemory,
-                            NODES,
-                            null)
-                    .withRulesCheck(check)
-                    .withIncrementProbe(Integer.MAX_VALUE)));
+            nodes.add(new NodeServer(NodeConfig.builder()
+                    .name(NODES.get(i))
+                    .jdbcUrl(servers.jdbcUrls().get(i))
+                    .workers(2)
+                    .mode(Mode.GARGAMEL)
+                    .isolation(Isolation.PSI)
+                    .rules(rules)
+                    .control(inMemory)
+                    .writeSets(inMemory)
+                    .replicas(NODES)
+                    .rulesCheck(check)
+                    .incrementProbe(Integer.MAX_VALUE)
+                    .build()));
         }
         BankReplicas.startAll(nodes);
         Await.until(

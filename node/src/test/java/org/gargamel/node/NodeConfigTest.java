@@ -52,9 +52,9 @@ class NodeConfigTest {
         return assertThrows(ConfigException.class, () -> read(text)).getMessage();
     }
 
-    /** Each wither changes what it names and keeps every other setting (all set to something not the default). */
+    /** Each builder setter changes what it names and keeps every other setting (all set to something not the default). */
     @Test
-    void everyWitherChangesOnlyWhatItNames() throws Exception {
+    void everyBuilderSetterChangesOnlyWhatItNames() throws Exception {
         Files.writeString(directory.resolve("cluster.secret"), "a secret of the cluster, long enough\n");
         NodeConfig config = read(good + """
                 dataDir: /var/lib/gargamel/node-1
@@ -68,33 +68,40 @@ class NodeConfigTest {
                 adhocStatementTimeoutSeconds: 7
                 clusterSecurity: {secretFile: cluster.secret}
                 """);
-        NodeConfig changed = config.withDataDir("/elsewhere", true)
-                .withPeers(List.of())
-                .withRulesCheck(RulesCheck.OFF)
-                .withAdhocReads(true, 30)
-                .withClusterSecurity(null)
-                .withRules("other-rules.yaml")
-                .withAppliers(4)
-                .withApplyGroup(8);
-        assertEquals("/elsewhere", changed.dataDir());
-        assertTrue(changed.logFsync());
-        assertEquals(List.of(), changed.peers());
+        NodeConfig changed = config.toBuilder()
+                .dataDir("/elsewhere", true)
+                .peers(List.of())
+                .rulesCheck(RulesCheck.OFF)
+                .adhocReads(true)
+                .adhocStatementTimeoutSeconds(30)
+                .clusterSecurity(null)
+                .rules("other-rules.yaml")
+                .appliers(4)
+                .applyGroup(8)
+                .build();
+        assertEquals("/elsewhere", changed.log().dataDir());
+        assertTrue(changed.log().fsync());
+        assertEquals(List.of(), changed.database().peers());
         assertEquals(RulesCheck.OFF, changed.rulesCheck());
-        assertTrue(changed.adhocReads());
-        assertEquals(30, changed.adhocStatementTimeoutSeconds());
+        assertTrue(changed.adhoc().enabled());
+        assertEquals(30, changed.adhoc().statementTimeoutSeconds());
         assertEquals(null, changed.clusterSecurity());
         assertEquals("other-rules.yaml", changed.rules());
-        assertEquals(4, changed.appliers());
-        assertEquals(8, changed.applyGroup());
-        NodeConfig back = changed.withDataDir(config.dataDir(), config.logFsync())
-                .withPeers(config.peers())
-                .withRulesCheck(config.rulesCheck())
-                .withAdhocReads(config.adhocReads(), config.adhocStatementTimeoutSeconds())
-                .withClusterSecurity(config.clusterSecurity())
-                .withRules(config.rules())
-                .withAppliers(config.appliers())
-                .withApplyGroup(config.applyGroup());
+        assertEquals(4, changed.apply().appliers());
+        assertEquals(8, changed.apply().applyGroup());
+        NodeConfig back = changed.toBuilder()
+                .dataDir(config.log().dataDir(), config.log().fsync())
+                .peers(config.database().peers())
+                .rulesCheck(config.rulesCheck())
+                .adhocReads(config.adhoc().enabled())
+                .adhocStatementTimeoutSeconds(config.adhoc().statementTimeoutSeconds())
+                .clusterSecurity(config.clusterSecurity())
+                .rules(config.rules())
+                .appliers(config.apply().appliers())
+                .applyGroup(config.apply().applyGroup())
+                .build();
         assertEquals(config, back, "changed back, nothing else differs");
+        assertEquals(config, config.toBuilder().build(), "a builder from a configuration builds it again");
     }
 
     @Test
@@ -108,9 +115,9 @@ class NodeConfigTest {
                 .replace("mode: round-robin\n", "")
                 .replace("isolation: si\n", ""));
         assertEquals(4, defaults.workers());
-        assertEquals(List.of("node-1", "node-2", "node-3"), config.replicas());
-        assertEquals(null, config.dataDir(), "the write-set log in memory unless a directory is given");
-        assertTrue(config.logFsync(), "appends reach the disk unless told otherwise");
+        assertEquals(List.of("node-1", "node-2", "node-3"), config.log().replicas());
+        assertEquals(null, config.log().dataDir(), "the write-set log in memory unless a directory is given");
+        assertTrue(config.log().fsync(), "appends reach the disk unless told otherwise");
         assertEquals(2, config.raftSettings().majority());
         NodeConfig stored = read(good + "dataDir: /var/lib/gargamel/node-1\nlogFsync: false\n");
         assertEquals(
@@ -141,11 +148,11 @@ class NodeConfigTest {
     @Test
     void adHocReadsAreOnByDefaultWithATimeoutAndCanBeTurnedOff() throws Exception {
         NodeConfig defaults = read(good);
-        assertTrue(defaults.adhocReads());
-        assertEquals(NodeConfig.DEFAULT_ADHOC_TIMEOUT_SECONDS, defaults.adhocStatementTimeoutSeconds());
+        assertTrue(defaults.adhoc().enabled());
+        assertEquals(NodeConfig.DEFAULT_ADHOC_TIMEOUT_SECONDS, defaults.adhoc().statementTimeoutSeconds());
         NodeConfig off = read(good + "adhocReads: false\nadhocStatementTimeoutSeconds: 5\n");
-        assertTrue(!off.adhocReads());
-        assertEquals(5, off.adhocStatementTimeoutSeconds());
+        assertTrue(!off.adhoc().enabled());
+        assertEquals(5, off.adhoc().statementTimeoutSeconds());
         String message = error(good + "adhocStatementTimeoutSeconds: 0\n");
         assertTrue(message.contains("key 'adhocStatementTimeoutSeconds'"), message);
         assertTrue(error(good + "adhocReads: maybe\n").contains("adhocReads"));
@@ -153,10 +160,10 @@ class NodeConfigTest {
 
     @Test
     void appliersDefaultToOneAndAreBounded() throws Exception {
-        assertEquals(NodeConfig.DEFAULT_APPLIERS, read(good).appliers());
+        assertEquals(NodeConfig.DEFAULT_APPLIERS, read(good).apply().appliers());
         assertEquals(1, NodeConfig.DEFAULT_APPLIERS);
         NodeConfig four = read(good.replace("mode: round-robin\n", "") + "appliers: 4\n");
-        assertEquals(4, four.appliers());
+        assertEquals(4, four.apply().appliers());
         assertTrue(four.appliesInParallel());
         assertTrue(
                 !read(good + "appliers: 4\n").appliesInParallel(),
@@ -168,8 +175,8 @@ class NodeConfigTest {
 
     @Test
     void applyGroupDefaultsTo32AndIsBounded() throws Exception {
-        assertEquals(32, read(good).applyGroup());
-        assertEquals(1, read(good + "applyGroup: 1\n").applyGroup());
+        assertEquals(32, read(good).apply().applyGroup());
+        assertEquals(1, read(good + "applyGroup: 1\n").apply().applyGroup());
         String message = error(good + "applyGroup: 0\n");
         assertTrue(message.contains("key 'applyGroup' must be between 1 and 1000, got 0"), message);
         assertTrue(error(good + "applyGroup: 1001\n").contains("key 'applyGroup'"));
@@ -180,9 +187,9 @@ class NodeConfigTest {
         String gargamel = good.replace("mode: round-robin\n", "").replace("isolation: si\n", "isolation: psi\n");
         assertEquals("gargamel-control", read(gargamel).controlCluster());
         NodeConfig eu = read(gargamel + "site: eu\n");
-        assertEquals("eu", eu.site());
+        assertEquals("eu", eu.siteName());
         assertEquals("gargamel-control-eu", eu.controlCluster());
-        assertEquals("us", eu.withSite("us").site());
+        assertEquals("us", eu.toBuilder().site("us").build().siteName());
         String message = error(good + "site: eu\n");
         assertTrue(message.contains("key 'site' needs mode gargamel and isolation psi"), message);
         assertTrue(error(gargamel + "site: 'e u'\n").contains("key 'site' must be 1 to 32 letters"));
@@ -219,10 +226,20 @@ class NodeConfigTest {
         assertEquals(null, learner.logDirectory(), "in memory when the node's own log is");
         assertEquals(
                 java.nio.file.Path.of("/data/n1/log-us"),
-                perSite.withDataDir("/data/n1", true).learnerSettings("us").logDirectory(),
+                perSite.toBuilder()
+                        .dataDir("/data/n1", true)
+                        .build()
+                        .learnerSettings("us")
+                        .logDirectory(),
                 "beside the node's own log on disk");
-        assertFalse(perSite.withDataDir("/data/n1", true).learnerSettings("us").fsync(), "not forced");
-        assertEquals("gargamel-writesets-us", NodeConfig.writeSetCluster("us"));
+        assertFalse(
+                perSite.toBuilder()
+                        .dataDir("/data/n1", true)
+                        .build()
+                        .learnerSettings("us")
+                        .fsync(),
+                "not forced");
+        assertEquals("gargamel-writesets-us", SiteSettings.writeSetCluster("us"));
         assertTrue(read(sited + "writeSetLog: cluster\n").writeSetCluster().equals("gargamel-writesets"));
         assertTrue(error(sited + "writeSetLog: region\n").contains("key 'writeSetLog' must be cluster or site"));
         assertTrue(error(gargamel + "site: eu\nwriteSetLog: site\n")
@@ -259,7 +276,7 @@ class NodeConfigTest {
     @Test
     void userAndPassword() throws Exception {
         NodeConfig config = read(good + "user: gargamel\npassword: secret\n");
-        assertEquals("gargamel", config.user());
+        assertEquals("gargamel", config.database().user());
         assertTrue(!config.toString().contains("secret"), config.toString());
         assertTrue(error(good + "password: secret\n").contains("key 'password' needs key 'user'"));
         assertTrue(error(good.replace("/tpcc", "/tpcc?user=x") + "user: gargamel\n")

@@ -54,8 +54,10 @@ class NodeLoginTest {
                     Isolation.PSI,
                     null,
                     BankReplicas.NODES,
-                    config -> config.withJdbcUrl(config.jdbcUrl().replace("user=postgres", "user=" + LOGIN))
-                            .withRoles(new RoleLogins(List.of(RoleLogin.trusted("teller")), false)));
+                    config -> config.toBuilder()
+                            .jdbcUrl(config.database().jdbcUrl().replace("user=postgres", "user=" + LOGIN))
+                            .roles(new RoleLogins(List.of(RoleLogin.trusted("teller")), false))
+                            .build());
             FakeScheduler scheduler = bank.scheduler;
             scheduler.execute("node-1", 0, 1, new long[0], ProcedureCall.of("new_order", 1, 1, "a"));
             scheduler.execute("node-2", 0, 2, new long[0], ProcedureCall.of("new_order", 1, 2, "b"));

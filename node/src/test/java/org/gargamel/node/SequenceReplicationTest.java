@@ -93,17 +93,17 @@ class SequenceReplicationTest {
             throw new IllegalStateException(e);
         }
         GroupSettings inMemory = GroupSettings.inMemory();
-        return new NodeConfig(
-                NODES.get(index),
-                servers.jdbcUrls().get(index),
-                2,
-                Mode.GARGAMEL,
-                Isolation.PSI,
-                rules,
-                inMemory,
-                inMemory,
-                NODES,
-                null);
+        return NodeConfig.builder()
+                .name(NODES.get(index))
+                .jdbcUrl(servers.jdbcUrls().get(index))
+                .workers(2)
+                .mode(Mode.GARGAMEL)
+                .isolation(Isolation.PSI)
+                .rules(rules)
+                .control(inMemory)
+                .writeSets(inMemory)
+                .replicas(NODES)
+                .build();
     }
 
     private void startAll(List<NodeConfig> configs) throws Exception {
@@ -246,7 +246,9 @@ class SequenceReplicationTest {
      */
     @Test
     void aChainThatMovesToAnotherReplicaAfterItsNodeStoppedGoesOnWithoutDuplicateKeys() throws Exception {
-        NodeConfig first = config(0).withDataDir(directory.resolve("node-1").toString(), false);
+        NodeConfig first = config(0).toBuilder()
+                .dataDir(directory.resolve("node-1").toString(), false)
+                .build();
         startAll(List.of(first, config(1), config(2)));
         awaitCommitted(place("node-1", 0, 1, 10, true), NODES);
 
@@ -284,8 +286,8 @@ class SequenceReplicationTest {
         }
         awaitCommitted(place("node-2", 1, 13, 2, false), List.of("node-2", "node-3"));
 
-        NodeServer rebuilt =
-                new NodeServer(config(0).withPeers(List.of(servers.jdbcUrls().get(1))));
+        NodeServer rebuilt = new NodeServer(
+                config(0).toBuilder().peers(List.of(servers.jdbcUrls().get(1))).build());
         nodes.add(rebuilt);
         rebuilt.start();
         Await.until("node-1 announced again", Duration.ofSeconds(20), () -> scheduler.hellos.containsKey("node-1"));

@@ -128,18 +128,18 @@ class WriteSetLogTest {
 
     private static NodeConfig config(int index, String dataDir, Isolation isolation) {
         GroupSettings inMemory = GroupSettings.inMemory();
-        return new NodeConfig(
-                        BankReplicas.NODES.get(index),
-                        cluster.servers.jdbcUrls().get(index),
-                        2,
-                        Mode.GARGAMEL,
-                        isolation,
-                        BankReplicas.rules(),
-                        inMemory,
-                        inMemory,
-                        MEMBERS,
-                        null)
-                .withDataDir(dataDir, false);
+        return NodeConfig.builder()
+                .name(BankReplicas.NODES.get(index))
+                .jdbcUrl(cluster.servers.jdbcUrls().get(index))
+                .workers(2)
+                .mode(Mode.GARGAMEL)
+                .isolation(isolation)
+                .rules(BankReplicas.rules())
+                .control(inMemory)
+                .writeSets(inMemory)
+                .replicas(MEMBERS)
+                .dataDir(dataDir, false)
+                .build();
     }
 
     private static ProcedureCall payment(int w, int d, String amount) {
@@ -204,8 +204,9 @@ class WriteSetLogTest {
 
         // Started again (with node-2's database to copy): rebuilt, caught up, serving.
         cluster.nodes.remove(0).close();
-        NodeServer rebuilt = new NodeServer(config(0, null, Isolation.PSI)
-                .withPeers(List.of(cluster.servers.jdbcUrls().get(1))));
+        NodeServer rebuilt = new NodeServer(config(0, null, Isolation.PSI).toBuilder()
+                .peers(List.of(cluster.servers.jdbcUrls().get(1)))
+                .build());
         cluster.nodes.add(rebuilt);
         rebuilt.start();
         assertEquals("0.00", ytd(0, 1, 2), "the abandoned transaction is gone from node-1");
@@ -446,8 +447,9 @@ class WriteSetLogTest {
 
     private void durableAndUnforcedLogs() throws Exception {
         FakeScheduler scheduler = startWithThirdMember(
-                new NodeServer(config(0, directory.resolve("durable").toString(), Isolation.PSI)
-                        .withDataDir(directory.resolve("durable").toString(), true)),
+                new NodeServer(config(0, directory.resolve("durable").toString(), Isolation.PSI).toBuilder()
+                        .dataDir(directory.resolve("durable").toString(), true)
+                        .build()),
                 node(1, directory.resolve("unforced").toString()));
         // A read-only call runs on a worker's own connection, whose setting this is.
         ProcedureCall setting = ProcedureCall.of("read_setting", "synchronous_commit");
@@ -493,8 +495,9 @@ class WriteSetLogTest {
                     "DROP SCHEMA public CASCADE; CREATE SCHEMA public; DROP SCHEMA IF EXISTS gargamel CASCADE");
         }
 
-        NodeServer fresh = new NodeServer(config(0, null, Isolation.PSI)
-                .withPeers(List.of(cluster.servers.jdbcUrls().get(1))));
+        NodeServer fresh = new NodeServer(config(0, null, Isolation.PSI).toBuilder()
+                .peers(List.of(cluster.servers.jdbcUrls().get(1)))
+                .build());
         cluster.nodes.add(fresh);
         fresh.start();
 

@@ -127,7 +127,8 @@ public final class NodeCommand implements Callable<Integer> {
                             + failure.getMessage() + ")");
                 } else {
                     err.println("gargamel node: " + settings.name() + " lost its database and left the cluster ("
-                            + failure.getMessage() + "); it starts again once " + Secrets.maskUrl(settings.jdbcUrl())
+                            + failure.getMessage() + "); it starts again once "
+                            + Secrets.maskUrl(settings.database().jdbcUrl())
                             + " answers");
                 }
                 err.flush();

@@ -100,20 +100,20 @@ final class InProcessGargamel implements AutoCloseable {
         scheduler.start();
         try {
             for (int i = 0; i < jdbcUrls.size(); i++) {
-                NodeServer node = new NodeServer(new NodeConfig(
-                                "node-" + (i + 1),
-                                jdbcUrls.get(i),
-                                workers,
-                                Mode.parse(mode),
-                                Isolation.parse(isolation),
-                                rules,
-                                GroupSettings.inMemory(),
-                                GroupSettings.inMemory(),
-                                members(jdbcUrls.size()),
-                                null)
-                        .withRulesCheck(check)
-                        .withAppliers(appliers)
-                        .withRoles(roles));
+                NodeServer node = new NodeServer(NodeConfig.builder()
+                        .name("node-" + (i + 1))
+                        .jdbcUrl(jdbcUrls.get(i))
+                        .workers(workers)
+                        .mode(Mode.parse(mode))
+                        .isolation(Isolation.parse(isolation))
+                        .rules(rules)
+                        .control(GroupSettings.inMemory())
+                        .writeSets(GroupSettings.inMemory())
+                        .replicas(members(jdbcUrls.size()))
+                        .rulesCheck(check)
+                        .appliers(appliers)
+                        .roles(roles)
+                        .build());
                 nodes.add(node);
             }
             startAll(nodes); // together: a node's start waits for the write-set log, which needs a majority

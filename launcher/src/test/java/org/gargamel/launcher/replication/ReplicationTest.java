@@ -658,7 +658,10 @@ class ReplicationTest {
         runSites(
                 site -> new SiteSettings(site, SITES, GroupSettings.inMemory(), "owned", delaysFrom(site))
                         .owning(Map.of("eu", List.of(1L), "us", List.of(2L), "ap", List.of(3L))),
-                node -> node.withSiteLog(Map.of("node-1", "eu", "node-2", "us", "node-3", "ap")),
+                node -> node.toBuilder()
+                        .siteOfReplicas(Map.of("node-1", "eu", "node-2", "us", "node-3", "ap"))
+                        .siteLog(true)
+                        .build(),
                 (schedulers, nodes) -> {
                     OwnedAgreement.Counters us =
                             schedulers.get(1).ownedCounters().orElseThrow();
@@ -720,18 +723,18 @@ class ReplicationTest {
                 scheduler.start(); // each waits for no one: the schedule log elects once two sites are in
             }
             for (int i = 0; i < SITES.size(); i++) {
-                nodes.add(new NodeServer(nodeConfig.apply(new NodeConfig(
-                                "node-" + (i + 1),
-                                replicas.jdbcUrl(i),
-                                3,
-                                Mode.GARGAMEL,
-                                Isolation.PSI,
-                                rules,
-                                GroupSettings.inMemory(),
-                                GroupSettings.inMemory(),
-                                InProcessGargamel.members(3),
-                                null)
-                        .withSite(SITES.get(i)))));
+                nodes.add(new NodeServer(nodeConfig.apply(NodeConfig.builder()
+                        .name("node-" + (i + 1))
+                        .jdbcUrl(replicas.jdbcUrl(i))
+                        .workers(3)
+                        .mode(Mode.GARGAMEL)
+                        .isolation(Isolation.PSI)
+                        .rules(rules)
+                        .control(GroupSettings.inMemory())
+                        .writeSets(GroupSettings.inMemory())
+                        .replicas(InProcessGargamel.members(3))
+                        .site(SITES.get(i))
+                        .build())));
             }
             InProcessGargamel.startAll(nodes);
             for (String site : List.of("eu", "us")) {
@@ -846,17 +849,17 @@ class ReplicationTest {
         NodeCluster(String isolation) throws Exception {
             scheduler = new FakeScheduler();
             for (int i = 0; i < 3; i++) {
-                NodeServer node = new NodeServer(new NodeConfig(
-                        "node-" + (i + 1),
-                        replicas.jdbcUrl(i),
-                        3,
-                        Mode.GARGAMEL,
-                        Isolation.parse(isolation),
-                        TpccRules.temporaryFile(),
-                        GroupSettings.inMemory(),
-                        GroupSettings.inMemory(),
-                        InProcessGargamel.members(3),
-                        null));
+                NodeServer node = new NodeServer(NodeConfig.builder()
+                        .name("node-" + (i + 1))
+                        .jdbcUrl(replicas.jdbcUrl(i))
+                        .workers(3)
+                        .mode(Mode.GARGAMEL)
+                        .isolation(Isolation.parse(isolation))
+                        .rules(TpccRules.temporaryFile())
+                        .control(GroupSettings.inMemory())
+                        .writeSets(GroupSettings.inMemory())
+                        .replicas(InProcessGargamel.members(3))
+                        .build());
                 nodes.add(node);
             }
             InProcessGargamel.startAll(
