@@ -189,6 +189,11 @@ public final class NodeServer implements AutoCloseable {
         return DatabaseFence.databaseAnswers(config.database());
     }
 
+    /** Whether {@code txn}'s answer waits for its entry in the write-set log (for tests in this package). */
+    boolean holdsAnswerUntilItsEntry(long txn) {
+        return own.awaitsEntry(txn);
+    }
+
     /** Completes with the reason if the node fails and must stop (its replica would otherwise diverge). */
     public CompletableFuture<Throwable> failure() {
         return supervisor.failure();

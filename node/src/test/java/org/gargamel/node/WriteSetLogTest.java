@@ -169,7 +169,12 @@ class WriteSetLogTest {
                 "node-1 committed transaction 2 in its own database",
                 Duration.ofSeconds(20),
                 () -> ytdOrNull(0).equals("3.00"));
-        Thread.sleep(1_000); // a bounded look for an answer that must not come
+        // The fence: node-1 itself holds the answer until the entry is committed; an answer sent before that (or by a
+        // path that bypassed the hold) leaves nothing held, and this wait fails.
+        Await.until(
+                "node-1 to hold transaction 2's answer until a majority holds its write-set",
+                Duration.ofSeconds(20),
+                () -> cluster.nodes.get(0).holdsAnswerUntilItsEntry(2));
         assertEquals(null, scheduler.outcomesByTxn.get(2L), "no COMMITTED before a majority holds the write-set");
 
         startThirdMember(); // node-1 and node-3: a majority again

@@ -83,7 +83,15 @@ public final class OwnTransactions {
         return confirmations.remove(txn);
     }
 
-    /** Whether a worker of this start of the node awaits {@code txn}'s entry. */
+    /**
+     * Whether {@code txn}'s outcome waits for its entry and has not been sent: a PSI call's client hears nothing before
+     * a majority holds its write-set ({@code WriteSetLogTest.aCallIsAcknowledgedOnlyOnceAMajorityOfTheReplicasHoldsItsWriteSet}).
+     */
+    public boolean awaitsEntry(long txn) {
+        Confirmation confirmation = confirmations.get(txn);
+        return confirmation != null && !confirmation.answered.get();
+    }
+
     /** Whether a transaction below {@code floor} still waits for its entry (a call of an earlier scheduler). */
     public boolean anyBefore(long floor) {
         for (long txn : pending.keySet()) {
