@@ -105,7 +105,7 @@ final class ClusterClients {
                         site.awaitQuiescence(timeout);
                     }
                 }
-                if (plan.sites().siteLog()) {
+                if (plan.sites().acknowledgement() == Acknowledgement.SITE) {
                     // Quiet at every site's scheduler; what the sites shipped each other may still be on its way.
                     shippingDrain = ShippingDrain.await(plan.jdbcUrls(), timeout);
                 }

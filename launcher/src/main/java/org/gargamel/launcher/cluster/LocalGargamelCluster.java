@@ -225,10 +225,11 @@ public final class LocalGargamelCluster implements GargamelCluster {
         if (site != null) {
             node.put("site", site);
             SitesPlan sites = plan.sites();
-            if (sites.siteLog()) {
-                node.put("writeSetLog", "site");
+            boolean siteLog = sites.acknowledgement() == Acknowledgement.SITE;
+            if (siteLog) {
+                node.put("writeSetLog", sites.acknowledgement().writeSetLog());
             }
-            if (sites.delayMillis() > 0 || sites.siteLog()) {
+            if (sites.delayMillis() > 0 || siteLog) {
                 // The write-set log crosses sites too: what this node receives from another site's nodes is delayed.
                 Map<String, String> siteOfReplicas = new LinkedHashMap<>();
                 for (int other = 0; other < plan.replicas(); other++) {

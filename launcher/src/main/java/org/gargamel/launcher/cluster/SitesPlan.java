@@ -4,31 +4,16 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Several sites on this machine (docs/multisite.md): {@code count} sites named site-1 .. site-S, each with its own
- * scheduler and {@code replicasPerSite} nodes, the schedulers {@code delayMillis} apart on the schedule log, agreeing
- * {@code agreement} (optimistic or pessimistic; or owned: each warehouse's rows owned by the site its terminals call
- * through, as when partitioned, and a call on its site's rows alone never waits for the schedule log; or abort-free:
- * every site places every call, cycles run in id order). Or, {@code agreement} one-scheduler, for comparison: site-1's one
- * scheduler with every node serves every site, the other sites' clients calling it from {@code delayMillis} away. The terminals of a warehouse talk to one site when {@code partitioned}
- * (warehouse w to site (w - 1) mod S, so sites rarely conflict), or every site has terminals on every warehouse
- * (terminal t to site t mod S, so sites conflict as often as TPC-C lets them).
+ * Several sites on this machine (docs/multisite.md): {@code count} sites named site-1 .. site-S, each with
+ * {@code replicasPerSite} nodes, {@code delayMillis} apart, scheduled as {@code topology} says (each site's scheduler
+ * agreeing through the schedule log, or one scheduler for every site: {@link SitesTopology}). The terminals of a
+ * warehouse talk to one site when {@code partitioned} (warehouse w to site (w - 1) mod S, so sites rarely conflict), or
+ * every site has terminals on every warehouse (terminal t to site t mod S, so sites conflict as often as TPC-C lets
+ * them).
  */
 public record SitesPlan(
-        int count,
-        int replicasPerSite,
-        int delayMillis,
-        String agreement,
-        boolean partitioned,
-        int warehouses,
-        boolean siteLog) {
-    /**
-     * {@code siteLog}: with site-owned classes, a write-set log per site: a call is acknowledged once its site's
-     * replicas hold it, and each site's write-sets are shipped to the others (docs/multisite.md).
-     */
+        int count, int replicasPerSite, int delayMillis, SitesTopology topology, boolean partitioned, int warehouses) {
     public SitesPlan {
-        if (siteLog && !OWNED.equals(agreement)) {
-            throw new IllegalArgumentException("a write-set log per site needs agreement owned, got " + agreement);
-        }
         if (count < 2) {
             throw new IllegalArgumentException("sites: at least 2, got " + count);
         }
@@ -38,26 +23,19 @@ public record SitesPlan(
         if (delayMillis < 0) {
             throw new IllegalArgumentException("site delay: not negative, got " + delayMillis);
         }
-        if (!AGREEMENTS.contains(agreement)) {
-            throw new IllegalArgumentException("agreement: one of " + AGREEMENTS + ", got " + agreement);
-        }
         if (warehouses < 1) {
             throw new IllegalArgumentException("warehouses: at least 1, got " + warehouses);
         }
     }
 
-    /** No agreement: site-1's scheduler serves every site (the thesis's single site with distant clients). */
-    public static final String ONE_SCHEDULER = "one-scheduler";
-
-    /** One write-set log across the sites. */
-    public SitesPlan(
-            int count, int replicasPerSite, int delayMillis, String agreement, boolean partitioned, int warehouses) {
-        this(count, replicasPerSite, delayMillis, agreement, partitioned, warehouses, false);
+    /** The agreement's name, as {@code --agreement} and result.json spell it (one-scheduler included). */
+    public String agreement() {
+        return topology.agreement();
     }
 
-    /** What an acknowledgement waits for: a majority of every replica ("all-sites"), or of the call's site's. */
-    public String acknowledgement() {
-        return siteLog ? "site" : "all-sites";
+    /** What an acknowledgement waits for: a majority of every replica, or of the call's site's. */
+    public Acknowledgement acknowledgement() {
+        return topology.acknowledgement();
     }
 
     /** Site-owned conflict classes: warehouse w's rows are site (w - 1) mod S's (docs/multisite.md). */
@@ -69,13 +47,14 @@ public record SitesPlan(
      */
     public static final String ABORT_FREE = "abort-free";
 
-    /** What {@code --agreement} may be. */
-    public static final List<String> AGREEMENTS =
-            List.of("optimistic", "pessimistic", OWNED, ABORT_FREE, ONE_SCHEDULER);
+    /** What {@code --agreement} may be: an agreement among the sites' schedulers, or one-scheduler. */
+    public static final List<String> AGREEMENTS = java.util.stream.Stream.concat(
+                    SitesTopology.AGREEMENTS.stream(), java.util.stream.Stream.of(SitesTopology.OneScheduler.NAME))
+            .toList();
 
     /** Whether each warehouse's rows belong to one site ({@link #OWNED}). */
     public boolean owned() {
-        return agreement.equals(OWNED);
+        return agreement().equals(OWNED);
     }
 
     /**
@@ -96,7 +75,7 @@ public record SitesPlan(
 
     /** Whether one scheduler, at site-1 with every node, serves every site (no schedule log). */
     public boolean oneScheduler() {
-        return agreement.equals(ONE_SCHEDULER);
+        return topology instanceof SitesTopology.OneScheduler;
     }
 
     /** site-1 .. site-S. */

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import org.gargamel.launcher.chaos.FaultPlan;
+import org.gargamel.launcher.cluster.Acknowledgement;
 import org.gargamel.launcher.run.RunRequest;
 import org.gargamel.launcher.run.RunTarget;
 import org.gargamel.launcher.run.TpccRun;
@@ -108,7 +109,7 @@ public final class ChaosCommand implements Callable<Integer> {
                                 kind.trim().toLowerCase(java.util.Locale.ROOT).startsWith("scheduler"));
         boolean siteLog = request.target() instanceof RunTarget.Gargamel through
                 && through.sites() != null
-                && through.sites().siteLog();
+                && through.sites().acknowledgement() == Acknowledgement.SITE;
         boolean wholeSites = kinds != null
                 && kinds.stream()
                         .allMatch(kind ->
@@ -168,7 +169,7 @@ public final class ChaosCommand implements Callable<Integer> {
         if (chosen.contains(FaultPlan.Kind.SITE)
                 && !(request.target() instanceof RunTarget.Gargamel through
                         && through.sites() != null
-                        && through.sites().siteLog())) {
+                        && through.sites().acknowledgement() == Acknowledgement.SITE)) {
             throw Usage.error(
                     spec,
                     "option --kinds: site faults need --sites --agreement owned --ack site (with one write-set log"

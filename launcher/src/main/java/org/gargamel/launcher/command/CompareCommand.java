@@ -18,7 +18,9 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import org.gargamel.common.config.Isolation;
 import org.gargamel.common.config.Mode;
+import org.gargamel.launcher.cluster.Acknowledgement;
 import org.gargamel.launcher.cluster.SitesPlan;
+import org.gargamel.launcher.cluster.SitesTopology;
 import org.gargamel.launcher.compare.CompareReport;
 import org.gargamel.launcher.compare.CompareRun;
 import org.gargamel.launcher.compare.DatabaseCopies;
@@ -131,7 +133,8 @@ public final class CompareCommand implements Callable<Integer> {
     record Plan(RunTarget target, int replicas, int warehouses, int terminals, Double rate) {
         String label() {
             if (target instanceof RunTarget.Gargamel through && through.sites() != null) {
-                return "sites-" + through.sites().agreement() + (through.sites().siteLog() ? "-site-ack" : "") + "-"
+                return "sites-" + through.sites().agreement()
+                        + (through.sites().acknowledgement() == Acknowledgement.SITE ? "-site-ack" : "") + "-"
                         + through.sites().warehousesPerSite();
             }
             return String.format(
@@ -272,12 +275,28 @@ public final class CompareCommand implements Callable<Integer> {
         plans.add(new Plan(through(Mode.GARGAMEL, Isolation.PSI, rules), 2, warehouses, terminals, null));
         for (boolean partitioned : new boolean[] {true, false}) {
             for (String agreement : List.of(
-                    SitesPlan.ONE_SCHEDULER, "optimistic", "pessimistic", SitesPlan.ABORT_FREE, SitesPlan.OWNED)) {
-                SitesPlan sites = new SitesPlan(2, 1, delayMillis, agreement, partitioned, warehouses);
+                    SitesTopology.OneScheduler.NAME,
+                    "optimistic",
+                    "pessimistic",
+                    SitesPlan.ABORT_FREE,
+                    SitesPlan.OWNED)) {
+                SitesPlan sites = new SitesPlan(
+                        2,
+                        1,
+                        delayMillis,
+                        SitesTopology.of(agreement, Acknowledgement.ALL_SITES),
+                        partitioned,
+                        warehouses);
                 plans.add(new Plan(acrossSites(sites, rules), 2, warehouses, terminals, null));
             }
             // Site-owned classes with a write-set log per site: acknowledged once the call's own site holds it.
-            SitesPlan siteAck = new SitesPlan(2, 1, delayMillis, SitesPlan.OWNED, partitioned, warehouses, true);
+            SitesPlan siteAck = new SitesPlan(
+                    2,
+                    1,
+                    delayMillis,
+                    new SitesTopology.Agreeing(SitesPlan.OWNED, Acknowledgement.SITE),
+                    partitioned,
+                    warehouses);
             plans.add(new Plan(acrossSites(siteAck, rules), 2, warehouses, terminals, null));
         }
         return plans;

@@ -11,7 +11,9 @@ import java.util.List;
 import org.gargamel.common.config.Isolation;
 import org.gargamel.common.config.Mode;
 import org.gargamel.common.group.GroupConfig;
+import org.gargamel.launcher.cluster.Acknowledgement;
 import org.gargamel.launcher.cluster.SitesPlan;
+import org.gargamel.launcher.cluster.SitesTopology;
 import org.gargamel.launcher.run.RunRequest;
 import org.gargamel.launcher.run.RunTarget;
 import org.gargamel.launcher.server.Usage;
@@ -332,19 +334,21 @@ final class RunOptions {
         int delayMillis = siteDelayMillis(spec, siteDelay == null ? Duration.ZERO : siteDelay);
         int siteCount = Usage.range(spec, "--sites", sites, 2, 8);
         int perSite = replicaOptions.replicas == null ? 1 : replicaOptions.replicas;
-        String acknowledged = ack == null ? "all-sites" : ack;
-        if (!acknowledged.equals("all-sites") && !acknowledged.equals("site")) {
-            throw Usage.error(spec, "--ack must be all-sites or site, got '" + acknowledged + "'");
-        }
-        boolean siteLog = acknowledged.equals("site");
-        if (siteLog && !agreed.equals(SitesPlan.OWNED)) {
+        Acknowledgement acknowledged = Acknowledgement.parse(ack == null ? "all-sites" : ack)
+                .orElseThrow(() -> Usage.error(spec, "--ack must be all-sites or site, got '" + ack + "'"));
+        if (acknowledged == Acknowledgement.SITE && !agreed.equals(SitesPlan.OWNED)) {
             throw Usage.error(
                     spec,
                     "--ack site needs --agreement owned (only a site's own calls may commit without the other"
                             + " sites), got --agreement " + agreed);
         }
         return new SitesPlan(
-                siteCount, perSite, delayMillis, agreed, placement.equals("partitioned"), warehouses, siteLog);
+                siteCount,
+                perSite,
+                delayMillis,
+                SitesTopology.of(agreed, acknowledged),
+                placement.equals("partitioned"),
+                warehouses);
     }
 
     /** {@code --site-delay} in milliseconds, once checked (demo's and compare's): 0 to 10 s. */

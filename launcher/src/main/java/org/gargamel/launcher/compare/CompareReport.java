@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import org.gargamel.launcher.cluster.SitesTopology;
 
 /**
  * Writes {@code compare.json} ({@code {"runs": [...]}}, the contract in docs/commands.md, compare) and {@code compare.html}, a
@@ -133,7 +134,7 @@ public final class CompareReport {
                     millis(siteLatency(run, 0, "p99")),
                     millis(siteLatency(run, 1, "p99")),
                     collisions,
-                    run.agreement() == null || run.agreement().equals("one-scheduler") ? "-" : wait));
+                    run.agreement() == null || run.agreement().equals(SitesTopology.OneScheduler.NAME) ? "-" : wait));
         }
         return text.toString();
     }

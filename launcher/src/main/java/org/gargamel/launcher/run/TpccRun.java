@@ -19,6 +19,7 @@ import org.gargamel.launcher.chaos.FaultPlan;
 import org.gargamel.launcher.cluster.ClusterStatistics;
 import org.gargamel.launcher.cluster.LocalGargamelCluster;
 import org.gargamel.launcher.cluster.SitesPlan;
+import org.gargamel.launcher.cluster.SitesTopology;
 import org.gargamel.launcher.server.CommandFailedException;
 import org.gargamel.launcher.server.ExitCodes;
 import org.gargamel.provisioning.PostgresCluster;
@@ -225,7 +226,7 @@ public final class TpccRun {
         figures.put("replicasPerSite", plan.replicasPerSite());
         figures.put("siteDelayMs", plan.delayMillis());
         figures.put("agreement", plan.agreement());
-        figures.put("acknowledgement", plan.acknowledgement());
+        figures.put("acknowledgement", plan.acknowledgement().spelling());
         if (shippingDrain != null) {
             // A log per site: how long after the schedulers were quiet every replica had what the sites shipped.
             figures.put("shippingDrainMs", shippingDrain.toMillis());
@@ -295,7 +296,7 @@ public final class TpccRun {
         text.append(String.format(
                 "sites: %s, %s ms apart, %s agreement, warehouses %s%n",
                 sites.get("sites"), sites.get("siteDelayMs"), sites.get("agreement"), sites.get("warehousesPerSite")));
-        if (SitesPlan.ONE_SCHEDULER.equals(sites.get("agreement"))) {
+        if (SitesTopology.OneScheduler.NAME.equals(sites.get("agreement"))) {
             text.append("  one scheduler at site-1 serves every site; the other sites' clients call it across the"
                     + " delay\n");
         } else if (SitesPlan.OWNED.equals(sites.get("agreement"))) {

@@ -13,7 +13,9 @@ import java.util.List;
 import java.util.Map;
 import org.gargamel.common.config.Isolation;
 import org.gargamel.common.config.Mode;
+import org.gargamel.launcher.cluster.Acknowledgement;
 import org.gargamel.launcher.cluster.SitesPlan;
+import org.gargamel.launcher.cluster.SitesTopology;
 import org.gargamel.launcher.run.RunRequest;
 import org.gargamel.launcher.run.RunTarget;
 import org.gargamel.launcher.server.CommandContext;
@@ -216,6 +218,8 @@ class CommandLineParsingTest {
         RunTarget.Gargamel central = (RunTarget.Gargamel)
                 request(true, "--sites", "2", "--agreement", "one-scheduler").target();
         assertTrue(central.sites().oneScheduler());
+        assertEquals(new SitesTopology.OneScheduler(), central.sites().topology(), "a topology, not an agreement");
+        assertEquals("one-scheduler", central.sites().agreement(), "result.json keeps its name");
         assertTrue(!target.sites().oneScheduler());
         RunTarget.Gargamel owned =
                 (RunTarget.Gargamel) request(true, "--sites", "2", "--agreement", "owned", "--warehouses", "3")
@@ -225,12 +229,21 @@ class CommandLineParsingTest {
                 Map.of("site-1", List.of(1L, 3L), "site-2", List.of(2L)),
                 owned.sites().owners(),
                 "warehouse w is site (w - 1) mod 2's, as its terminals' site when partitioned");
-        assertEquals("all-sites", owned.sites().acknowledgement());
+        assertEquals(Acknowledgement.ALL_SITES, owned.sites().acknowledgement());
+        assertEquals("all-sites", owned.sites().acknowledgement().spelling());
         RunTarget.Gargamel siteAck =
                 (RunTarget.Gargamel) request(true, "--sites", "2", "--agreement", "owned", "--ack", "site")
                         .target();
-        assertTrue(siteAck.sites().siteLog());
-        assertEquals("site", siteAck.sites().acknowledgement());
+        assertEquals(
+                new SitesTopology.Agreeing("owned", Acknowledgement.SITE),
+                siteAck.sites().topology(),
+                "--ack site: a write-set log per site");
+        assertEquals("site", siteAck.sites().acknowledgement().spelling());
+        assertEquals("site", siteAck.sites().acknowledgement().writeSetLog(), "the node's writeSetLog");
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> SitesTopology.of("optimistic", Acknowledgement.SITE),
+                "a per-site acknowledgement needs site-owned classes, whoever builds the plan");
         assertUsageError(
                 CommandRunner.run("demo", "--sites", "2", "--ack", "site"), "--ack site needs --agreement owned");
         assertUsageError(
