@@ -26,10 +26,9 @@ import org.gargamel.classifier.WriteKey;
  *
  * <p>Single-threaded: the site scheduler's event loop owns it.
  */
-public final class AbortFreeAgreement implements PlacedByOwners {
+public final class AbortFreeAgreement extends PlacedByOwners {
     private final Set<String> every;
     private final DependencyGraph graph;
-    private final OwnerOrder order;
 
     /**
      * Each call this site holds, with the last writers the index gave it (kept transitive across calls that leave:
@@ -47,17 +46,12 @@ public final class AbortFreeAgreement implements PlacedByOwners {
 
     /** The abort-free agreement among {@code sites} (this site among them): every site orders every call. */
     public AbortFreeAgreement(String site, Collection<String> sites) {
+        super(site);
         this.every = Set.copyOf(sites);
         if (!every.contains(site)) {
             throw new IllegalArgumentException("site '" + site + "' is not one of the sites " + sites);
         }
-        this.order = new OwnerOrder(site);
         this.graph = new DependencyGraph(every);
-    }
-
-    @Override
-    public String site() {
-        return order.site;
     }
 
     /** Every site, for any key: every site owns every row. */
@@ -257,31 +251,6 @@ public final class AbortFreeAgreement implements PlacedByOwners {
         if (order.forget(txn)) {
             unchain(txn);
         }
-    }
-
-    @Override
-    public boolean placedHere(long txn) {
-        return order.placedByThisSite.contains(txn);
-    }
-
-    @Override
-    public boolean isSpanning(long txn) {
-        return order.spanning.contains(txn);
-    }
-
-    @Override
-    public boolean knows(long txn) {
-        return order.indexed.contains(txn);
-    }
-
-    @Override
-    public int pending() {
-        return order.pending();
-    }
-
-    @Override
-    public int size() {
-        return order.indexed.size();
     }
 
     /** Calls in the dependency graph (not yet resolved and forgotten). */

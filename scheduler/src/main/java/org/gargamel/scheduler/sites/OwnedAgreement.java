@@ -36,7 +36,7 @@ import org.gargamel.classifier.WriteKey;
  *
  * <p>Single-threaded: the site scheduler's event loop owns it.
  */
-public final class OwnedAgreement implements PlacedByOwners {
+public final class OwnedAgreement extends PlacedByOwners {
     /** The sites whose rows a key may name: its owner's alone, or every site when its owning part is unknown. */
     @FunctionalInterface
     public interface Ownership {
@@ -60,16 +60,10 @@ public final class OwnedAgreement implements PlacedByOwners {
             implements Agreement.Counters {}
 
     private final Ownership ownership;
-    private final OwnerOrder order;
 
     public OwnedAgreement(String site, Ownership ownership) {
-        this.order = new OwnerOrder(site);
+        super(site);
         this.ownership = Objects.requireNonNull(ownership, "ownership");
-    }
-
-    @Override
-    public String site() {
-        return order.site;
     }
 
     @Override
@@ -171,32 +165,6 @@ public final class OwnedAgreement implements PlacedByOwners {
     @Override
     public void forget(long txn) {
         order.forget(txn);
-    }
-
-    @Override
-    public boolean placedHere(long txn) {
-        return order.placedByThisSite.contains(txn);
-    }
-
-    @Override
-    public boolean isSpanning(long txn) {
-        return order.spanning.contains(txn);
-    }
-
-    @Override
-    public boolean knows(long txn) {
-        return order.indexed.contains(txn);
-    }
-
-    /** This site's spanning calls not yet dispatched: appended and not read back, or waiting for owners. */
-    @Override
-    public int pending() {
-        return order.pending();
-    }
-
-    @Override
-    public int size() {
-        return order.indexed.size();
     }
 
     /** The oldest call of this site waiting longer than {@code patience}, and whose placement it lacks. */

@@ -10,19 +10,48 @@ import org.gargamel.classifier.WriteKey;
  * conflict row by row ({@code Scheduler.conflictsByRow}), and a call may wait at this site for a home call not yet
  * dispatched.
  */
-public sealed interface PlacedByOwners extends Agreement permits OwnedAgreement, AbortFreeAgreement {
+public abstract sealed class PlacedByOwners implements Agreement permits OwnedAgreement, AbortFreeAgreement {
+    /** This site's order of the calls it knows; owned by the site scheduler's event loop, as the agreement is. */
+    final OwnerOrder order;
+
+    PlacedByOwners(String site) {
+        this.order = new OwnerOrder(site);
+    }
+
     /** The sites that own a key of {@code keys} (in the order met). */
-    Set<String> ownersOf(List<WriteKey> keys);
+    public abstract Set<String> ownersOf(List<WriteKey> keys);
 
     /** Whether a call whose keys {@code owners} own is this site's alone: ordered in the site's core, never logged. */
-    boolean local(Set<String> owners);
+    public abstract boolean local(Set<String> owners);
+
+    @Override
+    public final String site() {
+        return order.site;
+    }
 
     /** Whether a placement of {@code txn} by this site (this scheduler's or an earlier one's) is in the log. */
-    boolean placedHere(long txn);
+    public final boolean placedHere(long txn) {
+        return order.placedByThisSite.contains(txn);
+    }
 
     /** Whether {@code txn} is a spanning call read from the log and not forgotten. */
-    boolean isSpanning(long txn);
+    public final boolean isSpanning(long txn) {
+        return order.spanning.contains(txn);
+    }
+
+    @Override
+    public final boolean knows(long txn) {
+        return order.indexed.contains(txn);
+    }
+
+    /** This site's spanning calls not yet dispatched: appended and not read back, or waiting for owners. */
+    @Override
+    public final int pending() {
+        return order.pending();
+    }
 
     /** Calls in this site's order, not yet forgotten. */
-    int size();
+    public final int size() {
+        return order.indexed.size();
+    }
 }
