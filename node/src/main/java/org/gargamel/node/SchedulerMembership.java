@@ -73,10 +73,14 @@ final class SchedulerMembership {
     private volatile Address scheduler;
     /** The scheduler this node serves (has joined, caught up, announced ready), or null. */
     private volatile Address servingAt;
-    /** The scheduler this node is joining or is to join, or null. */
-    private final AtomicReference<Address> joining = new AtomicReference<>();
+    /**
+     * The latest join asked for (the scheduler this node is joining or is to join), or null. Only that one runs: the
+     * join thread skips a request that a later view replaced, so views A, B, A leave one join of A, never a stale join
+     * that ends "not ready" (SchedulerMembershipTest).
+     */
+    private final AtomicReference<JoinRequest> joining = new AtomicReference<>();
     /** The schedulers to join, in the order asked for, for the join thread. */
-    private final BlockingQueue<Address> requests = new LinkedBlockingQueue<>();
+    private final BlockingQueue<JoinRequest> requests = new LinkedBlockingQueue<>();
     /** The DRAIN_QUERYs of joins, by query id: their answers say the scheduler has handled the joining hello. */
     private final Map<Long, CompletableFuture<Void>> joinQueries = new ConcurrentHashMap<>();
 
@@ -147,10 +151,13 @@ final class SchedulerMembership {
             send.accept(found, new NodeHello(name, workers, true, profile.get()));
             return;
         }
-        if (found.equals(joining.getAndSet(found))) {
+        JoinRequest current = joining.get();
+        if (current != null && current.target.equals(found)) {
             return; // already joining this scheduler
         }
-        requests.add(found);
+        JoinRequest request = new JoinRequest(found);
+        joining.set(request);
+        requests.add(request);
     }
 
     /**
@@ -179,11 +186,15 @@ final class SchedulerMembership {
     /** The join thread (supervised): joins each scheduler asked for, one at a time, until the node stops. */
     void run() throws InterruptedException {
         while (true) {
-            join(requests.take());
+            JoinRequest request = requests.take();
+            if (request == joining.get()) {
+                join(request);
+            }
         }
     }
 
-    private void join(Address target) throws InterruptedException {
+    private void join(JoinRequest request) throws InterruptedException {
+        Address target = request.target;
         try {
             awaitTakeOver(target);
             send.accept(target, new NodeHello(name, workers, false, profile.get()));
@@ -191,7 +202,7 @@ final class SchedulerMembership {
             CompletableFuture<Void> handled = new CompletableFuture<>();
             joinQueries.put(queryId, handled);
             send.accept(target, new DrainQuery(queryId));
-            awaitAnswer(target, handled);
+            awaitAnswer(request, handled);
             catchUp.run();
             servingAt = target;
             send.accept(target, new NodeHello(name, workers, true, profile.get()));
@@ -207,7 +218,7 @@ final class SchedulerMembership {
                         e.toString());
             }
         } finally {
-            joining.compareAndSet(target, null);
+            joining.compareAndSet(request, null);
         }
     }
 
@@ -215,14 +226,15 @@ final class SchedulerMembership {
      * Waits for the answer to the join's DRAIN_QUERY, up to {@link #JOIN_TIMEOUT}, or until another scheduler is to
      * be joined (a view without any scheduler leaves the join waiting: the same one may come back).
      */
-    private void awaitAnswer(Address target, CompletableFuture<Void> handled) throws Exception {
+    private void awaitAnswer(JoinRequest request, CompletableFuture<Void> handled) throws Exception {
+        Address target = request.target;
         long deadline = System.nanoTime() + JOIN_TIMEOUT.toNanos();
         while (true) {
             try {
                 handled.get(ANSWER_POLL_MILLIS, TimeUnit.MILLISECONDS);
                 return;
             } catch (TimeoutException e) {
-                if (!target.equals(joining.get())) {
+                if (request != joining.get()) {
                     throw new TimeoutException("the scheduler " + target + " was replaced before it answered");
                 }
                 if (System.nanoTime() > deadline) {
@@ -261,6 +273,15 @@ final class SchedulerMembership {
                         "calls of an earlier scheduler were still running after " + JOIN_TIMEOUT.toSeconds() + " s");
             }
             Thread.sleep(10);
+        }
+    }
+
+    /** One join asked for by a view; compared by identity, so a later view's request for the same scheduler is new. */
+    private static final class JoinRequest {
+        final Address target;
+
+        JoinRequest(Address target) {
+            this.target = target;
         }
     }
 }

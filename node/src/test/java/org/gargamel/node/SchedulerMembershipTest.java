@@ -91,4 +91,64 @@ class SchedulerMembershipTest {
         supervisor.stop(Duration.ofSeconds(5));
         assertFalse(supervisor.failure().isDone(), "the join thread ends only when the node stops");
     }
+
+    /**
+     * Views A, B, A while the join of A is catching up: that join ends ready at A, the join of B that a later view
+     * replaced never runs, and the second join of A ends ready too (a stale request that ran would say hello to B and
+     * leave the node "not ready" at A).
+     */
+    @Test
+    void aJoinReplacedByALaterViewNeverRuns() throws Exception {
+        Address node = UUID.randomUUID();
+        NameCache.add(node, "node-1");
+        Address first = UUID.randomUUID();
+        NameCache.add(first, GargamelClient.SCHEDULER_NAME);
+        Address second = UUID.randomUUID();
+        NameCache.add(second, GargamelClient.SCHEDULER_NAME);
+        java.util.concurrent.CountDownLatch caughtUp = new java.util.concurrent.CountDownLatch(1);
+        SchedulerMembership membership = new SchedulerMembership(
+                "node-1",
+                2,
+                false,
+                () -> PROFILE,
+                (target, message) -> steps.add(List.of(target.equals(first) ? "A" : "B", message)),
+                new ActiveScheduler(null),
+                floor -> false,
+                () -> {
+                    steps.add("catch-up");
+                    try {
+                        caughtUp.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                },
+                () -> 0,
+                () -> false);
+        supervisor.start("node-1-join", membership::run);
+
+        membership.announce(View.create(node, 1, node, first));
+        assertEquals(List.of("A", new NodeHello("node-1", 2, false, PROFILE)), next());
+        answer(membership, "A");
+        assertEquals("catch-up", next());
+        membership.announce(View.create(node, 2, node, second));
+        membership.announce(View.create(node, 3, node, first));
+        caughtUp.countDown();
+        assertEquals(List.of("A", new NodeHello("node-1", 2, true, PROFILE)), next(), "the first join ends ready");
+        assertEquals(
+                List.of("A", new NodeHello("node-1", 2, false, PROFILE)),
+                next(),
+                "the latest view's join of the same scheduler, not the replaced join of the other");
+        answer(membership, "A");
+        assertEquals("catch-up", next());
+        assertEquals(List.of("A", new NodeHello("node-1", 2, true, PROFILE)), next(), "and it ends ready");
+    }
+
+    /** Answers the DRAIN_QUERY the node sent {@code scheduler} next. */
+    private void answer(SchedulerMembership membership, String scheduler) throws InterruptedException {
+        Object step = next();
+        assertInstanceOf(List.class, step);
+        assertEquals(scheduler, ((List<?>) step).get(0), "the query goes to " + scheduler);
+        DrainQuery query = assertInstanceOf(DrainQuery.class, ((List<?>) step).get(1));
+        membership.answered(new DrainStatus(query.queryId(), 0, 1));
+    }
 }
