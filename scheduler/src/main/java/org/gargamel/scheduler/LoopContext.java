@@ -4,6 +4,7 @@ import java.util.function.BiConsumer;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
+import java.util.function.Supplier;
 import org.gargamel.common.lifecycle.FatalException;
 import org.gargamel.common.wire.Message;
 import org.jgroups.Address;
@@ -14,7 +15,7 @@ import org.jgroups.Address;
  */
 record LoopContext(
         BiConsumer<Address, Message> sender,
-        BiConsumer<String, Runnable> tasks,
+        BiConsumer<Supplier<String>, Runnable> tasks,
         Consumer<FatalException> failures,
         BooleanSupplier isRunning,
         LongConsumer eventTxn) {
@@ -23,8 +24,11 @@ record LoopContext(
         sender.accept(target, message);
     }
 
-    /** Runs {@code task} on the loop, as an event named {@code name} (from any thread). */
-    void onLoop(String name, Runnable task) {
+    /**
+     * Runs {@code task} on the loop, as an event named by {@code name} (from any thread); the name is built only if the
+     * event fails, not for every schedule-log entry read.
+     */
+    void onLoop(Supplier<String> name, Runnable task) {
         tasks.accept(name, task);
     }
 

@@ -184,9 +184,9 @@ final class MultiSite implements SiteCoordinator {
         log.connect(
                 grant,
                 epoch,
-                entry -> loop.onLoop(entry.describe(), () -> onLogged(entry)),
+                entry -> loop.onLoop(entry::describe, () -> onLogged(entry)),
                 site.agreement() instanceof PlacedByOwners
-                        ? placement -> loop.onLoop(placement.describe(), () -> onPlacementLogged(placement))
+                        ? placement -> loop.onLoop(placement::describe, () -> onPlacementLogged(placement))
                         : null);
     }
 

@@ -105,7 +105,7 @@ public final class SchedulerServer implements AutoCloseable {
         this.nodes = new NodeRegistry(new ClusterProfile(config.mode(), config.isolation(), rules.digest(), ""));
         LoopContext context = new LoopContext(
                 this::send,
-                (name, task) -> enqueue(new Event(() -> name, task)),
+                (name, task) -> enqueue(new Event(name, task)),
                 supervisor::fail,
                 () -> running,
                 txn -> eventTxn = txn);
@@ -426,11 +426,11 @@ public final class SchedulerServer implements AutoCloseable {
             return;
         }
         if (outcome == EpochClaim.Grant.ACTIVATED) {
-            sites.activated(grant, takeOver.epoch());
             LOG.info(
                     "the write-set log made this scheduler the active one: epoch {} (granted by {})",
                     takeOver.epoch(),
                     grant.nodeName());
+            sites.activated(grant, takeOver.epoch());
         }
         checkTakeOver();
     }
