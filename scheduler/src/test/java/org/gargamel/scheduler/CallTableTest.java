@@ -78,6 +78,23 @@ class CallTableTest {
         assertNull(table.inFlight(client, 9));
     }
 
+    /**
+     * A site's call dispatched once the log placed it (pessimistic, placed by owners) or run again after a collision
+     * goes to the node and worker it was placed on, after the log's dependencies: the worker lives in the pending call,
+     * not in the agreement's decision.
+     */
+    @Test
+    void aDispatchedCallKeepsItsWorkerAndTakesTheLogsDependencies() {
+        Placement placed = new Placement(104, new WorkerRef("node-2", 3), new long[] {100}, false);
+        PendingCall call = new PendingCall(client, 10, ProcedureCall.of("payment", 1), 0, placed);
+        Placement dispatched = call.dispatched(new long[] {101, 102});
+        assertEquals(new WorkerRef("node-2", 3), dispatched.worker(), "on the worker it was placed on");
+        assertEquals("node-2", call.node());
+        assertEquals(104, dispatched.txn());
+        assertArrayEquals(new long[] {101, 102}, dispatched.backDependencies(), "after what the log placed before it");
+        assertEquals(3, call.execute(dispatched, false, false, Map.of()).worker(), "the EXECUTE names that worker");
+    }
+
     private PendingCall call(long callId, long txn, String node) {
         Placement placement = new Placement(txn, new WorkerRef(node, 0), new long[0], false);
         return new PendingCall(client, callId, ProcedureCall.of("payment", 1), 0, placement);
