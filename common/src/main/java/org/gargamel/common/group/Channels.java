@@ -40,6 +40,11 @@ import org.jgroups.stack.Protocol;
  * (nodes only; total order through SEQUENCER over NAKACK2). Ordered messages are never sent OOB.
  */
 public final class Channels {
+    static {
+        // Before any protocol exists: each takes its log when it is created.
+        GuardedJGroupsLogs.install();
+    }
+
     public static final String CONTROL_CLUSTER = "gargamel-control";
     public static final String WRITE_SET_CLUSTER = "gargamel-writesets";
     public static final String SCHEDULE_CLUSTER = "gargamel-schedule";
