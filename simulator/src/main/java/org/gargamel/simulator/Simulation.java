@@ -46,8 +46,8 @@ import org.gargamel.tpcc.workload.TransactionType;
  */
 final class Simulation {
     private static final long SEED_STRIDE = 0x9E3779B97F4A7C15L;
-    /** A replica reports what became visible every couple of milliseconds (ProgressReporter). */
-    private static final double PROGRESS_BATCH_MS = 1.0;
+    /** A replica reports what became visible every 20 ms (ProgressReporter.INTERVAL_MILLIS): half of it on average. */
+    private static final double PROGRESS_BATCH_MS = 10.0;
     /** Raft: the origin to the leader, the leader to the followers, their acknowledgements back. */
     private static final int LOG_COMMIT_HOPS = 3;
     /** How long after the measurement the calls begun in it may take to finish. */

@@ -2,6 +2,7 @@ package org.gargamel.node.progress;
 
 import java.util.Arrays;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 import org.gargamel.common.wire.Message;
@@ -28,10 +29,12 @@ import org.slf4j.LoggerFactory;
 public final class ProgressReporter {
     private static final Logger LOG = LoggerFactory.getLogger(ProgressReporter.class);
     static final int BATCH = 4096;
-    private static final long PAUSE_MILLIS = 2;
+    static final long INTERVAL_MILLIS = 20;
 
     private final String node;
-    private final ConcurrentLinkedQueue<Long> visible = new ConcurrentLinkedQueue<>();
+    /** Ids reported visible and not sent yet, in report order; guarded by itself. */
+    private final VisibleIds visible = new VisibleIds();
+
     private final ConcurrentLinkedQueue<Settlement> settlements = new ConcurrentLinkedQueue<>();
     private final Supplier<Address> scheduler;
     private final BiConsumer<Address, Message> send;
@@ -76,19 +79,24 @@ public final class ProgressReporter {
 
     /** The reporting loop, run by a supervised thread until interrupted. */
     public void run() throws InterruptedException {
-        long[] batch = new long[BATCH];
+        long next = System.nanoTime();
         while (true) {
-            if (!sendOnce(batch)) {
-                Thread.sleep(PAUSE_MILLIS);
+            sendOnce();
+            next += TimeUnit.MILLISECONDS.toNanos(INTERVAL_MILLIS);
+            long wait = next - System.nanoTime();
+            if (wait > 0) {
+                TimeUnit.NANOSECONDS.sleep(wait);
+            } else {
+                next = System.nanoTime(); // late (a long send, a pause): no burst to catch up
             }
         }
     }
 
     /**
-     * Sends what waits, if a scheduler is in sight: every settlement, then up to one batch of visible transactions.
-     * Returns whether a whole batch went (more may wait).
+     * Sends what waits, if a scheduler is in sight: every settlement, then every visible transaction, in messages of
+     * at most {@value #BATCH} ids. Returns whether anything went.
      */
-    boolean sendOnce(long[] batch) {
+    boolean sendOnce() {
         Address target = scheduler.get();
         if (target == null) {
             if (outOfSightSince == 0 && (!visible.isEmpty() || !settlements.isEmpty())) {
@@ -107,18 +115,51 @@ public final class ProgressReporter {
                     settlements.size());
             outOfSightSince = 0;
         }
+        boolean sent = false;
         Settlement settlement;
         while ((settlement = settlements.poll()) != null) {
             send.accept(target, settlement);
+            sent = true;
         }
-        int count = 0;
-        Long txn;
-        while (count < batch.length && (txn = visible.poll()) != null) {
-            batch[count++] = txn;
+        long[] ids = visible.takeAll();
+        long position = logPosition.getAsLong();
+        for (int from = 0; from < ids.length; from += BATCH) {
+            send.accept(
+                    target,
+                    new Progress(node, Arrays.copyOfRange(ids, from, Math.min(ids.length, from + BATCH)), position));
+            sent = true;
         }
-        if (count > 0) {
-            send.accept(target, new Progress(node, Arrays.copyOf(batch, count), logPosition.getAsLong()));
+        return sent;
+    }
+
+    /**
+     * A growing array of ids under a lock: adding one allocates nothing until the array must grow (a queue of boxed
+     * Longs allocated two objects per id, and every replica reports every transaction).
+     */
+    private static final class VisibleIds {
+        private long[] ids = new long[256];
+        private int size;
+
+        synchronized void add(long id) {
+            if (size == ids.length) {
+                ids = Arrays.copyOf(ids, size * 2);
+            }
+            ids[size++] = id;
         }
-        return count == batch.length;
+
+        /** Every id added so far, in order, and none left. */
+        synchronized long[] takeAll() {
+            long[] taken = Arrays.copyOf(ids, size);
+            size = 0;
+            return taken;
+        }
+
+        synchronized int size() {
+            return size;
+        }
+
+        synchronized boolean isEmpty() {
+            return size == 0;
+        }
     }
 }
