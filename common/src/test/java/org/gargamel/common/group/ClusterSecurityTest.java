@@ -294,6 +294,18 @@ class ClusterSecurityTest {
         assertFalse(own.authenticate(unproven, looped), "a received token without a proof");
     }
 
+    /** IVs come from the JDK's DRBG, which draws in Java, not from NativePRNG's locked read of /dev/urandom. */
+    @Test
+    void ivsComeFromTheDrbgAndAreFreshEachTime() {
+        GcmSymEncrypt encrypt = new GcmSymEncrypt();
+        assertEquals("DRBG", encrypt.secureRandom().getAlgorithm());
+        byte[] first = new byte[12];
+        byte[] second = new byte[12];
+        encrypt.secureRandom().nextBytes(first);
+        encrypt.secureRandom().nextBytes(second);
+        assertFalse(java.util.Arrays.equals(first, second), "two IVs drawn in a row differ");
+    }
+
     @Test
     void noSecretReachesAMessageOrToString() throws Exception {
         String secret = "do-not-print-me-0123456789abcdef";
