@@ -61,12 +61,11 @@ public final class StageTable {
     private static void frames(StringBuilder table, String heading, List<StageBreakdown.FrameShare> frames) {
         table.append(heading).append(":\n");
         for (StageBreakdown.FrameShare frame : frames.subList(0, Math.min(FRAMES_SHOWN, frames.size()))) {
-            table.append(String.format(
-                    Locale.ROOT,
-                    "  %6s  %s [%s]%n",
-                    percent(frame.share()),
-                    frame.frame().name(),
-                    frame.frame().kind().label()));
+            String name = frame.frame().name();
+            String kind = name.equals(StageBreakdown.NO_JAVA_FRAME)
+                    ? ""
+                    : " [" + frame.frame().kind().label() + "]";
+            table.append(String.format(Locale.ROOT, "  %6s  %s%s%n", percent(frame.share()), name, kind));
         }
     }
 
