@@ -9,6 +9,7 @@ import org.gargamel.launcher.command.ChaosCommand;
 import org.gargamel.launcher.command.ClassifyCommand;
 import org.gargamel.launcher.command.CompareCommand;
 import org.gargamel.launcher.command.DemoCommand;
+import org.gargamel.launcher.command.ProfileCommand;
 import org.gargamel.launcher.command.ServeCommand;
 import org.gargamel.launcher.command.SimulateCommand;
 import org.gargamel.launcher.command.TpccCommand;
@@ -52,6 +53,7 @@ import picocli.CommandLine.Spec;
             ApplyLagCommand.class,
             ClassifyCommand.class,
             VerifyCommand.class,
+            ProfileCommand.class,
             HelpCommand.class
         })
 public final class GargamelMain implements Callable<Integer> {
