@@ -9,6 +9,7 @@ import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.Map;
 import org.gargamel.common.jdbc.JdbcConnections;
 
 /**
@@ -30,7 +31,17 @@ final class EmbeddedServer {
      * made again if lost). {@code clean}: run initdb on an empty directory and delete it when the server stops.
      */
     static EmbeddedPostgres start(Path data, Path binaries, boolean clean, String listenAddresses) throws IOException {
-        return EmbeddedPostgres.builder()
+        return start(data, binaries, clean, listenAddresses, Map.of());
+    }
+
+    /**
+     * {@link #start(Path, Path, boolean, String)} with {@code extraSettings} too (name to value, e.g. {@code wal_level}
+     * {@code logical} for a publisher), given after the settings above and so taking precedence over them.
+     */
+    static EmbeddedPostgres start(
+            Path data, Path binaries, boolean clean, String listenAddresses, Map<String, String> extraSettings)
+            throws IOException {
+        EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
                 .setDataDirectory(data)
                 .setCleanDataDirectory(clean)
                 .setOverrideWorkingDirectory(binaries.toFile())
@@ -40,8 +51,9 @@ final class EmbeddedServer {
                 .setServerConfig("max_connections", "300")
                 .setServerConfig("shared_buffers", "128MB")
                 .setServerConfig("max_locks_per_transaction", "256")
-                .setServerConfig("listen_addresses", listenAddresses)
-                .start();
+                .setServerConfig("listen_addresses", listenAddresses);
+        extraSettings.forEach(builder::setServerConfig);
+        return builder.start();
     }
 
     /**

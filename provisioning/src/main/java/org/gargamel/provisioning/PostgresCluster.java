@@ -8,6 +8,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.gargamel.common.config.Secrets;
 import org.gargamel.common.jdbc.JdbcConnections;
@@ -87,7 +88,16 @@ public final class PostgresCluster implements AutoCloseable {
      * loopback. The URLs still name 127.0.0.1; {@link #jdbcUrl(int, String)} names another address.
      */
     public static PostgresCluster embedded(int count, String clientNetwork) {
-        return start(count, clientNetwork, null);
+        return start(count, clientNetwork, null, Map.of());
+    }
+
+    /**
+     * {@link #embedded(int)}, each server started with {@code extraSettings} besides (and over) the throw-away settings
+     * every embedded server has: e.g. {@code wal_level=logical} for a logical-replication publisher, which only a
+     * start can set.
+     */
+    public static PostgresCluster embeddedWith(int count, Map<String, String> extraSettings) {
+        return start(count, null, null, extraSettings);
     }
 
     /**
@@ -95,10 +105,17 @@ public final class PostgresCluster implements AutoCloseable {
      * of {@link PostgresSnapshots}): the servers hold the same data from the start, with nothing loaded or compared.
      */
     public static PostgresCluster embeddedCopies(int count, String clientNetwork, Path snapshot) {
-        return start(count, clientNetwork, snapshot);
+        return start(count, clientNetwork, snapshot, Map.of());
     }
 
-    private static PostgresCluster start(int count, String clientNetwork, Path snapshot) {
+    /** {@link #embeddedCopies(int, String, Path)} with {@code extraSettings} as in {@link #embeddedWith(int, Map)}. */
+    public static PostgresCluster embeddedCopies(
+            int count, String clientNetwork, Path snapshot, Map<String, String> extraSettings) {
+        return start(count, clientNetwork, snapshot, extraSettings);
+    }
+
+    private static PostgresCluster start(
+            int count, String clientNetwork, Path snapshot, Map<String, String> extraSettings) {
         requirePositive(count);
         Path work;
         try {
@@ -120,7 +137,8 @@ public final class PostgresCluster implements AutoCloseable {
                         data,
                         EmbeddedServer.binariesDirectory(work),
                         snapshot == null,
-                        clientNetwork == null ? "localhost" : "*");
+                        clientNetwork == null ? "localhost" : "*",
+                        extraSettings);
                 if (clientNetwork != null) {
                     EmbeddedServer.trust(data, clientNetwork, server.getJdbcUrl("postgres", "postgres"));
                 }

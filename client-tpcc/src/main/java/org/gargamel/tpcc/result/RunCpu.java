@@ -13,10 +13,21 @@ import java.util.Map;
  * summed); {@code postgres} the replicas' servers, every process of each (backends and background work such as the WAL
  * writer and autovacuum); {@code other} what the host spent beyond these roles. A role the run could not measure (an
  * external server, a remote cluster) is absent, and its share is then in {@code other}.
+ *
+ * <p>Of the Java roles (client, scheduler, nodes, front end), {@code jitMsPerCall} is what their JIT compiler threads
+ * spent, a part of {@code msPerCall}, and {@code msPerCallLessJit} the rest: what the role spends once its code is
+ * compiled. Both are empty where the run could not read threads.
  */
-@JsonPropertyOrder({"seconds", "hostCores", "hostBusyCores", "calls", "msPerCall"})
+@JsonPropertyOrder({"seconds", "hostCores", "hostBusyCores", "calls", "msPerCall", "jitMsPerCall", "msPerCallLessJit"})
 @JsonInclude(JsonInclude.Include.ALWAYS)
-public record RunCpu(double seconds, int hostCores, double hostBusyCores, long calls, Map<String, Double> msPerCall) {
+public record RunCpu(
+        double seconds,
+        int hostCores,
+        double hostBusyCores,
+        long calls,
+        Map<String, Double> msPerCall,
+        Map<String, Double> jitMsPerCall,
+        Map<String, Double> msPerCallLessJit) {
     public static final String HOST = "host";
     public static final String OTHER = "other";
 
@@ -25,6 +36,15 @@ public record RunCpu(double seconds, int hostCores, double hostBusyCores, long c
      * and the calls finished meanwhile.
      */
     public static RunCpu of(double seconds, Map<String, Double> cpuSecondsByRole, long calls) {
+        return of(seconds, cpuSecondsByRole, Map.of(), calls);
+    }
+
+    /**
+     * As {@link #of(double, Map, long)}; {@code jitSecondsByRole}: of the Java roles, the CPU seconds their JIT
+     * compiler threads spent (a part of the role's in {@code cpuSecondsByRole}).
+     */
+    public static RunCpu of(
+            double seconds, Map<String, Double> cpuSecondsByRole, Map<String, Double> jitSecondsByRole, long calls) {
         double host = cpuSecondsByRole.getOrDefault(HOST, 0.0);
         Map<String, Double> perCall = new LinkedHashMap<>();
         double attributed = 0;
@@ -35,12 +55,23 @@ public record RunCpu(double seconds, int hostCores, double hostBusyCores, long c
             }
         }
         perCall.put(OTHER, milliseconds(Math.max(0, host - attributed), calls));
+        Map<String, Double> jitPerCall = new LinkedHashMap<>();
+        Map<String, Double> lessJitPerCall = new LinkedHashMap<>();
+        jitSecondsByRole.forEach((role, jit) -> {
+            double total = cpuSecondsByRole.getOrDefault(role, 0.0);
+            // Read a moment apart from the role's own ticks: never more than the role's whole.
+            double compiling = Math.min(jit, total);
+            jitPerCall.put(role, milliseconds(compiling, calls));
+            lessJitPerCall.put(role, milliseconds(total - compiling, calls));
+        });
         return new RunCpu(
                 round(seconds),
                 Runtime.getRuntime().availableProcessors(),
                 round(seconds == 0 ? 0 : host / seconds),
                 calls,
-                perCall);
+                perCall,
+                jitPerCall,
+                lessJitPerCall);
     }
 
     private static double milliseconds(double cpuSeconds, long calls) {

@@ -30,33 +30,37 @@ final class ChildProcesses {
     static final String FRONTEND = "frontend";
 
     static final Duration START_TIMEOUT = Duration.ofSeconds(90);
-    /** Extra options for the scheduler and node JVMs (profiling, say), split on spaces. */
-    static final String CHILD_JAVA_OPTIONS_VARIABLE = "GARGAMEL_CHILD_JAVA_OPTS";
 
-    private static final List<String> CHILD_JVM_OPTIONS = childJvmOptions(true);
     /**
-     * The front end keeps both JIT tiers: its per-call work (Netty, the protocol, its client's JGroups) is what the
-     * library does in the terminals' own JVM, which has C2, so pgwire and library runs compare like with like; with
-     * C1 it spent more CPU per call than the library and lost about a tenth of the tpmC on a saturated machine
-     * (docs/frontend.md).
+     * The front end keeps both JIT tiers whatever the plan says: its per-call work (Netty, the protocol, its client's
+     * JGroups) is what the library does in the terminals' own JVM, which has C2, so pgwire and library runs compare
+     * like with like; with C1 it spent more CPU per call than the library and lost about a tenth of the tpmC on a
+     * saturated machine (docs/frontend.md).
      */
-    private static final List<String> FRONTEND_JVM_OPTIONS = childJvmOptions(false);
+    private static final List<String> FRONTEND_JVM_OPTIONS = childJvmOptions(ChildJit.SERVER);
 
-    private static List<String> childJvmOptions(boolean c1Only) {
-        // C1 only: these JVMs live for one run on the same cores as PostgreSQL and each other, and C2 compiling
-        // JGroups, pgjdbc and Jackson took most of their CPU for the first 30 s of a run; with C1 alone a 20 s run of
-        // one replica at 4 warehouses made 11,460 tpmC against 7,923 (docs/node.md). Long-lived deployments
-        // (`scripts/gargamel node`) keep the default tiers.
+    /** The scheduler's and the nodes' JVM options, with the JIT the cluster's plan chose. */
+    private final List<String> childJvmOptions;
+
+    /** The children of a cluster whose scheduler and node JVMs compile with {@code jit}. */
+    ChildProcesses(ChildJit jit) {
+        this.childJvmOptions = childJvmOptions(jit);
+    }
+
+    private static List<String> childJvmOptions(ChildJit jit) {
         List<String> options = new ArrayList<>(List.of("-Xmx768m", "-XX:+UseSerialGC"));
-        if (c1Only) {
-            options.add("-XX:TieredStopAtLevel=1");
-        }
+        options.addAll(jit.jvmOptions());
         options.add("-Djava.net.preferIPv4Stack=true");
-        String extra = System.getenv(CHILD_JAVA_OPTIONS_VARIABLE);
+        String extra = System.getenv(ChildJit.OPTIONS_VARIABLE);
         if (extra != null && !extra.isBlank()) {
             options.addAll(List.of(extra.trim().split("\\s+")));
         }
         return List.copyOf(options);
+    }
+
+    /** The JVM options process {@code name} starts with. */
+    List<String> jvmOptions(String name) {
+        return name.equals(FRONTEND) ? FRONTEND_JVM_OPTIONS : childJvmOptions;
     }
 
     /** How a process is started: its arguments, its log, and the line that says it is ready. */
@@ -76,12 +80,7 @@ final class ChildProcesses {
     /** Starts process {@code name} as {@code launch} says, from gargamel-server.jar. */
     ChildProcess start(String name, Launch launch) throws IOException {
         ChildProcess process = ChildProcess.startJava(
-                name,
-                ServerClassPath.get(),
-                MAIN_CLASS,
-                launch.arguments(),
-                name.equals(FRONTEND) ? FRONTEND_JVM_OPTIONS : CHILD_JVM_OPTIONS,
-                launch.log());
+                name, ServerClassPath.get(), MAIN_CLASS, launch.arguments(), jvmOptions(name), launch.log());
         launches.put(name, launch);
         processes.add(process);
         return process;

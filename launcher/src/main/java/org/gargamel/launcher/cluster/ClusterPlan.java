@@ -11,7 +11,8 @@ import org.gargamel.node.NodeConfig;
  * {@code schedulers} schedulers (the first active, any other standing by: docs/protocol.md, Scheduler failover), in {@code mode} and {@code isolation}, all classifying with the rules file {@code rules}. Configuration
  * files, process logs and the nodes' write-set logs go to {@code directory}; {@code durableLog} forces each log append
  * to disk (off for throw-away embedded servers, whose own data is not durable either). {@code frontend}, when not
- * null, adds a PostgreSQL wire-protocol front end process (docs/frontend.md) once the nodes serve.
+ * null, adds a PostgreSQL wire-protocol front end process (docs/frontend.md) once the nodes serve. {@code jit}: the
+ * JIT compilers of the scheduler and node JVMs ({@link ChildJit#QUICK_START} unless a run asks for a server's).
  */
 public record ClusterPlan(
         Mode mode,
@@ -25,7 +26,8 @@ public record ClusterPlan(
         FrontendPlan frontend,
         int appliers,
         int applyGroup,
-        SitesPlan sites) {
+        SitesPlan sites,
+        ChildJit jit) {
     /** A cluster without a front end, each node applying with one connection. */
     public ClusterPlan(
             Mode mode,
@@ -48,12 +50,13 @@ public record ClusterPlan(
                 null,
                 1,
                 NodeConfig.DEFAULT_APPLY_GROUP,
-                null);
+                null,
+                ChildJit.QUICK_START);
     }
 
     /** This plan with a front end. */
     public ClusterPlan withFrontend(FrontendPlan plan) {
-        return withOptions(plan, appliers, applyGroup, sites);
+        return withOptions(plan, appliers, applyGroup, sites, jit);
     }
 
     /**
@@ -61,7 +64,7 @@ public record ClusterPlan(
      * most {@code groupLimit} delivered write-sets per transaction (docs/node.md, Parallel apply and Apply groups).
      */
     public ClusterPlan withApply(int connections, int groupLimit) {
-        return withOptions(frontend, connections, groupLimit, sites);
+        return withOptions(frontend, connections, groupLimit, sites, jit);
     }
 
     /**
@@ -69,11 +72,17 @@ public record ClusterPlan(
      * order (docs/multisite.md).
      */
     public ClusterPlan withSites(SitesPlan plan) {
-        return withOptions(frontend, appliers, applyGroup, plan);
+        return withOptions(frontend, appliers, applyGroup, plan, jit);
+    }
+
+    /** This plan with the scheduler and node JVMs compiling with {@code compilers}. */
+    public ClusterPlan withJit(ChildJit compilers) {
+        return withOptions(frontend, appliers, applyGroup, sites, compilers);
     }
 
     /** This plan with the optional parts the withers change; the required parts stay. */
-    private ClusterPlan withOptions(FrontendPlan frontendPlan, int applierCount, int groupLimit, SitesPlan sitesPlan) {
+    private ClusterPlan withOptions(
+            FrontendPlan frontendPlan, int applierCount, int groupLimit, SitesPlan sitesPlan, ChildJit compilers) {
         return new ClusterPlan(
                 mode,
                 isolation,
@@ -86,11 +95,13 @@ public record ClusterPlan(
                 frontendPlan,
                 applierCount,
                 groupLimit,
-                sitesPlan);
+                sitesPlan,
+                compilers);
     }
 
     public ClusterPlan {
         jdbcUrls = List.copyOf(jdbcUrls);
+        java.util.Objects.requireNonNull(jit, "jit");
         if (jdbcUrls.isEmpty()) {
             throw new IllegalArgumentException("a cluster needs at least one replica");
         }

@@ -36,7 +36,7 @@ public final class LocalGargamelCluster implements GargamelCluster {
 
     private final ClusterPlan plan;
     /** The child JVMs: started, watched, killed and started again, stopped. */
-    private final ChildProcesses children = new ChildProcesses();
+    private final ChildProcesses children;
     /** The clients in this JVM, of the scheduler(s) or of each site. */
     private final ClusterClients clients;
 
@@ -49,6 +49,7 @@ public final class LocalGargamelCluster implements GargamelCluster {
 
     private LocalGargamelCluster(ClusterPlan plan) {
         this.plan = plan;
+        this.children = new ChildProcesses(plan.jit());
         this.clients = new ClusterClients(plan);
     }
 

@@ -10,15 +10,19 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.Unmatched;
 
 /**
- * {@code gargamel bench NAME}: the JMH benchmarks live in the modules' test code, not in this jar, so
- * {@code scripts/gargamel} runs them ({@code scripts/bench-NAME}); this command only says so, and is here so that help
- * lists it.
+ * {@code gargamel bench NAME}: {@code bench costs} is here ({@link BenchCostsCommand}); the JMH benchmarks live in the
+ * modules' test code, not in this jar, so {@code scripts/gargamel} runs them ({@code scripts/bench-NAME}) and this
+ * command only says so for any other name.
  */
 @Command(
         name = "bench",
-        description =
-                "JMH benchmarks: classifier (conflict index), scheduler, frontend (what the front end adds per call)",
-        customSynopsis = "scripts/gargamel bench classifier|scheduler|frontend [JMH options]")
+        description = "costs: CPU per call by role beside PostgreSQL's logical replication (issue 40); JMH benchmarks:"
+                + " classifier (conflict index), scheduler, frontend (what the front end adds per call)",
+        customSynopsis = {
+            "scripts/gargamel bench costs [--replicas 1,3] [--warmup D] [--duration D] [--out DIR] ...",
+            "scripts/gargamel bench classifier|scheduler|frontend [JMH options]"
+        },
+        subcommands = {BenchCostsCommand.class})
 public final class BenchCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
@@ -33,7 +37,7 @@ public final class BenchCommand implements Callable<Integer> {
     public Integer call() {
         throw Usage.error(
                 spec,
-                "'bench' runs the JMH benchmarks from the modules' test code: run it as "
-                        + "scripts/gargamel bench classifier|scheduler|frontend");
+                "'bench' runs 'costs' itself and the JMH benchmarks from the modules' test code: run it as "
+                        + "scripts/gargamel bench costs|classifier|scheduler|frontend");
     }
 }

@@ -19,6 +19,7 @@ import java.util.concurrent.Callable;
 import org.gargamel.common.config.Isolation;
 import org.gargamel.common.config.Mode;
 import org.gargamel.launcher.cluster.Acknowledgement;
+import org.gargamel.launcher.cluster.ChildJit;
 import org.gargamel.launcher.cluster.SitesPlan;
 import org.gargamel.launcher.cluster.SitesTopology;
 import org.gargamel.launcher.compare.CompareReport;
@@ -313,7 +314,8 @@ public final class CompareCommand implements Callable<Integer> {
                 rules,
                 1,
                 org.gargamel.node.NodeConfig.DEFAULT_APPLY_GROUP,
-                sites);
+                sites,
+                ChildJit.QUICK_START);
     }
 
     private static RunTarget direct() {

@@ -12,6 +12,7 @@ import org.gargamel.common.config.Isolation;
 import org.gargamel.common.config.Mode;
 import org.gargamel.common.group.GroupConfig;
 import org.gargamel.launcher.cluster.Acknowledgement;
+import org.gargamel.launcher.cluster.ChildJit;
 import org.gargamel.launcher.cluster.SitesPlan;
 import org.gargamel.launcher.cluster.SitesTopology;
 import org.gargamel.launcher.run.RunRequest;
@@ -483,7 +484,8 @@ final class RunOptions {
                 RunTarget.Gargamel.tpccRulesOrDefault(tpccRules),
                 applierCount,
                 groupLimit,
-                sitesPlan(choice.mode(), level, clientKind));
+                sitesPlan(choice.mode(), level, clientKind),
+                ChildJit.QUICK_START);
     }
 
     /** {@code --tpcc-rules}: by {@link TpccRules.Variant#parse}. */

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.gargamel.tpcc.result.RunCpu;
 
 /**
@@ -18,19 +19,25 @@ import org.gargamel.tpcc.result.RunCpu;
  * are its own ({@code utime + stime}); a PostgreSQL server's are its postmaster's, including the children it reaped
  * ({@code cutime + cstime}: a backend that ended in between still counts), plus those of its live processes. A process
  * that was restarted between the readings (a chaos run) makes them meaningless: such runs take none.
+ *
+ * <p>Of each Java role (every role but the servers) the meter also reads what its JIT compiler threads spent
+ * ({@link CompilerThreads}), which is part of the role's CPU: what the role would spend once compiled is the difference.
  */
 public final class ProcessCpuMeter {
-    private static final double TICKS_PER_SECOND = 100;
-
-    /** One reading: CPU seconds so far by role, {@link RunCpu#HOST} included, and when. */
-    public record Reading(long nanoTime, Map<String, Double> cpuSeconds) {}
+    /**
+     * One reading, and when: CPU seconds so far by role, {@link RunCpu#HOST} included; and by Java role, the ticks of
+     * each of its processes' compiler threads by thread id.
+     */
+    public record Reading(
+            long nanoTime, Map<String, Double> cpuSeconds, Map<String, Map<Long, Long>> compilerTicksByRole) {}
 
     private final Map<String, List<Long>> processesByRole;
     private final Map<String, List<Long>> serversByRole;
+    private final CompilerThreads compilerThreads = CompilerThreads.ofThisMachine();
 
     /**
-     * {@code processesByRole}: pids whose own CPU counts for the role ({@code client} is this process, added here);
-     * {@code serversByRole}: PostgreSQL postmasters, counted with every process of theirs.
+     * {@code processesByRole}: pids whose own CPU counts for the role ({@code client} is this process, added here),
+     * each a JVM; {@code serversByRole}: PostgreSQL postmasters, counted with every process of theirs.
      */
     public ProcessCpuMeter(Map<String, List<Long>> processesByRole, Map<String, List<Long>> serversByRole) {
         Map<String, List<Long>> processes = new LinkedHashMap<>();
@@ -47,31 +54,44 @@ public final class ProcessCpuMeter {
 
     public Reading read() {
         Map<String, Double> seconds = new LinkedHashMap<>();
-        seconds.put(RunCpu.HOST, hostBusyTicks() / TICKS_PER_SECOND);
+        Map<String, Map<Long, Long>> compilers = new LinkedHashMap<>();
+        seconds.put(RunCpu.HOST, hostBusyTicks() / ProcStat.TICKS_PER_SECOND);
         processesByRole.forEach((role, pids) -> {
             long ticks = 0;
+            Map<Long, Long> compilerTicks = new LinkedHashMap<>();
             for (long pid : pids) {
                 ticks += ownTicks(pid);
+                compilerTicks.putAll(compilerThreads.ticksByThread(pid));
             }
-            seconds.put(role, ticks / TICKS_PER_SECOND);
+            seconds.put(role, ticks / ProcStat.TICKS_PER_SECOND);
+            compilers.put(role, compilerTicks);
         });
         serversByRole.forEach((role, postmasters) -> {
             long ticks = 0;
             for (long postmaster : postmasters) {
                 ticks += serverTicks(postmaster);
             }
-            seconds.put(role, ticks / TICKS_PER_SECOND);
+            seconds.put(role, ticks / ProcStat.TICKS_PER_SECOND);
         });
-        return new Reading(System.nanoTime(), seconds);
+        return new Reading(System.nanoTime(), seconds, compilers);
     }
 
-    /** What was spent between {@code from} and {@code to}, per call of the {@code calls} finished meanwhile. */
+    /**
+     * What was spent between {@code from} and {@code to}, per call of the {@code calls} finished meanwhile; of the Java
+     * roles, their compiler threads' share too.
+     */
     public static RunCpu between(Reading from, Reading to, long calls) {
         Map<String, Double> spent = new LinkedHashMap<>();
         to.cpuSeconds()
                 .forEach((role, seconds) ->
                         spent.put(role, seconds - from.cpuSeconds().getOrDefault(role, 0.0)));
-        return RunCpu.of((to.nanoTime() - from.nanoTime()) / 1e9, spent, calls);
+        Map<String, Double> compiling = new LinkedHashMap<>();
+        to.compilerTicksByRole()
+                .forEach((role, threads) -> compiling.put(
+                        role,
+                        CompilerThreads.spent(from.compilerTicksByRole().getOrDefault(role, Map.of()), threads)
+                                / ProcStat.TICKS_PER_SECOND));
+        return RunCpu.of((to.nanoTime() - from.nanoTime()) / 1e9, spent, compiling, calls);
     }
 
     /** The machine's busy ticks: user, nice, system, irq and softirq (not idle, iowait, or a hypervisor's steal). */
@@ -90,38 +110,45 @@ public final class ProcessCpuMeter {
     }
 
     /** {@code utime + stime} of a live process; 0 if it is gone. */
-    static long ownTicks(long pid) {
-        long[] fields = statFields(pid);
-        return fields == null ? 0 : fields[0] + fields[1];
+    public static long ownTicks(long pid) {
+        return ProcStat.read(statFile(pid)).map(ProcStat::ownTicks).orElse(0L);
     }
 
-    private static long serverTicks(long postmaster) {
-        long[] fields = statFields(postmaster);
-        if (fields == null) {
-            return 0;
+    /**
+     * A PostgreSQL server's ticks: its postmaster's own and its reaped children's, and every live descendant's own; 0
+     * if it is gone.
+     *
+     * <p>A backend that ends while it is read (a run's connections closing as its interval ends) could be missed: not
+     * yet in the postmaster's {@code cutime} when that is read, and gone when the descendants are. So the postmaster is
+     * read before and after its descendants, and again until no child was reaped in between (a child that ended but is
+     * not reaped yet is a zombie, whose ticks {@code /proc} still shows).
+     */
+    public static long serverTicks(long postmaster) {
+        for (int attempt = 0; ; attempt++) {
+            Optional<ProcStat> before = ProcStat.read(statFile(postmaster));
+            if (before.isEmpty()) {
+                return 0;
+            }
+            long descendants = 0;
+            for (ProcessHandle child : ProcessHandle.of(postmaster)
+                    .map(p -> p.descendants().toList())
+                    .orElse(List.of())) {
+                descendants += ownTicks(child.pid());
+            }
+            Optional<ProcStat> after = ProcStat.read(statFile(postmaster));
+            if (after.isEmpty()) {
+                return 0;
+            }
+            long reapedBefore = before.get().cutime() + before.get().cstime();
+            long reaped = after.get().cutime() + after.get().cstime();
+            // Bounded: under a storm of short connections, the last reading is at most a few children off.
+            if (reaped == reapedBefore || attempt == 9) {
+                return after.get().ownTicks() + reaped + descendants;
+            }
         }
-        long ticks = fields[0] + fields[1] + fields[2] + fields[3];
-        for (ProcessHandle child :
-                ProcessHandle.of(postmaster).map(p -> p.descendants().toList()).orElse(List.of())) {
-            ticks += ownTicks(child.pid());
-        }
-        return ticks;
     }
 
-    /** utime, stime, cutime, cstime of {@code /proc/PID/stat}, or null if the process is gone. */
-    private static long[] statFields(long pid) {
-        try {
-            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-            // The command name (field 2) is in parentheses and may hold spaces: count fields after its last ')'.
-            String[] after = stat.substring(stat.lastIndexOf(')') + 2).split(" ", -1);
-            return new long[] {
-                Long.parseLong(after[11]),
-                Long.parseLong(after[12]),
-                Long.parseLong(after[13]),
-                Long.parseLong(after[14])
-            };
-        } catch (IOException | RuntimeException e) {
-            return null;
-        }
+    private static Path statFile(long pid) {
+        return Path.of("/proc", Long.toString(pid), "stat");
     }
 }

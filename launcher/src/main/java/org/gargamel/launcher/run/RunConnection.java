@@ -207,7 +207,8 @@ abstract sealed class RunConnection implements AutoCloseable
                                 durableLog,
                                 schedulers)
                         .withApply(target.appliers(), target.applyGroup())
-                        .withSites(target.sites());
+                        .withSites(target.sites())
+                        .withJit(target.jit());
                 return LocalGargamelCluster.start(frontend == null ? plan : plan.withFrontend(frontend), err);
             }
             String addresses = String.join(", ", target.schedulers());

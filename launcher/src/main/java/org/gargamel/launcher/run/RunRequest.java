@@ -31,6 +31,28 @@ public record RunRequest(
         jdbcUrls = List.copyOf(jdbcUrls);
     }
 
+    /**
+     * The same run on servers started and loaded elsewhere, given by {@code urls} (one per replica): PostgreSQL
+     * servers that bench costs's native run set up as publisher and subscriber, say.
+     */
+    public RunRequest onServers(List<String> urls) {
+        return new RunRequest(
+                target,
+                urls.size(),
+                urls,
+                PostgresBackend.EXTERNAL,
+                warehouses,
+                terminals,
+                warmup,
+                duration,
+                rate,
+                keying,
+                seed,
+                loadSeed,
+                out,
+                freshCopies);
+    }
+
     /** How long the terminals run, for the log line (see {@link #interval(Duration, Duration)}). */
     public String interval() {
         return interval(warmup, duration);

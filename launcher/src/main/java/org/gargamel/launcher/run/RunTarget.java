@@ -3,6 +3,7 @@ package org.gargamel.launcher.run;
 import java.util.List;
 import org.gargamel.common.config.Isolation;
 import org.gargamel.common.config.Mode;
+import org.gargamel.launcher.cluster.ChildJit;
 import org.gargamel.launcher.cluster.SitesPlan;
 import org.gargamel.node.NodeConfig;
 import org.gargamel.tpcc.TpccRules;
@@ -83,7 +84,8 @@ public sealed interface RunTarget permits RunTarget.Direct, RunTarget.Gargamel {
      * Gargamel in {@code mode} and {@code isolation} with {@code workers} workers per node, started here; or, when
      * {@code schedulers} (HOST:PORT each) are given, a cluster that already runs, joined through any of its schedulers
      * by a client listening on {@code bind}. The terminals call through {@code client}; a cluster started here
-     * classifies with the kit's rules {@code tpccRules} ({@code --tpcc-rules}).
+     * classifies with the kit's rules {@code tpccRules} ({@code --tpcc-rules}), and its scheduler and node JVMs
+     * compile with {@code jit} ({@link ChildJit#QUICK_START} for every command but {@code bench costs}).
      */
     record Gargamel(
             Mode mode,
@@ -95,10 +97,28 @@ public sealed interface RunTarget permits RunTarget.Direct, RunTarget.Gargamel {
             TpccRules.Variant tpccRules,
             int appliers,
             int applyGroup,
-            SitesPlan sites)
+            SitesPlan sites,
+            ChildJit jit)
             implements RunTarget {
         public Gargamel {
             schedulers = List.copyOf(schedulers);
+            java.util.Objects.requireNonNull(jit, "jit");
+        }
+
+        /** This target, its cluster's scheduler and node JVMs compiling with {@code compilers}. */
+        public Gargamel withJit(ChildJit compilers) {
+            return new Gargamel(
+                    mode,
+                    isolation,
+                    workers,
+                    schedulers,
+                    bind,
+                    client,
+                    tpccRules,
+                    appliers,
+                    applyGroup,
+                    sites,
+                    compilers);
         }
 
         /**
@@ -137,7 +157,8 @@ public sealed interface RunTarget permits RunTarget.Direct, RunTarget.Gargamel {
                     tpccRules,
                     1,
                     NodeConfig.DEFAULT_APPLY_GROUP,
-                    null);
+                    null,
+                    ChildJit.QUICK_START);
         }
 
         /** Through the client library. */

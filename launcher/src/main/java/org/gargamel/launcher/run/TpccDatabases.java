@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.gargamel.common.config.Secrets;
 import org.gargamel.common.jdbc.JdbcConnections;
@@ -36,7 +37,7 @@ public final class TpccDatabases {
         Optional<PostgresSnapshots> snapshots = PostgresSnapshots.fromEnvironment();
         if (request.backend() == PostgresBackend.EMBEDDED && snapshots.isPresent()) {
             return startLoaded(
-                    snapshots.get(), request.replicas(), null, request.warehouses(), request.loadSeed(), err);
+                    snapshots.get(), request.replicas(), null, request.warehouses(), request.loadSeed(), Map.of(), err);
         }
         return start(request.backend(), request.replicas(), request.jdbcUrls(), err);
     }
@@ -54,9 +55,28 @@ public final class TpccDatabases {
             int count, String clientNetwork, int warehouses, long loadSeed, PrintStream err) {
         Optional<PostgresSnapshots> snapshots = PostgresSnapshots.fromEnvironment();
         if (snapshots.isPresent()) {
-            return startLoaded(snapshots.get(), count, clientNetwork, warehouses, loadSeed, err);
+            return startLoaded(snapshots.get(), count, clientNetwork, warehouses, loadSeed, Map.of(), err);
         }
-        PostgresCluster cluster = PostgresCluster.embedded(count, clientNetwork);
+        return loadedNow(PostgresCluster.embedded(count, clientNetwork), warehouses, loadSeed, err);
+    }
+
+    /**
+     * As {@link #startEmbeddedLoaded(int, int, long, PrintStream)}, each server started with {@code extraSettings}
+     * ({@link PostgresCluster#embeddedWith(int, Map)}: {@code wal_level=logical} for a publisher, say).
+     */
+    public static PostgresCluster startEmbeddedLoaded(
+            int count, int warehouses, long loadSeed, Map<String, String> extraSettings, PrintStream err) {
+        Optional<PostgresSnapshots> snapshots = PostgresSnapshots.fromEnvironment();
+        if (snapshots.isPresent()) {
+            return startLoaded(snapshots.get(), count, null, warehouses, loadSeed, extraSettings, err);
+        }
+        err.println("starting "
+                + (count == 1 ? "an embedded PostgreSQL server" : count + " embedded PostgreSQL servers") + " ...");
+        return loadedNow(PostgresCluster.embeddedWith(count, extraSettings), warehouses, loadSeed, err);
+    }
+
+    /** {@code cluster} loaded now with {@code warehouses} and {@code loadSeed}; closed if the load fails. */
+    private static PostgresCluster loadedNow(PostgresCluster cluster, int warehouses, long loadSeed, PrintStream err) {
         try {
             loader(warehouses, loadSeed, err).load(cluster.jdbcUrls());
             return cluster;
@@ -77,13 +97,14 @@ public final class TpccDatabases {
             String clientNetwork,
             int warehouses,
             long loadSeed,
+            Map<String, String> extraSettings,
             PrintStream err) {
         String key = "tpcc-w" + warehouses + "-seed" + loadSeed + "-" + CodeFingerprint.of(TpccLoader.class);
         Path snapshot =
                 snapshots.snapshot(key, url -> loader(warehouses, loadSeed, err).load(url));
         err.println("starting " + count + " embedded PostgreSQL server(s), each a copy of the TPC-C snapshot "
                 + snapshot.getFileName() + " (" + PostgresSnapshots.DIRECTORY_VARIABLE + ") ...");
-        return PostgresCluster.embeddedCopies(count, clientNetwork, snapshot);
+        return PostgresCluster.embeddedCopies(count, clientNetwork, snapshot, extraSettings);
     }
 
     /** The servers of a run of any kit: {@code jdbcUrls} (EXTERNAL), or {@code count} started by {@code backend}. */

@@ -49,6 +49,8 @@ public final class TpccRun {
     private final PrintStream err;
     /** A chaos run's faults, or null. */
     private FaultPlan faults;
+    /** Told when the measurement interval begins and ends. */
+    private MeasurementObserver observer = MeasurementObserver.NONE;
 
     /** {@code out}: the summary, the checks and the result file's path; {@code err}: progress and status lines. */
     public TpccRun(RunRequest request, PrintStream out, PrintStream err) {
@@ -60,6 +62,12 @@ public final class TpccRun {
     /** Injects {@code plan}'s faults into the cluster this run starts while the terminals run (a chaos run). */
     public TpccRun withFaults(FaultPlan plan) {
         this.faults = plan;
+        return this;
+    }
+
+    /** Tells {@code watcher} when the measurement interval begins and ends ({@link MeasurementObserver}). */
+    public TpccRun observedBy(MeasurementObserver watcher) {
+        this.observer = watcher;
         return this;
     }
 
@@ -119,16 +127,22 @@ public final class TpccRun {
                     FaultInjector injector = faults == null ? null : startFaults(connection, databases);
                     ProcessCpuMeter meter = cpuMeter(connection, databases);
                     AtomicReference<ProcessCpuMeter.Reading> measurementStart = new AtomicReference<>();
+                    AtomicBoolean observed = new AtomicBoolean();
                     emulator.atMeasurementStart(() -> {
                         if (meter != null) {
                             measurementStart.set(meter.read());
                         }
                         connection.siteLatencies().ifPresent(SiteLatencies::reset);
+                        observer.started();
+                        observed.set(true);
                     });
                     try {
                         statistics = emulator.run();
                         if (meter != null && measurementStart.get() != null) {
                             cpu = ProcessCpuMeter.between(measurementStart.get(), meter.read(), statistics.finished());
+                        }
+                        if (observed.get() && !interrupted.get()) {
+                            observer.ended(statistics);
                         }
                     } finally {
                         if (injector != null) {

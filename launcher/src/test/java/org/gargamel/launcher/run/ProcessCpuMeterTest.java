@@ -1,6 +1,7 @@
 package org.gargamel.launcher.run;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
@@ -12,7 +13,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The run's CPU by role, read from /proc: this process's own work counts for the client, and a server's counts with
- * every process of it, one that already ended included (its parent reaped it: cutime).
+ * every process of it, one that already ended included (its parent reaped it: cutime); a Java role's JIT compiler
+ * threads' share is taken apart.
  */
 @Tag("unit")
 class ProcessCpuMeterTest {
@@ -43,6 +45,15 @@ class ProcessCpuMeterTest {
             assertTrue(cpu.msPerCall().get("postgres") > 0, cpu.toString());
             assertTrue(cpu.msPerCall().get(RunCpu.HOST) >= cpu.msPerCall().get("client"), cpu.toString());
             assertTrue(cpu.hostBusyCores() > 0 && cpu.hostCores() >= 1, cpu.toString());
+            // The client is a JVM: its compilers' share is read and taken out; a server's is not (no JIT).
+            assertTrue(cpu.jitMsPerCall().containsKey("client"), cpu.toString());
+            assertFalse(cpu.jitMsPerCall().containsKey("postgres"), cpu.toString());
+            assertEquals(
+                    cpu.msPerCall().get("client"),
+                    cpu.jitMsPerCall().get("client") + cpu.msPerCallLessJit().get("client"),
+                    0.002,
+                    cpu.toString());
+            assertTrue(cpu.msPerCallLessJit().get("client") >= 2.8, "the busy loop is not the JIT's: " + cpu);
         } finally {
             server.destroyForcibly();
         }

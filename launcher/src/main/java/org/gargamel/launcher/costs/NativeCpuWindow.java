@@ -1,0 +1,146 @@
+package org.gargamel.launcher.costs;
+
+import java.io.PrintStream;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import org.gargamel.launcher.run.MeasurementObserver;
+import org.gargamel.launcher.run.ProcessCpuMeter;
+import org.gargamel.launcher.server.CommandFailedException;
+import org.gargamel.tpcc.result.RunStatistics;
+import org.gargamel.tpcc.workload.TransactionType;
+
+/**
+ * Measures the native run's CPU by {@code /proc} around its measurement interval ({@link NativeCosts} says what each
+ * figure is): reads the publisher (all of it, and its walsenders apart) and the subscriber when the interval begins;
+ * the publisher again when it ends; then waits until the subscriber has caught up and reads the walsenders and the
+ * subscriber. Decoding and applying lag behind executing, so their end is the caught-up moment, not the interval's.
+ *
+ * <p>Invariant: the walsenders are the same processes at both readings (a walsender that restarted would have taken its
+ * CPU with it); otherwise the run fails.
+ */
+final class NativeCpuWindow implements MeasurementObserver {
+    static final Duration CATCH_UP_TIMEOUT = Duration.ofMinutes(2);
+
+    private final LogicalReplication replication;
+    private final long publisher;
+    private final long subscriber;
+    private final String serverVersion;
+    private final PrintStream err;
+
+    // Written by started() on the emulator's thread, read by ended() on the run's after the emulator joined it.
+    private volatile List<Long> walsenders;
+    private volatile Ticks start;
+    private volatile RuntimeException failure;
+    private NativeCosts costs;
+
+    /** CPU ticks so far of the publisher (all of it), of its walsenders, and of the subscriber; and when. */
+    record Ticks(long publisher, long walsenders, long subscriber, long nanoTime) {}
+
+    /** {@code publisher}, {@code subscriber}: the two servers' postmaster pids. */
+    NativeCpuWindow(
+            LogicalReplication replication, long publisher, long subscriber, String serverVersion, PrintStream err) {
+        this.replication = replication;
+        this.publisher = publisher;
+        this.subscriber = subscriber;
+        this.serverVersion = serverVersion;
+        this.err = err;
+    }
+
+    /**
+     * Runs on the terminal emulator's thread, where a failure would go unseen: it is kept, and {@link #ended} throws
+     * it.
+     */
+    @Override
+    public void started() {
+        try {
+            walsenders = replication.walsenders();
+            if (walsenders.isEmpty()) {
+                throw new CommandFailedException("no walsender serves the subscription when the measurement begins");
+            }
+            start = read();
+        } catch (SQLException e) {
+            failure = new CommandFailedException("cannot list the publisher's walsenders: " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            failure = e;
+        }
+    }
+
+    @Override
+    public void ended(RunStatistics measured) throws InterruptedException {
+        if (failure != null) {
+            throw failure;
+        }
+        Ticks end = read();
+        err.println("waiting until the subscriber has applied everything the publisher committed ...");
+        Duration catchUp;
+        List<Long> walsendersAfter;
+        try {
+            catchUp = replication.awaitCaughtUp(CATCH_UP_TIMEOUT);
+            walsendersAfter = replication.walsenders();
+        } catch (SQLException e) {
+            throw new CommandFailedException("cannot follow the subscription: " + e.getMessage(), e);
+        }
+        Ticks caughtUp = read();
+        if (!walsendersAfter.equals(walsenders)) {
+            throw new CommandFailedException("the subscription's walsenders changed during the measurement ("
+                    + walsenders + ", then " + walsendersAfter + "): their CPU cannot be counted; run again");
+        }
+        long updates = 0;
+        for (TransactionType type : TransactionType.values()) {
+            if (!type.readOnly()) {
+                updates += measured.committed(type);
+            }
+        }
+        costs = of(start, end, caughtUp, measured.finished(), updates, catchUp, walsenders.size(), serverVersion);
+    }
+
+    /** The figures, once the interval has ended; null before. */
+    NativeCosts costs() {
+        return costs;
+    }
+
+    /**
+     * The figures from the three readings: execute = the publisher less its walsenders from {@code start} to {@code
+     * end}; decode = the walsenders from {@code start} to {@code caughtUp}; apply = the subscriber over that span.
+     */
+    static NativeCosts of(
+            Ticks start,
+            Ticks end,
+            Ticks caughtUp,
+            long calls,
+            long updates,
+            Duration catchUp,
+            int walsenderCount,
+            String serverVersion) {
+        long execute = (end.publisher() - end.walsenders()) - (start.publisher() - start.walsenders());
+        long decode = caughtUp.walsenders() - start.walsenders();
+        long apply = caughtUp.subscriber() - start.subscriber();
+        NativeCosts.Figures perUpdate = NativeCosts.Figures.of(execute, decode, apply, updates);
+        return new NativeCosts(
+                serverVersion,
+                RoleCost.round((end.nanoTime() - start.nanoTime()) / 1e9),
+                calls,
+                updates,
+                0,
+                NativeCosts.Figures.of(execute, decode, apply, calls),
+                perUpdate,
+                apply == 0 ? 0 : RoleCost.round((double) execute / apply),
+                catchUp.toMillis(),
+                walsenderCount,
+                false,
+                null);
+    }
+
+    private Ticks read() {
+        long walsenderTicks = 0;
+        for (long walsender : walsenders) {
+            walsenderTicks += ProcessCpuMeter.ownTicks(walsender);
+        }
+        return new Ticks(
+                ProcessCpuMeter.serverTicks(publisher),
+                walsenderTicks,
+                ProcessCpuMeter.serverTicks(subscriber),
+                System.nanoTime());
+    }
+}
