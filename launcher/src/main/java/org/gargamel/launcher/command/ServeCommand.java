@@ -18,6 +18,7 @@ import org.gargamel.classifier.ClassifierRules;
 import org.gargamel.common.config.Isolation;
 import org.gargamel.common.config.Mode;
 import org.gargamel.common.jdbc.JdbcConnections;
+import org.gargamel.launcher.cluster.ChildJit;
 import org.gargamel.launcher.cluster.ClusterPlan;
 import org.gargamel.launcher.cluster.Directories;
 import org.gargamel.launcher.cluster.FrontendPlan;
@@ -243,7 +244,10 @@ public final class ServeCommand implements Callable<Integer> {
                             request.frontend().port(),
                             request.frontend().user(),
                             request.frontend().password(),
-                            urls.get(0)));
+                            urls.get(0)))
+                    // A server runs for hours, not one run: both JIT tiers (C1 alone cost a node 0.98 ms of CPU per
+                    // call against 0.42 with C2, 1 replica, TPC-C: issue 40; docs/costs.md).
+                    .withJit(ChildJit.SERVER);
             LocalGargamelCluster cluster = LocalGargamelCluster.start(plan, err);
             started[0] = cluster;
             CompletableFuture<String> failed = new CompletableFuture<>();
