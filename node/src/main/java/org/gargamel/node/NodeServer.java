@@ -383,6 +383,9 @@ public final class NodeServer implements AutoCloseable {
         if (!closed.compareAndSet(false, true)) {
             return; // idempotent: the statistics are written once
         }
+        if (progress != null) {
+            progress.flush(); // the last reports go now, not at an interval the channel no longer sees
+        }
         if (control != null) {
             control.close();
         }

@@ -46,7 +46,7 @@ public final class GcmSymEncrypt extends SYM_ENCRYPT {
     /**
      * Where IVs come from: the JDK's DRBG (NIST SP 800-90A, seeded from the operating system), which draws in Java.
      * JGroups' default, {@code new SecureRandom()}, is NativePRNG on Linux: a lock and a read of /dev/urandom for every
-     * message, 0.4-1.7% of each process's CPU (async-profiler, docs/results.md, Where the CPU goes).
+     * message, 0.4-1.7% of each process's CPU (async-profiler, docs/costs.md).
      */
     private static SecureRandom ivSource() {
         try {

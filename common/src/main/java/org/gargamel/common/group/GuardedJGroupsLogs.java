@@ -11,7 +11,7 @@ import org.jgroups.logging.Slf4jLogImpl;
  * <p>JGroups' own {@link Slf4jLogImpl} formats every {@code trace(format, args...)} and {@code debug(format,
  * args...)} with {@link String#format} before SLF4J drops it, and jgroups-raft calls them unguarded on every append
  * response: 2-4% of a node JVM's CPU at 3 replicas went to formatting messages no one logged (async-profiler,
- * docs/results.md, Where the CPU goes). {@code GuardedJGroupsLogsTest} checks that a disabled level formats nothing.
+ * docs/costs.md). {@code GuardedJGroupsLogsTest} checks that a disabled level formats nothing.
  */
 public final class GuardedJGroupsLogs implements CustomLogFactory {
     private GuardedJGroupsLogs() {}

@@ -15,8 +15,15 @@ import org.slf4j.LoggerFactory;
 /**
  * Tells the scheduler which transactions became visible here (PROGRESS), so it can retire them from its graph once
  * every replica has them (DESIGN.md §4, garbage collection), and how this node's log settled a departed node's
- * transactions (SETTLEMENT). Ids are batched: a thread sends what accumulated every couple of milliseconds, up to
+ * transactions (SETTLEMENT). Ids are batched: a thread sends what accumulated every {@value #INTERVAL_MILLIS} ms, up to
  * {@value #BATCH} ids a message.
+ *
+ * <p>The interval weighs what reports cost against how stale the scheduler's view is. Every replica reports every
+ * transaction, so at the former 2 ms poll most reports carried one id: at 3 replicas the scheduler received about
+ * three PROGRESS messages per call, more than all its other messages, and a node's reporter cost as much CPU as its
+ * workers (async-profiler, docs/costs.md). Now a node sends at most 1000 / {@value #INTERVAL_MILLIS} a second; a
+ * finished call's worker slot stays counted up to that long, and the scheduler does not wait for the executing node's
+ * report before sending a session's next call there (the node made the write visible before answering).
  *
  * <p>While no scheduler is in sight (this node's control view has none: a partition, a merge under way, the
  * scheduler's death) nothing is sent, and nothing is dropped either: reports and settlements wait here and go to the
@@ -70,7 +77,7 @@ public final class ProgressReporter {
 
     /**
      * How this node's log settled a departed node's transactions (the scheduler answers or re-runs those calls): sent
-     * by the loop within a couple of milliseconds, before the visible transactions reported with it, or once a
+     * by the loop within {@value #INTERVAL_MILLIS} ms, before the visible transactions reported with it, or once a
      * scheduler is in sight again. Any thread.
      */
     public void settled(Settlement settlement) {
@@ -115,6 +122,23 @@ public final class ProgressReporter {
                     settlements.size());
             outOfSightSince = 0;
         }
+        return sendWaiting(target);
+    }
+
+    /**
+     * Sends what waits now, if a scheduler is in sight, rather than at the next interval: a node closing sends its
+     * last reports, so the scheduler need not treat those calls as a departed node's unreported ones. Any thread;
+     * with the loop sending too, reports may arrive out of order, which the scheduler takes.
+     */
+    public void flush() {
+        Address target = scheduler.get();
+        if (target != null) {
+            sendWaiting(target);
+        }
+    }
+
+    /** Every settlement, then every visible transaction, to {@code target}; whether anything went. */
+    private boolean sendWaiting(Address target) {
         boolean sent = false;
         Settlement settlement;
         while ((settlement = settlements.poll()) != null) {

@@ -86,6 +86,21 @@ class ProgressReporterTest {
         }
     }
 
+    /** A node closing sends its last reports at once, not at the next interval its closed channel would not see. */
+    @Test
+    void flushSendsWhatWaitsWithoutTheLoop() {
+        Address found = UUID.randomUUID();
+        List<Sent> sent = new CopyOnWriteArrayList<>();
+        ProgressReporter reporter =
+                new ProgressReporter("node-1", () -> found, (target, message) -> sent.add(new Sent(target, message)));
+        reporter.visible(7);
+        reporter.visible(8);
+        reporter.flush(); // no loop runs in this test: only flush can have sent them
+        assertArrayEquals(new long[] {7, 8}, reported(sent));
+        reporter.flush();
+        assertEquals(1, sent.size(), "nothing waits any more: nothing more sent");
+    }
+
     private static long[] reported(List<Sent> sent) {
         return sent.stream()
                 .filter(s -> s.message() instanceof Progress)

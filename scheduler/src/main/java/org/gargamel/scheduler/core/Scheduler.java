@@ -251,8 +251,12 @@ public final class Scheduler {
         long id = nextTxn++;
         placedAny = true;
         Txn session = sessionWrite(after);
-        // Nodes that have not yet reported the session's last write: a call placed there would wait for its apply.
-        long sessionPending = session == null ? 0 : session.pending;
+        // Nodes that may not have the session's last write yet: a call placed there would wait for its apply. Not its
+        // executing node, whatever its reports say: the session was told the write committed, and a node makes its
+        // own write visible before it answers (PSI and SI alike), while its report may wait for the next PROGRESS
+        // batch (ProgressReporter.INTERVAL_MILLIS).
+        // SchedulerTest.aSessionsNextCallMayGoToTheNodeThatRanItsWriteBeforeItReports.
+        long sessionPending = session == null ? 0 : session.pending & ~session.worker.node.bit;
         WorkerPool.Worker worker;
         long[] dependencies = NO_DEPENDENCIES;
         Txn txn;
