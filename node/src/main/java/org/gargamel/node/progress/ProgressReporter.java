@@ -101,16 +101,16 @@ public final class ProgressReporter {
 
     /**
      * Sends what waits, if a scheduler is in sight: every settlement, then every visible transaction, in messages of
-     * at most {@value #BATCH} ids. Returns whether anything went.
+     * at most {@value #BATCH} ids.
      */
-    boolean sendOnce() {
+    private void sendOnce() {
         Address target = scheduler.get();
         if (target == null) {
             if (outOfSightSince == 0 && (!visible.isEmpty() || !settlements.isEmpty())) {
                 outOfSightSince = System.nanoTime();
                 LOG.info("{}: no scheduler in sight: reports wait until one is", node);
             }
-            return false;
+            return;
         }
         if (outOfSightSince != 0) {
             LOG.info(
@@ -122,7 +122,7 @@ public final class ProgressReporter {
                     settlements.size());
             outOfSightSince = 0;
         }
-        return sendWaiting(target);
+        sendWaiting(target);
     }
 
     /**
@@ -137,13 +137,11 @@ public final class ProgressReporter {
         }
     }
 
-    /** Every settlement, then every visible transaction, to {@code target}; whether anything went. */
-    private boolean sendWaiting(Address target) {
-        boolean sent = false;
+    /** Every settlement, then every visible transaction, to {@code target}. */
+    private void sendWaiting(Address target) {
         Settlement settlement;
         while ((settlement = settlements.poll()) != null) {
             send.accept(target, settlement);
-            sent = true;
         }
         long[] ids = visible.takeAll();
         long position = logPosition.getAsLong();
@@ -151,9 +149,7 @@ public final class ProgressReporter {
             send.accept(
                     target,
                     new Progress(node, Arrays.copyOfRange(ids, from, Math.min(ids.length, from + BATCH)), position));
-            sent = true;
         }
-        return sent;
     }
 
     /**
