@@ -16,9 +16,19 @@ import java.util.Map;
  *
  * <p>Of the Java roles (client, scheduler, nodes, front end), {@code jitMsPerCall} is what their JIT compiler threads
  * spent, a part of {@code msPerCall}, and {@code msPerCallLessJit} the rest: what the role spends once its code is
- * compiled. Both are empty where the run could not read threads.
+ * compiled; {@code contextSwitchesPerCall} how often their threads gave up a core per call (each hand-off of a message
+ * between threads costs one or two). All three are empty where the run could not read threads.
  */
-@JsonPropertyOrder({"seconds", "hostCores", "hostBusyCores", "calls", "msPerCall", "jitMsPerCall", "msPerCallLessJit"})
+@JsonPropertyOrder({
+    "seconds",
+    "hostCores",
+    "hostBusyCores",
+    "calls",
+    "msPerCall",
+    "jitMsPerCall",
+    "msPerCallLessJit",
+    "contextSwitchesPerCall"
+})
 @JsonInclude(JsonInclude.Include.ALWAYS)
 public record RunCpu(
         double seconds,
@@ -27,7 +37,8 @@ public record RunCpu(
         long calls,
         Map<String, Double> msPerCall,
         Map<String, Double> jitMsPerCall,
-        Map<String, Double> msPerCallLessJit) {
+        Map<String, Double> msPerCallLessJit,
+        Map<String, Double> contextSwitchesPerCall) {
     public static final String HOST = "host";
     public static final String OTHER = "other";
 
@@ -45,6 +56,19 @@ public record RunCpu(
      */
     public static RunCpu of(
             double seconds, Map<String, Double> cpuSecondsByRole, Map<String, Double> jitSecondsByRole, long calls) {
+        return of(seconds, cpuSecondsByRole, jitSecondsByRole, Map.of(), calls);
+    }
+
+    /**
+     * As {@link #of(double, Map, Map, long)}; {@code switchesByRole}: of the Java roles, their threads' context switches
+     * over the interval.
+     */
+    public static RunCpu of(
+            double seconds,
+            Map<String, Double> cpuSecondsByRole,
+            Map<String, Double> jitSecondsByRole,
+            Map<String, Long> switchesByRole,
+            long calls) {
         double host = cpuSecondsByRole.getOrDefault(HOST, 0.0);
         Map<String, Double> perCall = new LinkedHashMap<>();
         double attributed = 0;
@@ -64,6 +88,9 @@ public record RunCpu(
             jitPerCall.put(role, milliseconds(compiling, calls));
             lessJitPerCall.put(role, milliseconds(total - compiling, calls));
         });
+        Map<String, Double> switchesPerCall = new LinkedHashMap<>();
+        switchesByRole.forEach(
+                (role, switches) -> switchesPerCall.put(role, calls == 0 ? 0 : round((double) switches / calls)));
         return new RunCpu(
                 round(seconds),
                 Runtime.getRuntime().availableProcessors(),
@@ -71,7 +98,8 @@ public record RunCpu(
                 calls,
                 perCall,
                 jitPerCall,
-                lessJitPerCall);
+                lessJitPerCall,
+                switchesPerCall);
     }
 
     private static double milliseconds(double cpuSeconds, long calls) {

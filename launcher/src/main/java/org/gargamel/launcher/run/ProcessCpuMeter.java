@@ -21,19 +21,24 @@ import org.gargamel.tpcc.result.RunCpu;
  * that was restarted between the readings (a chaos run) makes them meaningless: such runs take none.
  *
  * <p>Of each Java role (every role but the servers) the meter also reads what its JIT compiler threads spent
- * ({@link CompilerThreads}), which is part of the role's CPU: what the role would spend once compiled is the difference.
+ * ({@link CompilerThreads}), which is part of the role's CPU: what the role would spend once compiled is the difference;
+ * and how often its threads switched ({@link ContextSwitches}): the hand-offs behind that CPU.
  */
 public final class ProcessCpuMeter {
     /**
      * One reading, and when: CPU seconds so far by role, {@link RunCpu#HOST} included; and by Java role, the ticks of
-     * each of its processes' compiler threads by thread id.
+     * each of its processes' compiler threads and the context switches of each of its threads, by thread id.
      */
     public record Reading(
-            long nanoTime, Map<String, Double> cpuSeconds, Map<String, Map<Long, Long>> compilerTicksByRole) {}
+            long nanoTime,
+            Map<String, Double> cpuSeconds,
+            Map<String, Map<Long, Long>> compilerTicksByRole,
+            Map<String, Map<Long, Long>> switchesByRole) {}
 
     private final Map<String, List<Long>> processesByRole;
     private final Map<String, List<Long>> serversByRole;
     private final CompilerThreads compilerThreads = CompilerThreads.ofThisMachine();
+    private final ContextSwitches contextSwitches = ContextSwitches.ofThisMachine();
 
     /**
      * {@code processesByRole}: pids whose own CPU counts for the role ({@code client} is this process, added here),
@@ -55,16 +60,20 @@ public final class ProcessCpuMeter {
     public Reading read() {
         Map<String, Double> seconds = new LinkedHashMap<>();
         Map<String, Map<Long, Long>> compilers = new LinkedHashMap<>();
+        Map<String, Map<Long, Long>> switches = new LinkedHashMap<>();
         seconds.put(RunCpu.HOST, hostBusyTicks() / ProcStat.TICKS_PER_SECOND);
         processesByRole.forEach((role, pids) -> {
             long ticks = 0;
             Map<Long, Long> compilerTicks = new LinkedHashMap<>();
+            Map<Long, Long> threadSwitches = new LinkedHashMap<>();
             for (long pid : pids) {
                 ticks += ownTicks(pid);
                 compilerTicks.putAll(compilerThreads.ticksByThread(pid));
+                threadSwitches.putAll(contextSwitches.byThread(pid));
             }
             seconds.put(role, ticks / ProcStat.TICKS_PER_SECOND);
             compilers.put(role, compilerTicks);
+            switches.put(role, threadSwitches);
         });
         serversByRole.forEach((role, postmasters) -> {
             long ticks = 0;
@@ -73,12 +82,12 @@ public final class ProcessCpuMeter {
             }
             seconds.put(role, ticks / ProcStat.TICKS_PER_SECOND);
         });
-        return new Reading(System.nanoTime(), seconds, compilers);
+        return new Reading(System.nanoTime(), seconds, compilers, switches);
     }
 
     /**
      * What was spent between {@code from} and {@code to}, per call of the {@code calls} finished meanwhile; of the Java
-     * roles, their compiler threads' share too.
+     * roles, their compiler threads' share and their context switches too.
      */
     public static RunCpu between(Reading from, Reading to, long calls) {
         Map<String, Double> spent = new LinkedHashMap<>();
@@ -91,7 +100,11 @@ public final class ProcessCpuMeter {
                         role,
                         CompilerThreads.spent(from.compilerTicksByRole().getOrDefault(role, Map.of()), threads)
                                 / ProcStat.TICKS_PER_SECOND));
-        return RunCpu.of((to.nanoTime() - from.nanoTime()) / 1e9, spent, compiling, calls);
+        Map<String, Long> switched = new LinkedHashMap<>();
+        to.switchesByRole()
+                .forEach((role, threads) -> switched.put(
+                        role, CompilerThreads.spent(from.switchesByRole().getOrDefault(role, Map.of()), threads)));
+        return RunCpu.of((to.nanoTime() - from.nanoTime()) / 1e9, spent, compiling, switched, calls);
     }
 
     /** The machine's busy ticks: user, nice, system, irq and softirq (not idle, iowait, or a hypervisor's steal). */

@@ -54,6 +54,9 @@ class ProcessCpuMeterTest {
                     0.002,
                     cpu.toString());
             assertTrue(cpu.msPerCallLessJit().get("client") >= 2.8, "the busy loop is not the JIT's: " + cpu);
+            // Context switches are read of the Java roles only, by thread.
+            assertTrue(cpu.contextSwitchesPerCall().containsKey("client"), cpu.toString());
+            assertFalse(cpu.contextSwitchesPerCall().containsKey("postgres"), cpu.toString());
         } finally {
             server.destroyForcibly();
         }
