@@ -4,12 +4,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.gargamel.classifier.ClassifierRules;
@@ -63,8 +64,8 @@ public final class SchedulerServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SchedulerServer.class);
     static final String LOOP_THREAD = "scheduler-loop";
     private static final int BATCH = 256;
-    /** Events waiting for the loop. A full queue rejects new calls at once and makes nodes' reports wait. */
-    private static final int QUEUE_CAPACITY = 1 << 16;
+    /** Calls waiting for the loop: one more is rejected at once (overloaded). */
+    private static final int CALL_CAPACITY = 1 << 16;
     /** How long an idle loop waits before it looks whether it should stop. */
     private static final long IDLE_POLL_MILLIS = 100;
     /** How long {@link #close()} waits for the loop to end. */
@@ -75,7 +76,15 @@ public final class SchedulerServer implements AutoCloseable {
     private final GroupConfig group;
     private final Supervisor supervisor = new Supervisor("scheduler");
     private final MessageEndpoint endpoint;
-    private final BlockingQueue<Event> events = new ArrayBlockingQueue<>(QUEUE_CAPACITY);
+    /**
+     * Events waiting for the loop. Its handlers run on the thread that read the message from the connection (the
+     * control channel's direct delivery, {@code Channels.Traffic.CONTROL}) and must never wait, so the queue is never
+     * full: calls are bounded by {@link #queuedCalls}, everything else by time (a report per node every 20 ms, views,
+     * hellos, grants).
+     */
+    private final BlockingQueue<Event> events = new LinkedBlockingQueue<>();
+
+    private final AtomicInteger queuedCalls = new AtomicInteger();
 
     private final CallTable calls = new CallTable();
     private final NodeRegistry nodes;
@@ -377,28 +386,24 @@ public final class SchedulerServer implements AutoCloseable {
                     submit.callId(),
                     "the scheduler has failed (see its log) and is stopping; "
                             + submit.call().procedure() + " was not scheduled");
-        } else if (!events.offer(
-                new Event(() -> submit.describe() + " from " + client, () -> intake.onSubmit(client, submit)))) {
+        } else if (queuedCalls.incrementAndGet() > CALL_CAPACITY) {
+            queuedCalls.decrementAndGet();
             intake.reject(
                     client,
                     submit.callId(),
-                    "overloaded: the scheduler's event queue is full (" + QUEUE_CAPACITY + " events); retry later");
+                    "overloaded: " + CALL_CAPACITY + " calls are waiting for the scheduler's loop; retry later");
+        } else {
+            events.add(new Event(() -> submit.describe() + " from " + client, () -> {
+                queuedCalls.decrementAndGet();
+                intake.onSubmit(client, submit);
+            }));
         }
     }
 
-    /**
-     * Reports and views are never dropped while the scheduler runs: a full queue makes the sender's receive thread wait
-     * (JGroups' flow control then slows the senders down). Once it is closed or has failed, they are dropped.
-     */
+    /** Reports and views are never dropped while the scheduler runs, and never wait ({@link #events}). */
     private void enqueue(Event event) {
-        try {
-            while (!events.offer(event, IDLE_POLL_MILLIS, TimeUnit.MILLISECONDS)) {
-                if (!running || supervisor.failure().isDone()) {
-                    return;
-                }
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        if (running && !supervisor.failure().isDone()) {
+            events.add(event);
         }
     }
 
