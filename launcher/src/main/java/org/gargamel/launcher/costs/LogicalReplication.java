@@ -110,12 +110,23 @@ final class LogicalReplication implements AutoCloseable {
      * that took; fails, naming both positions, after {@code timeout}.
      */
     Duration awaitCaughtUp(Duration timeout) throws SQLException, InterruptedException {
+        return awaitConfirmed(insertPosition(), timeout);
+    }
+
+    /** The publisher's WAL insert position now: every transaction committed so far ends at or before it. */
+    String insertPosition() throws SQLException {
+        try (Statement statement = publisher.createStatement()) {
+            return single(statement, "SELECT pg_current_wal_insert_lsn()::text");
+        }
+    }
+
+    /**
+     * Waits until the subscriber has confirmed {@code target}, a position {@link #insertPosition} gave: everything
+     * committed before it is applied. Returns how long that took.
+     */
+    Duration awaitConfirmed(String target, Duration timeout) throws SQLException, InterruptedException {
         long started = System.nanoTime();
         long deadline = started + timeout.toNanos();
-        String target;
-        try (Statement statement = publisher.createStatement()) {
-            target = single(statement, "SELECT pg_current_wal_insert_lsn()::text");
-        }
         try (PreparedStatement confirmed = publisher.prepareStatement(
                 "SELECT confirmed_flush_lsn::text, confirmed_flush_lsn >= ?::pg_lsn FROM pg_replication_slots"
                         + " WHERE slot_name = ?")) {
