@@ -79,8 +79,10 @@ public final class SchedulerServer implements AutoCloseable {
     /**
      * Events waiting for the loop. Its handlers run on the thread that read the message from the connection (the
      * control channel's direct delivery, {@code Channels.Traffic.CONTROL}) and must never wait, so the queue is never
-     * full: calls are bounded by {@link #queuedCalls}, everything else by time (a report per node every 20 ms, views,
-     * hellos, grants).
+     * full for them: calls are bounded by {@link #queuedCalls}, the rest by time (a report per node every 20 ms, views,
+     * hellos, grants). The schedule log's entries, which come as fast as the log commits them (a whole log replayed to
+     * a site scheduler that joins), wait for room instead: they come on jgroups-raft's thread, not a reader's
+     * ({@link #enqueueWaiting}).
      */
     private final BlockingQueue<Event> events = new LinkedBlockingQueue<>();
 
@@ -114,7 +116,7 @@ public final class SchedulerServer implements AutoCloseable {
         this.nodes = new NodeRegistry(new ClusterProfile(config.mode(), config.isolation(), rules.digest(), ""));
         LoopContext context = new LoopContext(
                 this::send,
-                (name, task) -> enqueue(new Event(name, task)),
+                (name, task) -> enqueueWaiting(new Event(name, task)),
                 supervisor::fail,
                 () -> running,
                 txn -> eventTxn = txn);
@@ -375,7 +377,7 @@ public final class SchedulerServer implements AutoCloseable {
 
     // ---- on JGroups' receive threads ----
 
-    /** A new call: queued, or rejected at once when the queue is full or the scheduler has failed. */
+    /** A new call: queued, or rejected at once when too many calls wait for the loop or the scheduler has failed. */
     private void received(Address client, SubmitCall submit) {
         if (supervisor.failure().isDone()
                 && SupersededException.isCause(supervisor.failure().getNow(null))) {
@@ -398,6 +400,25 @@ public final class SchedulerServer implements AutoCloseable {
                 intake.onSubmit(client, submit);
             }));
         }
+    }
+
+    /**
+     * From a thread that may wait (the schedule log's): as {@link #enqueue}, once fewer than {@link #CALL_CAPACITY}
+     * events are waiting, so that a log read faster than the loop runs does not fill the heap.
+     */
+    private void enqueueWaiting(Event event) {
+        try {
+            while (events.size() >= CALL_CAPACITY) {
+                if (!running || supervisor.failure().isDone()) {
+                    return;
+                }
+                Thread.sleep(1); // rare: the loop is a whole queue behind
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+        }
+        enqueue(event);
     }
 
     /** Reports and views are never dropped while the scheduler runs, and never wait ({@link #events}). */

@@ -182,8 +182,9 @@ public final class Channels {
          * connection (JGroups' {@code direct} policy, regular messages; OOB ones still go to its pool), not handed to a
          * pool thread: a wake-up and a context switch fewer per message at every receiver (issue 40's A/B: 23-29%
          * fewer context switches per call at the scheduler and the client; docs/costs.md, Second round). That is
-         * safe only because no send on these channels can block: TCP sends from a queue per connection, and there is
-         * no flow control (UFC, MFC), whose senders wait for credits that a blocked reader would never read. Every
+         * safe only because no send on these channels waits for another member: TCP sends from a queue per connection
+         * (opening a connection waits, at most the 500 ms connect timeout), and there is no flow control (UFC, MFC),
+         * whose senders wait for credits that a blocked reader would never read. Every
          * message here is bounded without it: calls by each client's in-flight limit ({@code maxInFlight}), their
          * dispatches and outcomes by the calls, reports by time. Receivers must not block
          * ({@link org.gargamel.common.wire.MessageEndpoint}); {@code ChannelsTest} checks the stacks.
