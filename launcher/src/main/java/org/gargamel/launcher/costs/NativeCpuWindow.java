@@ -91,7 +91,8 @@ final class NativeCpuWindow implements MeasurementObserver {
         } catch (InterruptedException e) {
             watcherFailure = new CommandFailedException("interrupted waiting for the subscriber to reach the interval");
         } catch (RuntimeException e) {
-            watcherFailure = e;
+            watcherFailure = new CommandFailedException(
+                    "the subscriber did not reach the interval's start (the warm-up's backlog): " + e.getMessage(), e);
         }
     }
 
@@ -102,7 +103,12 @@ final class NativeCpuWindow implements MeasurementObserver {
         }
         Ticks end = read();
         err.println("waiting until the subscriber has applied everything the publisher committed ...");
-        watcher.join(); // its connection use ends before awaitCaughtUp's begins
+        try {
+            watcher.join(); // its use of the publisher's connection ends before awaitCaughtUp's begins
+        } catch (InterruptedException e) {
+            watcher.interrupt(); // it must not go on using the connection the caller is about to close
+            throw e;
+        }
         if (watcherFailure != null) {
             throw watcherFailure;
         }
