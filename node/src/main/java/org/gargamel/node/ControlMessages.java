@@ -2,8 +2,6 @@ package org.gargamel.node;
 
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.function.BiConsumer;
 import java.util.function.BooleanSupplier;
 import org.gargamel.common.config.ConfigException;
@@ -52,7 +50,6 @@ final class ControlMessages {
     private final WriteSetLog log;
     private final SchedulerMembership membership;
     private final BiConsumer<Address, Message> send;
-    private final Executor logAppends;
     private final BooleanSupplier closed;
 
     ControlMessages(
@@ -67,7 +64,6 @@ final class ControlMessages {
             WriteSetLog log,
             SchedulerMembership membership,
             BiConsumer<Address, Message> send,
-            Executor logAppends,
             BooleanSupplier closed) {
         this.name = name;
         this.site = site;
@@ -80,7 +76,6 @@ final class ControlMessages {
         this.log = log;
         this.membership = membership;
         this.send = send;
-        this.logAppends = logAppends;
         this.closed = closed;
     }
 
@@ -92,16 +87,10 @@ final class ControlMessages {
                 .on(Agreement.class, MessageType.AGREEMENT, (source, agreement) -> agreements.decided(agreement))
                 .on(VisibilityQuery.class, MessageType.VISIBILITY_QUERY, this::answerVisibility)
                 // From the scheduler: settle a departed node's transactions in the log's order, at every node alike.
-                .on(
-                        Abandon.class,
-                        MessageType.ABANDON,
-                        (source, decision) -> offReaderThread(() -> appendDecision(decision)))
+                .on(Abandon.class, MessageType.ABANDON, (source, decision) -> appendDecision(decision))
                 // A scheduler taking over: its claim goes into the log, whose order decides (every node appends a
                 // copy; the first one counts).
-                .on(
-                        TakeOver.class,
-                        MessageType.TAKE_OVER,
-                        (source, takeOver) -> offReaderThread(() -> appendClaim(source)))
+                .on(TakeOver.class, MessageType.TAKE_OVER, (source, takeOver) -> appendClaim(source))
                 .on(
                         NodeRefused.class,
                         MessageType.NODE_REFUSED,
@@ -109,19 +98,6 @@ final class ControlMessages {
                                 new ConfigException(name + " was refused by the scheduler: " + refused.reason())))
                 .on(DrainStatus.class, MessageType.DRAIN_STATUS, (source, status) -> membership.answered(status))
                 .onView(membership::announce);
-    }
-
-    /**
-     * Runs {@code append} on the node's log-append thread, in the order the messages came: an append may wait for a
-     * leader (up to the log's patience), and this handler runs on the thread that reads the scheduler's connection,
-     * whose heartbeats must go on arriving meanwhile (MessageEndpoint). Dropped once the node is closing.
-     */
-    private void offReaderThread(Runnable append) {
-        try {
-            logAppends.execute(append);
-        } catch (RejectedExecutionException closing) {
-            LOG.debug("{}: closing; a log append from the scheduler is dropped", name);
-        }
     }
 
     /** A call from the scheduler: to its worker's queue, or rejected at once if that worker does not exist. */

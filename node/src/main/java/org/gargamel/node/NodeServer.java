@@ -10,8 +10,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.gargamel.classifier.ClassifierRules;
 import org.gargamel.common.config.Mode;
@@ -92,11 +90,6 @@ public final class NodeServer implements AutoCloseable {
     private final OwnTransactions own = new OwnTransactions();
     private final List<Worker> workers = new ArrayList<>();
     private final AtomicBoolean closed = new AtomicBoolean();
-    /**
-     * Appends the scheduler's decisions and claims to the log ({@link ControlMessages}): an append may wait up to the
-     * log's patience for a leader, which the control channel's reader thread must never do.
-     */
-    private final ExecutorService logAppends;
     /** Which scheduler the write-set log made active, and its epoch. */
     private final ActiveScheduler activeScheduler;
     /** Outcomes by call, to answer a resubmitted call instead of running it twice. */
@@ -131,11 +124,6 @@ public final class NodeServer implements AutoCloseable {
         this.activeScheduler = new ActiveScheduler(config.siteName());
         this.statistics = new NodeStatistics(name);
         this.supervisor = new Supervisor(name);
-        this.logAppends = Executors.newSingleThreadExecutor(runnable -> {
-            Thread thread = new Thread(runnable, name + "-log-appends");
-            thread.setDaemon(true);
-            return thread;
-        });
         this.logPatience = logPatience;
         this.bootstrap = new NodeBootstrap(name, config);
         this.membership = new SchedulerMembership(
@@ -379,7 +367,6 @@ public final class NodeServer implements AutoCloseable {
                         log,
                         membership,
                         this::sendControl,
-                        logAppends,
                         closed::get)
                 .endpoint());
         control.connect(config.controlCluster());
@@ -402,7 +389,6 @@ public final class NodeServer implements AutoCloseable {
         if (control != null) {
             control.close();
         }
-        logAppends.shutdownNow();
         if (shipping != null) {
             shipping.close();
         }

@@ -4,13 +4,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.gargamel.classifier.ClassifierRules;
@@ -64,8 +63,8 @@ public final class SchedulerServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SchedulerServer.class);
     static final String LOOP_THREAD = "scheduler-loop";
     private static final int BATCH = 256;
-    /** Calls waiting for the loop: one more is rejected at once (overloaded). */
-    private static final int CALL_CAPACITY = 1 << 16;
+    /** Events waiting for the loop. A full queue rejects new calls at once and makes nodes' reports wait. */
+    private static final int QUEUE_CAPACITY = 1 << 16;
     /** How long an idle loop waits before it looks whether it should stop. */
     private static final long IDLE_POLL_MILLIS = 100;
     /** How long {@link #close()} waits for the loop to end. */
@@ -76,17 +75,7 @@ public final class SchedulerServer implements AutoCloseable {
     private final GroupConfig group;
     private final Supervisor supervisor = new Supervisor("scheduler");
     private final MessageEndpoint endpoint;
-    /**
-     * Events waiting for the loop. Its handlers run on the thread that read the message from the connection (the
-     * control channel's direct delivery, {@code Channels.Traffic.CONTROL}) and must never wait, so the queue is never
-     * full for them: calls are bounded by {@link #queuedCalls}, the rest by time (a report per node every 20 ms, views,
-     * hellos, grants). The schedule log's entries, which come as fast as the log commits them (a whole log replayed to
-     * a site scheduler that joins), wait for room instead: they come on jgroups-raft's thread, not a reader's
-     * ({@link #enqueueWaiting}).
-     */
-    private final BlockingQueue<Event> events = new LinkedBlockingQueue<>();
-
-    private final AtomicInteger queuedCalls = new AtomicInteger();
+    private final BlockingQueue<Event> events = new ArrayBlockingQueue<>(QUEUE_CAPACITY);
 
     private final CallTable calls = new CallTable();
     private final NodeRegistry nodes;
@@ -116,7 +105,7 @@ public final class SchedulerServer implements AutoCloseable {
         this.nodes = new NodeRegistry(new ClusterProfile(config.mode(), config.isolation(), rules.digest(), ""));
         LoopContext context = new LoopContext(
                 this::send,
-                (name, task) -> enqueueWaiting(new Event(name, task)),
+                (name, task) -> enqueue(new Event(name, task)),
                 supervisor::fail,
                 () -> running,
                 txn -> eventTxn = txn);
@@ -377,7 +366,7 @@ public final class SchedulerServer implements AutoCloseable {
 
     // ---- on JGroups' receive threads ----
 
-    /** A new call: queued, or rejected at once when too many calls wait for the loop or the scheduler has failed. */
+    /** A new call: queued, or rejected at once when the queue is full or the scheduler has failed. */
     private void received(Address client, SubmitCall submit) {
         if (supervisor.failure().isDone()
                 && SupersededException.isCause(supervisor.failure().getNow(null))) {
@@ -388,43 +377,28 @@ public final class SchedulerServer implements AutoCloseable {
                     submit.callId(),
                     "the scheduler has failed (see its log) and is stopping; "
                             + submit.call().procedure() + " was not scheduled");
-        } else if (queuedCalls.incrementAndGet() > CALL_CAPACITY) {
-            queuedCalls.decrementAndGet();
+        } else if (!events.offer(
+                new Event(() -> submit.describe() + " from " + client, () -> intake.onSubmit(client, submit)))) {
             intake.reject(
                     client,
                     submit.callId(),
-                    "overloaded: " + CALL_CAPACITY + " calls are waiting for the scheduler's loop; retry later");
-        } else {
-            events.add(new Event(() -> submit.describe() + " from " + client, () -> {
-                queuedCalls.decrementAndGet();
-                intake.onSubmit(client, submit);
-            }));
+                    "overloaded: the scheduler's event queue is full (" + QUEUE_CAPACITY + " events); retry later");
         }
     }
 
     /**
-     * From a thread that may wait (the schedule log's): as {@link #enqueue}, once fewer than {@link #CALL_CAPACITY}
-     * events are waiting, so that a log read faster than the loop runs does not fill the heap.
+     * Reports and views are never dropped while the scheduler runs: a full queue makes the sender's receive thread wait
+     * (JGroups' flow control then slows the senders down). Once it is closed or has failed, they are dropped.
      */
-    private void enqueueWaiting(Event event) {
+    private void enqueue(Event event) {
         try {
-            while (events.size() >= CALL_CAPACITY) {
+            while (!events.offer(event, IDLE_POLL_MILLIS, TimeUnit.MILLISECONDS)) {
                 if (!running || supervisor.failure().isDone()) {
                     return;
                 }
-                Thread.sleep(1); // rare: the loop is a whole queue behind
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return;
-        }
-        enqueue(event);
-    }
-
-    /** Reports and views are never dropped while the scheduler runs, and never wait ({@link #events}). */
-    private void enqueue(Event event) {
-        if (running && !supervisor.failure().isDone()) {
-            events.add(event);
         }
     }
 

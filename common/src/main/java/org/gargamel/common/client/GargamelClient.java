@@ -177,10 +177,6 @@ public final class GargamelClient implements AutoCloseable {
      * Submits a call in the client's default session (read-your-writes for calls made one after another: see
      * {@link ClientSession}); the future completes exactly once. Never blocks. Threads that call concurrently and
      * each need to read their own writes should each {@link #openSession() open a session}.
-     *
-     * <p>The future completes on the thread that read the outcome from its node's connection: a dependent that waits
-     * (I/O, a lock) should run on an executor of its own ({@code whenCompleteAsync}), or every later message from that
-     * node waits with it.
      */
     public CompletableFuture<CallOutcome> submit(ProcedureCall call) {
         return defaultSession.submit(call);

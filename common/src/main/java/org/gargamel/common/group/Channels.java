@@ -13,6 +13,7 @@ import org.jgroups.protocols.FD_SOCK2;
 import org.jgroups.protocols.FRAG4;
 import org.jgroups.protocols.MERGE3;
 import org.jgroups.protocols.MFC;
+import org.jgroups.protocols.SEQUENCER;
 import org.jgroups.protocols.SHARED_LOOPBACK;
 import org.jgroups.protocols.SHARED_LOOPBACK_PING;
 import org.jgroups.protocols.TCP;
@@ -35,9 +36,8 @@ import org.jgroups.stack.Protocol;
  * Builds Gargamel's JGroups stacks in code, so no XML file or system property can silently change them.
  *
  * <p>Two groups exist (DESIGN.md §6): the control group {@value #CONTROL_CLUSTER} (scheduler, nodes and
- * clients; reliable FIFO unicasts through UNICAST3) and the write-set log {@value #WRITE_SET_CLUSTER} (nodes only; a
- * Raft log); with several sites, the schedulers' schedule log {@value #SCHEDULE_CLUSTER} too. Ordered messages are
- * never sent OOB. What each carries decides how it delivers and whether it is flow-controlled ({@link Traffic}).
+ * clients; reliable FIFO unicasts through UNICAST3) and the write-set group {@value #WRITE_SET_CLUSTER}
+ * (nodes only; total order through SEQUENCER over NAKACK2). Ordered messages are never sent OOB.
  */
 public final class Channels {
     static {
@@ -73,7 +73,7 @@ public final class Channels {
      * {@code connect(CONTROL_CLUSTER)}.
      */
     public static JChannel control(GroupConfig config, String name) throws Exception {
-        return create(config, name, List.of(), List.of(), bundlerType(DIRECT_BUNDLER), Traffic.CONTROL);
+        return create(config, name, false, bundlerType(DIRECT_BUNDLER));
     }
 
     /**
@@ -84,18 +84,12 @@ public final class Channels {
         if (distance.isZero()) {
             return control(config, name);
         }
-        return create(
-                config,
-                name,
-                List.of(new DistantMember(distance)),
-                List.of(),
-                bundlerType(DIRECT_BUNDLER),
-                Traffic.CONTROL);
+        return create(config, name, List.of(new DistantMember(distance)), List.of(), bundlerType(DIRECT_BUNDLER));
     }
 
     /** The scheduler's control channel: as {@link #control}, but batching its sends (see {@link #bundlerType}). */
     public static JChannel schedulerControl(GroupConfig config, String name) throws Exception {
-        return create(config, name, List.of(), List.of(), bundlerType(BATCHING_BUNDLER), Traffic.CONTROL);
+        return create(config, name, false, bundlerType(BATCHING_BUNDLER));
     }
 
     /**
@@ -163,8 +157,7 @@ public final class Channels {
                 name,
                 ordering,
                 List.of(new ELECTION(), consensus, new REDIRECT()),
-                bundlerType(DIRECT_BUNDLER),
-                Traffic.LOG);
+                bundlerType(DIRECT_BUNDLER));
     }
 
     static final long RESEND_INTERVAL_MILLIS = 20;
@@ -172,47 +165,14 @@ public final class Channels {
     /** Bytes of log kept before a snapshot (1 GiB: hours of TPC-C on this kind of machine). */
     static final long MAX_LOG_BYTES = 1L << 30;
 
-    /**
-     * What a channel carries, which decides how it hands received messages to its receiver and whether its senders
-     * are flow-controlled.
-     */
-    enum Traffic {
-        /**
-         * The control group: calls, their outcomes, reports. Delivered on the thread that read them from the
-         * connection (JGroups' {@code direct} policy, regular messages; OOB ones still go to its pool), not handed to a
-         * pool thread: a wake-up and a context switch fewer per message at every receiver (issue 40's A/B: 23-29%
-         * fewer context switches per call at the scheduler and the client; docs/costs.md, Second round). That is
-         * safe only because no send on these channels waits for another member: TCP sends from a queue per connection
-         * (opening a connection waits, at most the 500 ms connect timeout), and there is no flow control (UFC, MFC),
-         * whose senders wait for credits that a blocked reader would never read. Every
-         * message here is bounded without it: calls by each client's in-flight limit ({@code maxInFlight}), their
-         * dispatches and outcomes by the calls, reports by time. Receivers must not block
-         * ({@link org.gargamel.common.wire.MessageEndpoint}); {@code ChannelsTest} checks the stacks.
-         */
-        CONTROL("direct", false),
-        /**
-         * The Raft logs: jgroups-raft's receive path may block (its request queue is bounded), and its leader streams
-         * entries as fast as they come: a pool thread per sender, and flow control.
-         */
-        LOG("max", true);
-
-        final String delivery;
-        final boolean flowControl;
-
-        Traffic(String delivery, boolean flowControl) {
-            this.delivery = delivery;
-            this.flowControl = flowControl;
-        }
+    private static JChannel create(GroupConfig config, String name, boolean totalOrder, String bundler)
+            throws Exception {
+        return create(config, name, totalOrder ? List.of(new SEQUENCER()) : List.of(), List.of(), bundler);
     }
 
-    /** {@code ordering} goes right above GMS, {@code top} above FRAG4 (consensus). */
+    /** {@code ordering} goes right above GMS (SEQUENCER's place), {@code top} above FRAG4 (consensus). */
     private static JChannel create(
-            GroupConfig config,
-            String name,
-            List<Protocol> ordering,
-            List<Protocol> top,
-            String bundler,
-            Traffic traffic)
+            GroupConfig config, String name, List<Protocol> ordering, List<Protocol> top, String bundler)
             throws Exception {
         List<Protocol> stack = new ArrayList<>();
         if (config.transport() == GroupConfig.Transport.IN_MEMORY) {
@@ -232,7 +192,6 @@ public final class Channels {
                     .setBindPort(config.bindPort());
             transport.setPortRange(0);
             transport.setBundlerType(bundler);
-            transport.setMessageProcessingPolicy(traffic.delivery);
             stack.add(transport);
             // Right above the transport, so discovery is encrypted too: without the key a process cannot even learn
             // the members' addresses.
@@ -260,10 +219,8 @@ public final class Channels {
         // that misses the scheduler this way leaves and joins again (GargamelClient.connect).
         stack.add(new GMS().setJoinTimeout(JOIN_TIMEOUT_MILLIS).printLocalAddress(false));
         stack.addAll(ordering);
-        if (traffic.flowControl) {
-            stack.add(new UFC());
-            stack.add(new MFC());
-        }
+        stack.add(new UFC());
+        stack.add(new MFC());
         stack.add(new FRAG4());
         stack.addAll(top);
         JChannel channel = new JChannel(stack);

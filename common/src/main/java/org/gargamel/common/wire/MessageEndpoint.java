@@ -22,12 +22,8 @@ import org.slf4j.LoggerFactory;
  * client, which closes itself) as a {@link FatalException} naming the role, the message (type and ids) and its source,
  * instead of JGroups logging it and dropping the message (a call would silently lose its outcome).
  *
- * <p>Handlers run on JGroups' receive threads: on the control channels, the very thread that reads the connection the
- * message came on ({@code Channels.Traffic.CONTROL}), so a handler that waits stops every later message from that
- * member, its heartbeats included. They must be quick and never wait: hand the work to the owner's loop or worker
- * through a queue that is never full, and send only on channels whose sends cannot block (the control channels have
- * no flow control). They must be thread-safe. Register every handler before the channel connects; the endpoint is then
- * read-only.
+ * <p>Handlers run on JGroups' receive threads: they must be quick (hand the work to the owner's loop or worker) and
+ * thread-safe. Register every handler before the channel connects; the endpoint is then read-only.
  *
  * <pre>{@code
  * MessageEndpoint endpoint = new MessageEndpoint("scheduler", supervisor::fail)

@@ -1,8 +1,6 @@
 package org.gargamel.common.group;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.io.DataInput;
@@ -21,13 +19,9 @@ import org.gargamel.common.wire.ClusterProfile;
 import org.gargamel.common.wire.NodeHello;
 import org.gargamel.common.wire.WireCodec;
 import org.jgroups.JChannel;
-import org.jgroups.protocols.MFC;
-import org.jgroups.protocols.UFC;
 import org.jgroups.protocols.raft.RaftLeaderException;
 import org.jgroups.raft.RaftHandle;
 import org.jgroups.raft.StateMachine;
-import org.jgroups.util.MaxOneThreadPerSender;
-import org.jgroups.util.PassRegularMessagesUpDirectly;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -195,43 +189,6 @@ class ChannelsTest {
                 }
                 Thread.sleep(20);
             }
-        }
-    }
-
-    /**
-     * The control channels hand a message to the receiver on the thread that read it, which is safe only while no
-     * send on them can wait for flow-control credits (Channels.Traffic); the logs keep JGroups' pool and flow control.
-     */
-    @Test
-    void controlChannelsDeliverOnTheReadingThreadWithoutFlowControlAndTheLogsPoolWithIt() throws Exception {
-        int port = LoopbackPorts.pick();
-        GroupConfig tcp =
-                GroupConfig.tcp("127.0.0.1", port, List.of(InetSocketAddress.createUnresolved("127.0.0.1", port)));
-        List<JChannel> control = List.of(
-                Channels.control(tcp, "client"),
-                Channels.control(tcp, "distant client", Duration.ofMillis(5)),
-                Channels.schedulerControl(tcp, "scheduler"));
-        JChannel log = Channels.writeSetLog(tcp, "node-0", new RaftSettings("node-0", List.of("node-0"), null, false));
-        try {
-            for (JChannel channel : control) {
-                assertEquals(
-                        PassRegularMessagesUpDirectly.class,
-                        channel.getProtocolStack()
-                                .getTransport()
-                                .msgProcessingPolicy()
-                                .getClass(),
-                        channel.getName());
-                assertNull(channel.getProtocolStack().findProtocol(UFC.class), channel.getName());
-                assertNull(channel.getProtocolStack().findProtocol(MFC.class), channel.getName());
-            }
-            assertEquals(
-                    MaxOneThreadPerSender.class,
-                    log.getProtocolStack().getTransport().msgProcessingPolicy().getClass());
-            assertNotNull(log.getProtocolStack().findProtocol(UFC.class));
-            assertNotNull(log.getProtocolStack().findProtocol(MFC.class));
-        } finally {
-            control.forEach(JChannel::close);
-            log.close();
         }
     }
 

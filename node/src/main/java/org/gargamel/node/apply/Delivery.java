@@ -57,11 +57,7 @@ final class Delivery {
                 && !abandonedInLog.containsKey(writeSet.txnId())) {
             OwnTransactions.Confirmation confirmation = own.confirmation(writeSet.txnId());
             if (confirmation != null) {
-                // Not on this thread: a send to a client whose connection is gone opens a new one, up to the connect
-                // timeout
-                // (500 ms), and the log's thread must not stall for every member. (A send no longer waits for flow
-                // control: Channels.Traffic.)
-                answers.execute(confirmation::answer);
+                answers.execute(confirmation::answer); // a send on the control channel may block: not on this thread
             }
         }
     }
