@@ -1,10 +1,8 @@
 package org.gargamel.launcher.run;
 
 import java.io.IOException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.Map;
 
 /**
@@ -14,8 +12,8 @@ import java.util.Map;
  * each end, so switches per call count the hand-offs a call crosses, which CPU time alone hides (docs/costs.md: 35–46%
  * of every Gargamel process's samples end in the kernel, in park and unpark).
  *
- * <p>Counted by thread, as {@link CompilerThreads} counts: a thread that ended between two readings takes its switches
- * with it (JGroups' pool threads come and go), so the figure is a lower bound.
+ * <p>Counted by thread ({@link ThreadCounters}): a thread that ended between two readings takes its switches with it
+ * (JGroups' pool threads come and go), so the figure is a lower bound.
  */
 public final class ContextSwitches {
     private final Path proc;
@@ -32,19 +30,7 @@ public final class ContextSwitches {
 
     /** Thread id to context switches so far (voluntary and not) of each thread of process {@code pid}; empty if gone. */
     public Map<Long, Long> byThread(long pid) {
-        Map<Long, Long> switches = new HashMap<>();
-        Path tasks = proc.resolve(Long.toString(pid)).resolve("task");
-        try (DirectoryStream<Path> threads = Files.newDirectoryStream(tasks)) {
-            for (Path thread : threads) {
-                long count = switches(thread.resolve("status"));
-                if (count >= 0) {
-                    switches.put(Long.parseLong(thread.getFileName().toString()), count);
-                }
-            }
-        } catch (IOException | RuntimeException e) {
-            // The process is gone, or this is not Linux: nothing to count.
-        }
-        return switches;
+        return ThreadCounters.read(proc, pid, thread -> switches(thread.resolve("status")));
     }
 
     /** The two counters of one thread's status file summed; -1 if it is gone or has neither line. */

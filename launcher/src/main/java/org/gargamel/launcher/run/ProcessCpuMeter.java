@@ -98,12 +98,12 @@ public final class ProcessCpuMeter {
         to.compilerTicksByRole()
                 .forEach((role, threads) -> compiling.put(
                         role,
-                        CompilerThreads.spent(from.compilerTicksByRole().getOrDefault(role, Map.of()), threads)
+                        ThreadCounters.spent(from.compilerTicksByRole().getOrDefault(role, Map.of()), threads)
                                 / ProcStat.TICKS_PER_SECOND));
         Map<String, Long> switched = new LinkedHashMap<>();
         to.switchesByRole()
                 .forEach((role, threads) -> switched.put(
-                        role, CompilerThreads.spent(from.switchesByRole().getOrDefault(role, Map.of()), threads)));
+                        role, ThreadCounters.spent(from.switchesByRole().getOrDefault(role, Map.of()), threads)));
         return RunCpu.of((to.nanoTime() - from.nanoTime()) / 1e9, spent, compiling, switched, calls);
     }
 

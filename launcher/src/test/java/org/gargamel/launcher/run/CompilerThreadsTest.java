@@ -43,8 +43,8 @@ class CompilerThreadsTest {
         // 101 went on (+15), 102 ended (its ticks since the first reading are lost), 104 started (3).
         Map<Long, Long> to = Map.of(101L, 25L, 104L, 3L);
 
-        assertEquals(18, CompilerThreads.spent(from, to));
-        assertEquals(0, CompilerThreads.spent(to, to), "nothing spent between two equal readings");
+        assertEquals(18, ThreadCounters.spent(from, to));
+        assertEquals(0, ThreadCounters.spent(to, to), "nothing spent between two equal readings");
     }
 
     @Test
