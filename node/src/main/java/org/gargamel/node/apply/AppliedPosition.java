@@ -209,16 +209,13 @@ final class AppliedPosition {
             return position >= 0;
         }
 
-        /** The statements ({@link ReplicaState}) that record it, after the changes. */
-        List<String> statements() {
-            List<String> statements = new ArrayList<>(ahead.size() + 1);
+        /** What the transaction records in the database ({@link ReplicaState}), after the changes. */
+        ReplicaState.Bookkeeping bookkeeping() {
+            List<Long> txns = new ArrayList<>(ahead.size());
             for (Ahead row : ahead) {
-                statements.add(ReplicaState.recordCommittedAhead(row.txn()));
+                txns.add(row.txn());
             }
-            if (!passed.isEmpty()) {
-                statements.add(ReplicaState.forgetCommittedAhead(passed));
-            }
-            return statements;
+            return new ReplicaState.Bookkeeping(position, txns, passed);
         }
     }
 

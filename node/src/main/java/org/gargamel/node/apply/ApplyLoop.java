@@ -478,8 +478,7 @@ public final class ApplyLoop {
         long txn = writeSet.txnId();
         CpuClock.Timing start = cpu.start();
         AppliedPosition.Write write = position.forOne(index, txn);
-        boolean won =
-                certification.deliver(writeSet, ownLive, applier, connection, write.position(), write.statements());
+        boolean won = certification.deliver(writeSet, ownLive, applier, connection, write.bookkeeping());
         if (ownLive) {
             position.committedAhead(txn, index); // a winner's worker committed it with its committed_ahead row
         }
@@ -516,7 +515,7 @@ public final class ApplyLoop {
             connection.commit();
             return;
         }
-        applier.apply(List.of(), -1, ReplicaState.startLog(logId));
+        ReplicaState.startLog(connection, logId);
         connection.commit();
         if (recorded != null) {
             LOG.info(
@@ -542,7 +541,7 @@ public final class ApplyLoop {
         if (write == null) {
             return;
         }
-        applier.apply(List.of(), write.position(), write.statements());
+        applier.apply(List.of(), write.bookkeeping());
         connection.commit();
         position.committed(write);
     }

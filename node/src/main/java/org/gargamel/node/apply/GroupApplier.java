@@ -114,7 +114,7 @@ final class GroupApplier implements RemoteApplier {
         AppliedPosition.Write write = position.forGroup(taken);
         CpuClock.Timing start = context.cpu().start();
         try {
-            context.applier().apply(changes, write.position(), write.statements(), ApplyLoop.GROUP_LOCK_TIMEOUT_MILLIS);
+            context.applier().apply(changes, write.bookkeeping(), ApplyLoop.GROUP_LOCK_TIMEOUT_MILLIS);
             context.connection().commit();
         } catch (SQLException e) {
             Rollbacks.after(context.connection(), e);

@@ -173,7 +173,7 @@ final class ParallelApply implements AutoCloseable {
                 statistics.appliedBesideAnother();
             }
             try {
-                lane.applier().apply(writeSet.changes(), task.write.position(), task.write.statements());
+                lane.applier().apply(writeSet.changes(), task.write.bookkeeping());
                 if (task.previous != null) {
                     awaitEarlier(task.previous, task);
                 }

@@ -33,7 +33,7 @@ final class SerialApplier implements RemoteApplier {
         long txn = writeSet.txnId();
         CpuClock.Timing start = context.cpu().start();
         AppliedPosition.Write write = position.forOne(index, txn);
-        context.applier().apply(writeSet.changes(), write.position(), write.statements());
+        context.applier().apply(writeSet.changes(), write.bookkeeping());
         context.connection().commit();
         context.statistics().applied(writeSet.procedure(), start.stop());
         position.handled(index);

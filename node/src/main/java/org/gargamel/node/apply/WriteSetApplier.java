@@ -79,16 +79,16 @@ public final class WriteSetApplier {
 
     /** Applies {@code changes} in order in the current transaction; returns the rows touched. */
     public int apply(List<WriteSet.RowChange> changes) throws SQLException {
-        return apply(changes, -1, List.of());
+        return apply(changes, ReplicaState.Bookkeeping.NONE);
     }
 
     /**
      * Applies {@code changes} in order in the current transaction and, in the same round trip, records
-     * {@code appliedIndex} as the replica's position in the write-set log (unless negative) and runs {@code extra}
-     * (statements without parameters). Returns the rows the changes touched.
+     * {@code bookkeeping} (the replica's position in the write-set log, its committed_ahead rows). Returns the rows the
+     * changes touched.
      */
-    public int apply(List<WriteSet.RowChange> changes, long appliedIndex, List<String> extra) throws SQLException {
-        return apply(changes, appliedIndex, extra, 0);
+    public int apply(List<WriteSet.RowChange> changes, ReplicaState.Bookkeeping bookkeeping) throws SQLException {
+        return apply(changes, bookkeeping, 0);
     }
 
     /**
@@ -97,7 +97,7 @@ public final class WriteSetApplier {
      * write-sets applied together (ApplyLoop) gives way so to a local call it would deadlock with, rather than wait
      * for PostgreSQL to abort one of the two.
      */
-    public int apply(List<WriteSet.RowChange> changes, long appliedIndex, List<String> extra, int lockTimeoutMillis)
+    public int apply(List<WriteSet.RowChange> changes, ReplicaState.Bookkeeping bookkeeping, int lockTimeoutMillis)
             throws SQLException {
         List<Batch> batches = changes.isEmpty() ? List.of() : batches(changes);
         StringBuilder sql = new StringBuilder();
@@ -108,12 +108,7 @@ public final class WriteSetApplier {
         for (Batch batch : batches) {
             sql.append(sql.length() == 0 ? "" : "; ").append(statement(batch));
         }
-        if (appliedIndex >= 0) {
-            sql.append(sql.length() == 0 ? "" : "; ").append(ReplicaState.SET_APPLIED_INDEX);
-        }
-        for (String statement : extra) {
-            sql.append(sql.length() == 0 ? "" : "; ").append(statement);
-        }
+        bookkeeping.appendTo(sql);
         if (sql.length() == 0) {
             return 0;
         }
@@ -128,9 +123,7 @@ public final class WriteSetApplier {
                 }
                 statement.setString(i + 1, array.append(']').toString());
             }
-            if (appliedIndex >= 0) {
-                statement.setLong(batches.size() + 1, appliedIndex);
-            }
+            bookkeeping.bind(statement, batches.size() + 1);
             boolean isResultSet = statement.execute();
             if (bounded) {
                 isResultSet = statement.getMoreResults(); // past the SET

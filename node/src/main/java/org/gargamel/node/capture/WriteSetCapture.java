@@ -21,8 +21,10 @@ import org.gargamel.common.wire.WriteSet;
  * columns whose value changed, for a DELETE the primary key, as JSON ({@code to_json} of each value), so numeric
  * scale, timestamps, text, arrays and NULL survive exactly. The trigger does nothing unless the session turned capture
  * on ({@link #enableForSession}), so other users of the database are unaffected, and it stays quiet while a node
- * applies write-sets ({@code session_replication_role = replica}). A bulk transaction's changes spill, 16 kB at a
- * time, into a session-local temporary table ({@link #SPILL_BYTES}), so capture stays linear in the changes.
+ * applies write-sets ({@code session_replication_role = replica}). The setting is kept short: every
+ * {@link #CHUNK_BYTES} it moves to a numbered setting of its own ({@code gargamel.chunk_1}, ...), and once
+ * {@link #CHUNK_SLOTS} are full they go, in order, to a session-local temporary table: appending copies the setting
+ * several times over, so capture stays linear in the changes, and cheap for a transaction of a few kB.
  *
  * <p>Each table gets its own trigger function, generated from the catalog when capture is installed: it compares the
  * columns one by one ({@code NEW.c IS DISTINCT FROM OLD.c}, or their text where equality would hide a difference,
@@ -43,13 +45,16 @@ public final class WriteSetCapture {
     public static final String TRIGGER = "gargamel_capture";
 
     /**
-     * Reads every change the current transaction recorded: the spilled chunks, in order, then the setting. Spilled
-     * chunks are read only when there are some, so a small transaction costs one {@code current_setting}.
+     * Reads every change the current transaction recorded: the spilled chunks, in order, then the chunks in numbered
+     * settings, then the setting. Chunks are read only when there are some, so a small transaction costs a few
+     * {@code current_setting}.
      */
     public static final String READ_CHANGES = "SELECT CASE WHEN current_setting('gargamel.capture', true) IS DISTINCT "
             + "FROM 'on' OR current_setting('session_replication_role') <> 'origin' THEN " + SCHEMA
             + ".capture_disarmed() WHEN current_setting('gargamel.spilled', true) = 'on' THEN " + SCHEMA
-            + ".spilled_changes() ELSE '' END || coalesce(current_setting('gargamel.changes', true), '')";
+            + ".spilled_changes() ELSE '' END || CASE WHEN coalesce(current_setting('gargamel.chunks', true), '') "
+            + "NOT IN ('', '0') THEN " + slots()
+            + " ELSE '' END || coalesce(current_setting('gargamel.changes', true), '')";
 
     /**
      * The SQLSTATE of a call whose changes were not captured: its session had capture off, or triggers quiet
@@ -61,12 +66,20 @@ public final class WriteSetCapture {
     public static final String CAPTURE_DISARMED = "ZG002";
 
     /**
-     * Once the setting holds this many bytes, the trigger moves them to a temporary table and starts the setting
-     * afresh. Appending to one string copies it, so a transaction of n changes would cost n² bytes copied; with
-     * chunks of at most this size, each change copies at most this much: linear, and TPC-C's transactions (a few kB)
-     * never spill.
+     * Once the setting holds this many bytes, the trigger moves them to the next numbered setting (or, with
+     * {@link #CHUNK_SLOTS} full, to the temporary table) and starts the setting afresh. Appending an entry to the setting
+     * copies all it holds some eight times (read, concatenate, set, and the copy {@code set_config} returns), so a
+     * transaction of n changes would copy n² bytes; with chunks of at most this size each change copies at most eight
+     * of them: linear. With 16 kB, as before, a TPC-C delivery copied 0.5 MB (docs/costs.md, Third round).
      */
-    static final int SPILL_BYTES = 16_384;
+    static final int CHUNK_BYTES = 2_048;
+
+    /**
+     * Numbered settings a transaction fills ({@code gargamel.chunk_1} to {@code gargamel.chunk_8}, counted in
+     * {@code gargamel.chunks}) before they and the setting go to the temporary table: TPC-C's transactions (up to some
+     * 12 kB) never reach it, and a session keeps no more than this many settings of its own.
+     */
+    static final int CHUNK_SLOTS = 8;
 
     /** Session-local, emptied at every commit: chunks of the current transaction's recorded changes, in order. */
     private static final String SPILL_TABLE = "pg_temp.gargamel_spilled_changes";
@@ -146,23 +159,51 @@ public final class WriteSetCapture {
             + "(seq bigint GENERATED ALWAYS AS IDENTITY, chunk text NOT NULL) ON COMMIT DELETE ROWS";
 
     /**
-     * Moves a full chunk of the setting to the session's spill table (made by {@link #enableForSession} on a worker's
-     * session, else on first use, in the session's temporary schema, rows deleted at commit; a rollback takes them back
-     * with the rest) and returns the setting's new start.
+     * The numbered settings' chunks, concatenated in order: every one, since a slot is either filled in this
+     * transaction, in order, or empty (never set, emptied when the slots went to the table, or reset by the end of an
+     * earlier transaction or by a rollback to a savepoint).
+     */
+    private static String slots() {
+        List<String> slots = new ArrayList<>();
+        for (int slot = 1; slot <= CHUNK_SLOTS; slot++) {
+            slots.add("coalesce(current_setting('gargamel.chunk_" + slot + "', true), '')");
+        }
+        return String.join(" || ", slots);
+    }
+
+    /**
+     * Moves a full chunk of the setting to the next numbered setting, or, with {@link #CHUNK_SLOTS} full, the numbered
+     * settings and the chunk, in order, to the session's spill table (made by {@link #enableForSession} on a worker's
+     * session, else on first use, in the session's temporary schema, rows deleted at commit), emptying the slots;
+     * returns the setting's new start. Every setting is transaction-local, so a rollback (or a rollback to a savepoint)
+     * takes the chunks and their count back with the rest, as it does the table's rows. Assignments rather than
+     * PERFORM: PL/pgSQL evaluates them as simple expressions, without the executor.
      */
     private static final String SPILL_FUNCTION =
             "CREATE OR REPLACE FUNCTION " + SCHEMA + """
             .spill(chunk text) RETURNS text LANGUAGE plpgsql AS $spill$
+            DECLARE
+                slots integer := coalesce(nullif(current_setting('gargamel.chunks', true), ''), '0')::integer;
+                ignored text;
             BEGIN
+                IF slots < %3$s THEN
+                    ignored := set_config('gargamel.chunk_' || (slots + 1), spill.chunk, true);
+                    ignored := set_config('gargamel.chunks', (slots + 1)::text, true);
+                    RETURN '';
+                END IF;
                 IF to_regclass('%1$s') IS NULL THEN
                     %2$s;
                     GRANT INSERT, SELECT ON %1$s TO PUBLIC;
                 END IF;
-                INSERT INTO %1$s (chunk) VALUES (spill.chunk);
-                PERFORM set_config('gargamel.spilled', 'on', true);
+                INSERT INTO %1$s (chunk) VALUES (%4$s || spill.chunk);
+                FOR slot IN 1..%3$s LOOP
+                    ignored := set_config('gargamel.chunk_' || slot, '', true);
+                END LOOP;
+                ignored := set_config('gargamel.chunks', '0', true);
+                ignored := set_config('gargamel.spilled', 'on', true);
                 RETURN '';
             END
-            $spill$""".formatted(SPILL_TABLE, SPILL_TABLE_DDL);
+            $spill$""".formatted(SPILL_TABLE, SPILL_TABLE_DDL, CHUNK_SLOTS, slots());
 
     /** The chunks spilled by the current transaction, concatenated in order. */
     private static final String SPILLED_CHANGES_FUNCTION =
@@ -317,13 +358,15 @@ public final class WriteSetCapture {
         body.append("    END IF;\n")
                 .append("    changes := coalesce(current_setting('gargamel.changes', true), '');\n")
                 .append("    IF octet_length(changes) >= ")
-                .append(SPILL_BYTES)
+                .append(CHUNK_BYTES)
                 .append(" THEN\n")
                 .append("        changes := ")
                 .append(SCHEMA)
                 .append(".spill(changes);\n")
                 .append("    END IF;\n")
-                .append("    entry := set_config('gargamel.changes', changes || entry || chr(30), true);\n")
+                // An assignment, not PERFORM: PL/pgSQL evaluates it as a simple expression, without the executor. The
+                // entry and its separator are joined first, so the setting's text is copied once, not twice.
+                .append("    entry := set_config('gargamel.changes', changes || (entry || chr(30)), true);\n")
                 .append("    RETURN NULL;\nEND\n");
         String tag = "$capture$";
         for (int i = 0; body.indexOf(tag) >= 0; i++) {

@@ -11,6 +11,7 @@ import org.gargamel.common.wire.WriteSet;
 import org.gargamel.node.apply.WriteSetApplier;
 import org.gargamel.node.writeset.OwnTransaction;
 import org.gargamel.node.writeset.OwnTransactions;
+import org.gargamel.node.writeset.ReplicaState;
 
 /**
  * The round-robin baseline's state at one node (the thesis's §6.3.1): the {@link Certifier}, how many certified
@@ -65,23 +66,22 @@ public final class Certification {
     /**
      * The apply loop's side, in log order: certifies {@code writeSet}; an own transaction learns its fate (and is
      * committed or rolled back by its worker before this returns); a winner of another replica (or of an earlier
-     * start of this one) is applied on {@code connection}, recording {@code appliedIndex} and {@code extra} in the same
-     * transaction (WriteSetApplier). Returns whether the write-set won.
+     * start of this one) is applied on {@code connection}, recording {@code bookkeeping} in the same transaction
+     * (WriteSetApplier). Returns whether the write-set won.
      */
     public boolean deliver(
             WriteSet writeSet,
             boolean ownTransaction,
             WriteSetApplier applier,
             Connection connection,
-            long appliedIndex,
-            List<String> extra)
+            ReplicaState.Bookkeeping bookkeeping)
             throws SQLException, InterruptedException {
         boolean numbered = certifier.numbered(writeSet);
         boolean won = certifier.certify(writeSet);
         if (ownTransaction) {
             own.deliver(writeSet.txnId(), won ? OwnTransaction.Decision.COMMIT : OwnTransaction.Decision.LOSE);
         } else if (won && !writeSet.changes().isEmpty()) {
-            applyMakingRoom(writeSet, applier, connection, appliedIndex, extra);
+            applyMakingRoom(writeSet, applier, connection, bookkeeping);
         }
         if (won && numbered) {
             committedWinners.incrementAndGet();
@@ -103,14 +103,14 @@ public final class Certification {
     }
 
     private void applyMakingRoom(
-            WriteSet writeSet, WriteSetApplier applier, Connection connection, long appliedIndex, List<String> extra)
+            WriteSet writeSet, WriteSetApplier applier, Connection connection, ReplicaState.Bookkeeping bookkeeping)
             throws SQLException, InterruptedException {
         Set<String> rows = certifier.rows(writeSet.changes());
         try {
             while (true) {
                 try (Statement statement = connection.createStatement()) {
                     statement.execute("SET LOCAL lock_timeout = '" + LOCK_TIMEOUT + "'");
-                    applier.apply(writeSet.changes(), appliedIndex, extra);
+                    applier.apply(writeSet.changes(), bookkeeping);
                     connection.commit();
                     return;
                 } catch (SQLException e) {

@@ -122,10 +122,8 @@ public final class StateTransfer {
                 statement.execute("UPDATE " + ReplicaState.SCHEMA + ".replica_state SET applied_index = " + appliedIndex
                         + ", log_id = '" + logId.replace("'", "''") + "', tainted = NULL");
                 statement.execute("DELETE FROM " + ReplicaState.SCHEMA + ".committed_ahead");
-                for (long txn : ahead) {
-                    statement.execute(ReplicaState.recordCommittedAhead(txn));
-                }
             }
+            ReplicaState.execute(local, new ReplicaState.Bookkeeping(-1, List.copyOf(ahead), List.of()));
             local.commit();
             source.rollback();
             Copied copied = new Copied(

@@ -82,18 +82,75 @@ public final class ReplicaState {
     /** Sets the applied index to its one parameter (a statement for the apply loop's transactions). */
     public static final String SET_APPLIED_INDEX = "UPDATE " + SCHEMA + ".replica_state SET applied_index = ?";
 
-    /** Records {@code txn} as reflected here ahead of the applied index (a statement for an apply transaction). */
-    public static String recordCommittedAhead(long txn) {
-        return "INSERT INTO " + SCHEMA + ".committed_ahead (txn) VALUES (" + txn + ") ON CONFLICT DO NOTHING";
+    /** Records the transactions of its one parameter (bigint[]) as reflected here ahead of the applied index. */
+    static final String RECORD_COMMITTED_AHEAD =
+            "INSERT INTO " + SCHEMA + ".committed_ahead (txn) SELECT unnest(?::bigint[]) ON CONFLICT DO NOTHING";
+
+    /** Forgets the transactions of its one parameter (bigint[]), which the applied index has passed. */
+    static final String FORGET_COMMITTED_AHEAD =
+            "DELETE FROM " + SCHEMA + ".committed_ahead WHERE txn = ANY (?::bigint[])";
+
+    /**
+     * What an apply transaction records of the replica's state after its changes: the applied index (none if
+     * negative), the transactions it reflects ahead of it ({@code committed_ahead} rows), and those the index passes
+     * (rows deleted). Each is one statement whose values are bound, never written into its text: an apply pipeline
+     * then has the same text whenever its write-sets have the same shape, and is parsed and planned once per
+     * connection instead of once per transaction (docs/costs.md, Third round; {@code ReplicaStateTest}).
+     */
+    public record Bookkeeping(long appliedIndex, List<Long> ahead, List<Long> passed) {
+        /** Records nothing. */
+        public static final Bookkeeping NONE = new Bookkeeping(-1, List.of(), List.of());
+
+        public Bookkeeping {
+            ahead = List.copyOf(ahead);
+            passed = List.copyOf(passed);
+        }
+
+        /** Appends its statements to {@code sql} (statements separated by "; "), in the order {@link #bind} binds. */
+        public void appendTo(StringBuilder sql) {
+            if (appliedIndex >= 0) {
+                sql.append(sql.length() == 0 ? "" : "; ").append(SET_APPLIED_INDEX);
+            }
+            if (!ahead.isEmpty()) {
+                sql.append(sql.length() == 0 ? "" : "; ").append(RECORD_COMMITTED_AHEAD);
+            }
+            if (!passed.isEmpty()) {
+                sql.append(sql.length() == 0 ? "" : "; ").append(FORGET_COMMITTED_AHEAD);
+            }
+        }
+
+        /** Binds its values from parameter {@code first} on; returns the index of the next parameter. */
+        public int bind(PreparedStatement statement, int first) throws SQLException {
+            int index = first;
+            if (appliedIndex >= 0) {
+                statement.setLong(index++, appliedIndex);
+            }
+            if (!ahead.isEmpty()) {
+                statement.setArray(index++, statement.getConnection().createArrayOf("bigint", ahead.toArray()));
+            }
+            if (!passed.isEmpty()) {
+                statement.setArray(index++, statement.getConnection().createArrayOf("bigint", passed.toArray()));
+            }
+            return index;
+        }
+
+        /** The number of statements it adds. */
+        public int statements() {
+            return (appliedIndex >= 0 ? 1 : 0) + (ahead.isEmpty() ? 0 : 1) + (passed.isEmpty() ? 0 : 1);
+        }
     }
 
-    /** Forgets transactions the applied index has passed (a statement for an apply transaction). */
-    public static String forgetCommittedAhead(java.util.Collection<Long> txns) {
-        StringBuilder list = new StringBuilder();
-        for (long txn : txns) {
-            list.append(list.length() == 0 ? "" : ",").append(txn);
+    /** Runs {@code bookkeeping} alone in the current transaction. */
+    public static void execute(Connection connection, Bookkeeping bookkeeping) throws SQLException {
+        StringBuilder sql = new StringBuilder();
+        bookkeeping.appendTo(sql);
+        if (sql.length() == 0) {
+            return;
         }
-        return "DELETE FROM " + SCHEMA + ".committed_ahead WHERE txn IN (" + list + ")";
+        try (PreparedStatement statement = connection.prepareStatement(sql.toString())) {
+            bookkeeping.bind(statement, 1);
+            statement.execute();
+        }
     }
 
     /** The log the applied index counts in (null: none yet). */
@@ -104,12 +161,13 @@ public final class ReplicaState {
         }
     }
 
-    /** Starts counting in log {@code logId} from nothing (statements for one transaction). */
-    public static List<String> startLog(String logId) {
-        return List.of(
-                "UPDATE " + SCHEMA + ".replica_state SET applied_index = 0, log_id = '" + logId.replace("'", "''")
-                        + "'",
-                "DELETE FROM " + SCHEMA + ".committed_ahead");
+    /** Starts counting in log {@code logId} from nothing, in the current transaction (the caller commits). */
+    public static void startLog(Connection connection, String logId) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement("UPDATE " + SCHEMA
+                + ".replica_state SET applied_index = 0, log_id = ?; DELETE FROM " + SCHEMA + ".committed_ahead")) {
+            statement.setString(1, logId);
+            statement.execute();
+        }
     }
 
     /** The last log index reflected in this database (0: none). */

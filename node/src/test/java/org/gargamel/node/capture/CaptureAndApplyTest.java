@@ -14,6 +14,7 @@ import org.gargamel.common.wire.WriteSet;
 import org.gargamel.common.wire.WriteSet.Operation;
 import org.gargamel.node.apply.WriteSetApplier;
 import org.gargamel.node.transfer.SchemaDigest;
+import org.gargamel.node.writeset.ReplicaState;
 import org.gargamel.provisioning.PostgresCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -28,7 +29,7 @@ import org.junit.jupiter.api.Test;
 @Tag("integration")
 class CaptureAndApplyTest {
     private static final String SCHEMA = """
-            DROP TABLE IF EXISTS tricky, account, journal, audit, badge, "Odd ""Name\"\"" CASCADE;
+            DROP TABLE IF EXISTS tricky, account, journal, audit, badge, wide, "Odd ""Name\"\"" CASCADE;
             CREATE TABLE badge (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, serial_no serial, note text,
                                 size integer GENERATED ALWAYS AS (length(note)) STORED);
             CREATE TABLE "Odd ""Name\"\"" ("Key's" integer PRIMARY KEY, "a\\b ""c\"\"" numeric, j json);
@@ -223,6 +224,95 @@ class CaptureAndApplyTest {
         List<WriteSet.RowChange> changes = capture(origin, "INSERT INTO unique_code VALUES (1, 'kept')");
         assertEquals(1, changes.size(), "only this transaction's insert: " + changes.size() + " changes");
         assertEquals("{\"id\":1,\"code\":\"kept\"}", changes.get(0).row());
+    }
+
+    @Test
+    void changesOfSomeKilobytesMoveToNumberedSettingsAndKeepTheirOrderThroughASavepoint() throws SQLException {
+        // 200 inserts of some 40 bytes each fill a few chunks of WriteSetCapture.CHUNK_BYTES, fewer than its slots.
+        try (Statement statement = origin.createStatement()) {
+            statement.execute("INSERT INTO unique_code SELECT g, 'code ' || g FROM generate_series(1, 200) g");
+            statement.execute("SAVEPOINT half");
+            statement.execute("INSERT INTO unique_code SELECT g, 'later ' || g FROM generate_series(201, 300) g");
+            int filled = Integer.parseInt(setting(statement, "gargamel.chunks"));
+            statement.execute("ROLLBACK TO SAVEPOINT half");
+            int kept = Integer.parseInt(setting(statement, "gargamel.chunks"));
+            assertTrue(kept > 1 && filled > kept, "chunks before the savepoint " + kept + ", after " + filled);
+            assertTrue(
+                    filled < WriteSetCapture.CHUNK_SLOTS, filled + " chunks: the test means to stay below the table");
+            assertEquals(null, setting(statement, "gargamel.spilled"), "nothing went to the table");
+            statement.execute("UPDATE unique_code SET code = 'last' WHERE id = 7");
+        }
+        List<WriteSet.RowChange> changes = WriteSetCapture.read(origin);
+        origin.commit();
+        assertEquals(201, changes.size(), "the 200 inserts and the update; none of the rolled-back inserts");
+        for (int i = 0; i < 200; i++) {
+            assertEquals(
+                    "{\"id\":" + (i + 1) + ",\"code\":\"code " + (i + 1) + "\"}",
+                    changes.get(i).row(),
+                    "change " + i + " in order");
+        }
+        assertEquals(Operation.UPDATE, changes.get(200).operation());
+        apply(replica, changes);
+        assertEquals(rows(origin, "unique_code"), rows(replica, "unique_code"));
+
+        // The numbered settings went with the commit: the next transaction carries only its own change.
+        List<WriteSet.RowChange> next = capture(origin, "UPDATE unique_code SET code = 'one' WHERE id = 1");
+        assertEquals(1, next.size(), next.toString());
+    }
+
+    @Test
+    void aTableOfManyColumnsIsCaptured() throws SQLException {
+        // More columns than a PostgreSQL function takes arguments: the update's entry is built by nested concat calls.
+        StringBuilder ddl = new StringBuilder("CREATE TABLE wide (id integer PRIMARY KEY");
+        for (int i = 1; i <= 250; i++) {
+            ddl.append(", c").append(i).append(i % 2 == 0 ? " text" : " numeric");
+        }
+        ddl.append(")");
+        for (Connection connection : List.of(origin, replica)) {
+            try (Statement statement = connection.createStatement()) {
+                statement.execute(ddl.toString());
+                WriteSetCapture.install(connection, "public");
+            }
+            connection.commit();
+        }
+        List<WriteSet.RowChange> inserted =
+                capture(origin, "INSERT INTO wide (id, c1, c2, c250) VALUES (1, 1.50, 'a', 'z')");
+        apply(replica, inserted);
+        List<WriteSet.RowChange> updated =
+                capture(origin, "UPDATE wide SET c1 = 1.500, c3 = 3, c200 = 'two hundred', c250 = 'z' WHERE id = 1");
+        assertEquals(1, updated.size(), updated.toString());
+        assertEquals(
+                "{\"id\": 1, \"c1\": 1.500, \"c3\": 3, \"c200\": \"two hundred\"}",
+                updated.get(0).row(),
+                "the columns that changed, a change of scale among them, and not the one set to its own value");
+        apply(replica, updated);
+        assertEquals(rows(origin, "wide"), rows(replica, "wide"));
+    }
+
+    @Test
+    void theApplyBookkeepingBindsItsValuesSoTheServerPreparesItsTextOnce() throws SQLException {
+        ReplicaState.install(replica);
+        replica.commit();
+        WriteSetApplier applier = new WriteSetApplier(replica);
+        for (int i = 1; i <= 7; i++) { // pgjdbc prepares a text on the server at its fifth use
+            List<WriteSet.RowChange> changes =
+                    capture(origin, "UPDATE account SET x = " + (100 + i) + " WHERE region = 1 AND id = 2");
+            applier.apply(
+                    changes,
+                    new ReplicaState.Bookkeeping(i, List.of(1_000L + i), i == 1 ? List.of() : List.of(999L + i)));
+            replica.commit();
+        }
+        try (Statement statement = replica.createStatement();
+                ResultSet rows = statement.executeQuery("SELECT (SELECT applied_index FROM gargamel.replica_state),"
+                        + " (SELECT string_agg(txn::text, ',') FROM gargamel.committed_ahead),"
+                        + " (SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE '%committed_ahead%')")) {
+            rows.next();
+            assertEquals(7, rows.getLong(1), "the applied index, bound");
+            assertEquals("1007", rows.getString(2), "each transaction's row recorded, and the one before forgotten");
+            assertEquals(2, rows.getInt(3), "its insert and its delete, one text for six write-sets, prepared once");
+        }
+        replica.commit();
+        assertEquals(rows(origin, "account"), rows(replica, "account"));
     }
 
     private static String setting(Statement statement, String name) throws SQLException {

@@ -105,6 +105,28 @@ class CallAsRoleTest {
     }
 
     @Test
+    void aProceduresPipelineHasOneTextWhateverTheTransactionSoTheServerPreparesItOnce() throws SQLException {
+        try (WorkerConnection worker = worker()) {
+            long first = txn + 1;
+            for (int i = 0; i < 7; i++) { // pgjdbc prepares a text on the server at its fifth use
+                update(worker, ProcedureCall.of("deposit", 200 + i, new BigDecimal("1")));
+            }
+            try (Statement statement = worker.jdbc().createStatement();
+                    ResultSet rows = statement.executeQuery("SELECT"
+                            + " count(*) FILTER (WHERE statement LIKE '%deposit(%'),"
+                            + " count(*) FILTER (WHERE statement LIKE '%committed_ahead%'),"
+                            + " (SELECT count(*) FROM gargamel.committed_ahead WHERE txn BETWEEN " + first + " AND "
+                            + txn
+                            + ") FROM pg_prepared_statements")) {
+                rows.next();
+                assertEquals(1, rows.getInt(1), "the call's statement, prepared once for the seven calls");
+                assertEquals(1, rows.getInt(2), "the committed_ahead row's statement, prepared once");
+                assertEquals(7, rows.getInt(3), "each call recorded its own transaction, bound as a value");
+            }
+        }
+    }
+
+    @Test
     void aCallRunsWithItsRolesPrivilegesAndTheNodesStatementsAfterItAsTheNode() throws SQLException {
         try (WorkerConnection worker = worker()) {
             CallRunner.Ran deposited = update(
