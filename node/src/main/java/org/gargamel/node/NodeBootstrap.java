@@ -17,6 +17,7 @@ import org.gargamel.node.access.ReadConnections;
 import org.gargamel.node.access.RoleCheck;
 import org.gargamel.node.capture.WriteSetCapture;
 import org.gargamel.node.certify.PrimaryKeys;
+import org.gargamel.node.execution.WorkerConnection;
 import org.gargamel.node.sequence.SequenceSlots;
 import org.gargamel.node.transfer.SchemaCopy;
 import org.gargamel.node.transfer.SchemaDigest;
@@ -56,6 +57,7 @@ final class NodeBootstrap {
             pool.setPassword(config.database().password());
         }
         pool.setPoolName(name);
+        WorkerConnection.DRIVER_PROPERTIES.forEach(pool::addDataSourceProperty);
         // The workers', the applier's (and the parallel appliers') and the database watch's, and one for the start-up's
         // own work (the sequences are aligned once the others are taken).
         pool.setMaximumPoolSize(config.workers()

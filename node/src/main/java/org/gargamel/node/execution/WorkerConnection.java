@@ -33,6 +33,15 @@ public final class WorkerConnection implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(WorkerConnection.class);
 
     static final String QUERY_CANCELED = "57014";
+
+    /**
+     * pgjdbc properties of every connection of a node's pool. {@code binaryTransfer=false}: once a text has run five
+     * times on a connection pgjdbc prepares it on the server and then asks for float8, numeric, timestamps, arrays and
+     * bytea in binary, and {@code getString} gives Java's rendering of the decoded value (float8 100 as "100.0", bytea
+     * as "[B@..."): a call's result, handed on as PostgreSQL's text (CallRunner.resultRows), would change its text
+     * from its sixth run on a worker (CallAsRoleTest, aCallsResultKeepsPostgresqlsTextOnceItsTextIsPrepared).
+     */
+    public static final java.util.Map<String, String> DRIVER_PROPERTIES = java.util.Map.of("binaryTransfer", "false");
     /** currval() of a sequence this session never drew from. */
     private static final String SEQUENCE_NOT_DRAWN = "55000";
     /** More than one stray cancel per window cannot happen (one per window); a few retries cover it with margin. */

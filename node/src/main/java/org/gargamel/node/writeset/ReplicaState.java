@@ -95,7 +95,8 @@ public final class ReplicaState {
      * negative), the transactions it reflects ahead of it ({@code committed_ahead} rows), and those the index passes
      * (rows deleted). Each is one statement whose values are bound, never written into its text: an apply pipeline
      * then has the same text whenever its write-sets have the same shape, and is parsed and planned once per
-     * connection instead of once per transaction (docs/costs.md, Third round; {@code ReplicaStateTest}).
+     * connection instead of once per transaction (docs/costs.md, Third round; CaptureAndApplyTest,
+     * theApplyBookkeepingBindsItsValuesSoTheServerPreparesItsTextOnce).
      */
     public record Bookkeeping(long appliedIndex, List<Long> ahead, List<Long> passed) {
         /** Records nothing. */
@@ -132,11 +133,6 @@ public final class ReplicaState {
                 statement.setArray(index++, statement.getConnection().createArrayOf("bigint", passed.toArray()));
             }
             return index;
-        }
-
-        /** The number of statements it adds. */
-        public int statements() {
-            return (appliedIndex >= 0 ? 1 : 0) + (ahead.isEmpty() ? 0 : 1) + (passed.isEmpty() ? 0 : 1);
         }
     }
 

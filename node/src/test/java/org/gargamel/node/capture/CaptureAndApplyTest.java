@@ -185,7 +185,7 @@ class CaptureAndApplyTest {
 
     @Test
     void aBulkTransactionSpillsItsChangesAndKeepsEveryOneInOrder() throws SQLException {
-        int rows = 3_000; // some 150 kB of changes: several chunks of WriteSetCapture.SPILL_BYTES
+        int rows = 3_000; // some 150 kB of changes: more than WriteSetCapture.CHUNK_SLOTS chunks of CHUNK_BYTES
         try (Statement statement = origin.createStatement()) {
             statement.execute("INSERT INTO unique_code SELECT g, 'code ' || g FROM generate_series(1, " + rows + ") g");
             statement.execute("UPDATE unique_code SET code = code || '!' WHERE id % 2 = 0");
@@ -262,7 +262,7 @@ class CaptureAndApplyTest {
 
     @Test
     void aTableOfManyColumnsIsCaptured() throws SQLException {
-        // More columns than a PostgreSQL function takes arguments: the update's entry is built by nested concat calls.
+        // More columns than a PostgreSQL function takes arguments: the generated trigger has an IF per column.
         StringBuilder ddl = new StringBuilder("CREATE TABLE wide (id integer PRIMARY KEY");
         for (int i = 1; i <= 250; i++) {
             ddl.append(", c").append(i).append(i % 2 == 0 ? " text" : " numeric");

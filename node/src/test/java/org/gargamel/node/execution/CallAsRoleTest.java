@@ -11,7 +11,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
 import org.gargamel.common.call.ProcedureCall;
-import org.gargamel.common.jdbc.JdbcConnections;
 import org.gargamel.common.wire.Execute;
 import org.gargamel.node.access.ReadConnections;
 import org.gargamel.node.access.RoleCheck;
@@ -52,6 +51,10 @@ class CallAsRoleTest {
                     "CREATE FUNCTION annotate(p_note text) RETURNS bigint LANGUAGE sql AS "
                             + "$$ WITH changed AS (UPDATE account SET note = p_note RETURNING 1) SELECT count(*) FROM changed $$");
             statement.execute("CREATE FUNCTION whoami() RETURNS text LANGUAGE sql AS $$ SELECT current_user::text $$");
+            statement.execute("CREATE FUNCTION odd_values(p_id integer, OUT f float8, OUT n numeric, OUT a text[], "
+                    + "OUT b bytea, OUT t timestamp) LANGUAGE sql AS $$ UPDATE account SET note = 'odd' WHERE id = p_id "
+                    + "RETURNING 100::float8, 1e-7::numeric, ARRAY['x y', 'z'], '\\x0102'::bytea, "
+                    + "'2026-11-29 12:00:00.5'::timestamp $$");
             statement.execute("CREATE FUNCTION close_all() RETURNS void LANGUAGE sql AS $$ DELETE FROM account $$");
             statement.execute("REVOKE EXECUTE ON FUNCTION close_all() FROM PUBLIC");
             statement.execute("CREATE ROLE clerk LOGIN");
@@ -78,7 +81,9 @@ class CallAsRoleTest {
     }
 
     private static WorkerConnection worker() throws SQLException {
-        Connection connection = JdbcConnections.connect(server.jdbcUrl(0));
+        java.util.Properties properties = new java.util.Properties();
+        properties.putAll(WorkerConnection.DRIVER_PROPERTIES); // as the node's pool (NodeBootstrap)
+        Connection connection = java.sql.DriverManager.getConnection(server.jdbcUrl(0), properties);
         WriteSetCapture.enableForSession(connection);
         return WorkerConnection.dedicate("node-1 worker 0", connection);
     }
@@ -101,6 +106,21 @@ class CallAsRoleTest {
                 ResultSet rows = statement.executeQuery("SELECT balance FROM account WHERE id = " + id)) {
             rows.next();
             return rows.getBigDecimal(1).stripTrailingZeros().toPlainString();
+        }
+    }
+
+    @Test
+    void aCallsResultKeepsPostgresqlsTextOnceItsTextIsPrepared() throws SQLException {
+        try (WorkerConnection worker = worker()) {
+            for (int i = 0; i < 7; i++) { // pgjdbc prepares a text on the server at its fifth use
+                assertEquals(
+                        List.of("100", "0.0000001", "{\"x y\",z}", "\\x0102", "2026-11-29 12:00:00.5"),
+                        update(worker, ProcedureCall.of("odd_values", 250))
+                                .rows()
+                                .rows()
+                                .get(0),
+                        "run " + (i + 1) + ": PostgreSQL's text of each value");
+            }
         }
     }
 
