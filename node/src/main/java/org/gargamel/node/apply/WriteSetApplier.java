@@ -16,6 +16,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 import org.gargamel.common.wire.WriteSet;
 import org.gargamel.node.capture.WriteSetCapture;
 import org.gargamel.node.writeset.ReplicaState;
@@ -40,6 +41,29 @@ public final class WriteSetApplier {
     private final Map<String, Set<String>> generatedColumns = new HashMap<>();
 
     /**
+     * The most shapes of statement this connection keeps prepared: a table's updates of different column sets are
+     * different shapes, and a wide table updated every way could otherwise prepare without end. Beyond it a shape's
+     * statement is sent as it is, parsed and planned each time, as every statement was before.
+     */
+    static final int MAX_PREPARED = 512;
+
+    /** Names of prepared statements, unique in the process: two appliers on one connection never collide. */
+    private static final AtomicLong PREPARED_NAMES = new AtomicLong();
+
+    /**
+     * Statements prepared on this connection ({@code PREPARE}), by text: the name each runs under. A write-set's
+     * statements are of a few recurring shapes, but a group's pipeline (the shapes of its write-sets, in their order)
+     * rarely has a text seen before, so each of its statements used to be parsed and planned every time: 7% of a
+     * replica's PostgreSQL CPU at three replicas (docs/costs.md, Third round). A shape is prepared once, in a round
+     * trip of its own the first time it comes, and runs as {@code EXECUTE name('<rows>')}: PostgreSQL parses that in
+     * a few microseconds and runs the plan it keeps ({@code plan_cache_mode = force_generic_plan}). The rows are a
+     * string literal because EXECUTE, a utility statement, takes no bind parameter. PREPARE is not undone by a
+     * rollback, so a name recorded here stays valid for the connection's life (CaptureAndApplyTest,
+     * theApplyStatementsArePreparedOncePerShape).
+     */
+    private final Map<String, String> prepared = new HashMap<>();
+
+    /**
      * Dedicates {@code connection} to applying: {@code session_replication_role = replica} and index nested loops
      * for the whole session, set once and committed (changing session_replication_role discards every cached plan,
      * so it must not be set per transaction).
@@ -53,6 +77,8 @@ public final class WriteSetApplier {
             statement.execute("SET enable_hashjoin = off");
             statement.execute("SET enable_mergejoin = off");
             statement.execute("SET enable_seqscan = off");
+            // One plan per prepared shape, made once: a write-set's rows never change the right plan.
+            statement.execute("SET plan_cache_mode = force_generic_plan");
         }
         if (!connection.getAutoCommit()) {
             connection.commit();
@@ -105,25 +131,39 @@ public final class WriteSetApplier {
         if (bounded) {
             sql.append("SET LOCAL lock_timeout = ").append(lockTimeoutMillis);
         }
+        List<String> parameters = new ArrayList<>();
         for (Batch batch : batches) {
-            sql.append(sql.length() == 0 ? "" : "; ").append(statement(batch));
+            String rows = rowsJson(batch);
+            String text = statement(batch);
+            String name = prepared(text.replace("?::jsonb", "$1"), "jsonb");
+            if (name == null) {
+                sql.append(sql.length() == 0 ? "" : "; ").append(text);
+                parameters.add(rows);
+            } else {
+                sql.append(sql.length() == 0 ? "" : "; ")
+                        .append("EXECUTE ")
+                        .append(name)
+                        .append(" (")
+                        .append(literal(rows))
+                        .append(')');
+            }
         }
-        bookkeeping.appendTo(sql);
+        for (ReplicaState.Step step : bookkeeping.steps()) {
+            String name = prepared(step.sql(), step.type());
+            sql.append(sql.length() == 0 ? "" : "; ")
+                    .append(
+                            name == null
+                                    ? step.sql().replace("$1", step.literal() + "::" + step.type())
+                                    : "EXECUTE " + name + " (" + step.literal() + ")");
+        }
         if (sql.length() == 0) {
             return 0;
         }
-        // One prepared text for the whole write-set: its statements go out as one pipeline with a single Sync (the
-        // driver keeps the server-side statements of recurring shapes, such as a New-Order's, prepared).
+        // One text for the whole write-set (or group): its statements go out as one pipeline with a single Sync.
         try (PreparedStatement statement = connection.prepareStatement(sql.toString())) {
-            for (int i = 0; i < batches.size(); i++) {
-                StringBuilder array = new StringBuilder("[");
-                List<String> rows = batches.get(i).rows;
-                for (int j = 0; j < rows.size(); j++) {
-                    array.append(j == 0 ? "" : ",").append(rows.get(j));
-                }
-                statement.setString(i + 1, array.append(']').toString());
+            for (int i = 0; i < parameters.size(); i++) {
+                statement.setString(i + 1, parameters.get(i));
             }
-            bookkeeping.bind(statement, batches.size() + 1);
             boolean isResultSet = statement.execute();
             if (bounded) {
                 isResultSet = statement.getMoreResults(); // past the SET
@@ -185,6 +225,44 @@ public final class WriteSetApplier {
             lastOfTable.put(change.table(), i);
         }
         return batches;
+    }
+
+    /** The rows of {@code batch} as one JSON array. */
+    private static String rowsJson(Batch batch) {
+        StringBuilder array = new StringBuilder("[");
+        for (int j = 0; j < batch.rows.size(); j++) {
+            array.append(j == 0 ? "" : ",").append(batch.rows.get(j));
+        }
+        return array.append(']').toString();
+    }
+
+    /**
+     * {@code text} as a dollar-quoted SQL string, with a tag that does not occur in it: nothing inside means anything,
+     * whatever {@code standard_conforming_strings} says, and the rows are other replicas' data (quotes, backslashes,
+     * "?" and "$1" arrive as they were: theApplyStatementsArePreparedOncePerShape).
+     */
+    static String literal(String text) {
+        String tag = "$r$";
+        for (int i = 0; text.contains(tag); i++) {
+            tag = "$r" + i + "$";
+        }
+        return tag + text + tag;
+    }
+
+    /**
+     * The name {@code statement} (one parameter, {@code $1} of {@code type}) is prepared under on this connection,
+     * prepared now if it is new; null once {@link #MAX_PREPARED} shapes are.
+     */
+    private String prepared(String statement, String type) throws SQLException {
+        String name = prepared.get(statement);
+        if (name == null && prepared.size() < MAX_PREPARED) {
+            name = "gargamel_apply_" + PREPARED_NAMES.incrementAndGet();
+            try (Statement prepare = connection.createStatement()) {
+                prepare.execute("PREPARE " + name + " (" + type + ") AS " + statement);
+            }
+            prepared.put(statement, name);
+        }
+        return name;
     }
 
     private String statement(Batch batch) throws SQLException {

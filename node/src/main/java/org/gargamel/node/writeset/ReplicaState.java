@@ -5,6 +5,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -80,23 +81,28 @@ public final class ReplicaState {
     }
 
     /** Sets the applied index to its one parameter (a statement for the apply loop's transactions). */
-    public static final String SET_APPLIED_INDEX = "UPDATE " + SCHEMA + ".replica_state SET applied_index = ?";
+    private static final String SET_APPLIED_INDEX = "UPDATE " + SCHEMA + ".replica_state SET applied_index = $1";
 
     /** Records the transactions of its one parameter (bigint[]) as reflected here ahead of the applied index. */
-    static final String RECORD_COMMITTED_AHEAD =
-            "INSERT INTO " + SCHEMA + ".committed_ahead (txn) SELECT unnest(?::bigint[]) ON CONFLICT DO NOTHING";
+    private static final String RECORD_COMMITTED_AHEAD =
+            "INSERT INTO " + SCHEMA + ".committed_ahead (txn) SELECT unnest($1::bigint[]) ON CONFLICT DO NOTHING";
 
     /** Forgets the transactions of its one parameter (bigint[]), which the applied index has passed. */
-    static final String FORGET_COMMITTED_AHEAD =
-            "DELETE FROM " + SCHEMA + ".committed_ahead WHERE txn = ANY (?::bigint[])";
+    private static final String FORGET_COMMITTED_AHEAD =
+            "DELETE FROM " + SCHEMA + ".committed_ahead WHERE txn = ANY ($1::bigint[])";
+
+    /**
+     * One statement of the bookkeeping: its text, whose one parameter is {@code $1} of {@code type}, and the value as
+     * an SQL literal (digits, and braces and commas for an array: nothing a client controls).
+     */
+    public record Step(String sql, String type, String literal) {}
 
     /**
      * What an apply transaction records of the replica's state after its changes: the applied index (none if
      * negative), the transactions it reflects ahead of it ({@code committed_ahead} rows), and those the index passes
-     * (rows deleted). Each is one statement whose values are bound, never written into its text: an apply pipeline
-     * then has the same text whenever its write-sets have the same shape, and is parsed and planned once per
-     * connection instead of once per transaction (docs/costs.md, Third round; CaptureAndApplyTest,
-     * theApplyBookkeepingBindsItsValuesSoTheServerPreparesItsTextOnce).
+     * (rows deleted). Each is a statement of a fixed text with one parameter, which the apply connection prepares once
+     * (WriteSetApplier): a transaction's values never make PostgreSQL parse and plan it again (docs/costs.md, Third
+     * round; CaptureAndApplyTest, theApplyBookkeepingIsPreparedOnceWhateverItsValues).
      */
     public record Bookkeeping(long appliedIndex, List<Long> ahead, List<Long> passed) {
         /** Records nothing. */
@@ -107,45 +113,36 @@ public final class ReplicaState {
             passed = List.copyOf(passed);
         }
 
-        /** Appends its statements to {@code sql} (statements separated by "; "), in the order {@link #bind} binds. */
-        public void appendTo(StringBuilder sql) {
+        /** Its statements, in the order they run: the position, the rows added, the rows forgotten. */
+        public List<Step> steps() {
+            List<Step> steps = new ArrayList<>(3);
             if (appliedIndex >= 0) {
-                sql.append(sql.length() == 0 ? "" : "; ").append(SET_APPLIED_INDEX);
+                steps.add(new Step(SET_APPLIED_INDEX, "bigint", Long.toString(appliedIndex)));
             }
             if (!ahead.isEmpty()) {
-                sql.append(sql.length() == 0 ? "" : "; ").append(RECORD_COMMITTED_AHEAD);
+                steps.add(new Step(RECORD_COMMITTED_AHEAD, "bigint[]", array(ahead)));
             }
             if (!passed.isEmpty()) {
-                sql.append(sql.length() == 0 ? "" : "; ").append(FORGET_COMMITTED_AHEAD);
+                steps.add(new Step(FORGET_COMMITTED_AHEAD, "bigint[]", array(passed)));
             }
+            return steps;
         }
 
-        /** Binds its values from parameter {@code first} on; returns the index of the next parameter. */
-        public int bind(PreparedStatement statement, int first) throws SQLException {
-            int index = first;
-            if (appliedIndex >= 0) {
-                statement.setLong(index++, appliedIndex);
+        private static String array(List<Long> txns) {
+            StringBuilder array = new StringBuilder("'{");
+            for (int i = 0; i < txns.size(); i++) {
+                array.append(i == 0 ? "" : ",").append(txns.get(i).longValue());
             }
-            if (!ahead.isEmpty()) {
-                statement.setArray(index++, statement.getConnection().createArrayOf("bigint", ahead.toArray()));
-            }
-            if (!passed.isEmpty()) {
-                statement.setArray(index++, statement.getConnection().createArrayOf("bigint", passed.toArray()));
-            }
-            return index;
+            return array.append("}'").toString();
         }
     }
 
     /** Runs {@code bookkeeping} alone in the current transaction. */
     public static void execute(Connection connection, Bookkeeping bookkeeping) throws SQLException {
-        StringBuilder sql = new StringBuilder();
-        bookkeeping.appendTo(sql);
-        if (sql.length() == 0) {
-            return;
-        }
-        try (PreparedStatement statement = connection.prepareStatement(sql.toString())) {
-            bookkeeping.bind(statement, 1);
-            statement.execute();
+        try (Statement statement = connection.createStatement()) {
+            for (Step step : bookkeeping.steps()) {
+                statement.execute(step.sql().replace("$1", step.literal() + "::" + step.type()));
+            }
         }
     }
 
