@@ -16,6 +16,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import org.gargamel.common.wire.WriteSet;
 import org.gargamel.node.capture.WriteSetCapture;
@@ -27,7 +28,8 @@ import org.gargamel.node.writeset.ReplicaState;
  * an update sets only the columns it carries, so two column-disjoint updates of one row, executed at two replicas,
  * commute. Changes of the same table, operation and columns go in one statement over {@code jsonb_populate_recordset}
  * (across the whole list of changes, as long as a table's changes and each row's keep their order: {@link #batches}),
- * and all the statements go to the server in one round trip. Every statement must touch exactly
+ * and all the statements go to the server in one round trip (and one more, once per connection, for each new shape:
+ * {@link #prepared}). Every statement must touch exactly
  * the rows it names, otherwise the replicas have diverged and the apply fails with the table and the first row. An
  * {@code ADD} (issue 18) adds its deltas ({@code col = col + delta}), so increments of one cell from different replicas
  * commute.
@@ -55,9 +57,9 @@ public final class WriteSetApplier {
      * statements are of a few recurring shapes, but a group's pipeline (the shapes of its write-sets, in their order)
      * rarely has a text seen before, so each of its statements used to be parsed and planned every time: 7% of a
      * replica's PostgreSQL CPU at three replicas (docs/costs.md, Third round). A shape is prepared once, in a round
-     * trip of its own the first time it comes, and runs as {@code EXECUTE name('<rows>')}: PostgreSQL parses that in
+     * trip of its own the first time it comes, and runs as {@code EXECUTE name ($r..$<rows>$r..$)}: PostgreSQL parses that in
      * a few microseconds and runs the plan it keeps ({@code plan_cache_mode = force_generic_plan}). The rows are a
-     * string literal because EXECUTE, a utility statement, takes no bind parameter. PREPARE is not undone by a
+     * dollar-quoted literal ({@link #literal}) because EXECUTE, a utility statement, takes no bind parameter. PREPARE is not undone by a
      * rollback, so a name recorded here stays valid for the connection's life (CaptureAndApplyTest,
      * theApplyStatementsArePreparedOncePerShape).
      */
@@ -239,13 +241,15 @@ public final class WriteSetApplier {
     /**
      * {@code text} as a dollar-quoted SQL string, with a tag that does not occur in it: nothing inside means anything,
      * whatever {@code standard_conforming_strings} says, and the rows are other replicas' data (quotes, backslashes,
-     * "?" and "$1" arrive as they were: theApplyStatementsArePreparedOncePerShape).
+     * "?", "$1" and tags arrive as they were: theApplyStatementsArePreparedOncePerShape). The tag is random, so a
+     * client cannot write the tags it will be tried with: one scan of the text, where counting $r0$, $r1$, ... could
+     * be made to scan it a million times.
      */
     static String literal(String text) {
-        String tag = "$r$";
-        for (int i = 0; text.contains(tag); i++) {
-            tag = "$r" + i + "$";
-        }
+        String tag;
+        do {
+            tag = "$r" + Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 1) + "$";
+        } while (text.contains(tag));
         return tag + text + tag;
     }
 

@@ -307,7 +307,7 @@ class CaptureAndApplyTest {
                         + " (SELECT string_agg(txn::text, ',') FROM gargamel.committed_ahead),"
                         + " (SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE '%committed_ahead%')")) {
             rows.next();
-            assertEquals(7, rows.getLong(1), "the applied index, bound");
+            assertEquals(7, rows.getLong(1), "the applied index");
             assertEquals("1007", rows.getString(2), "each transaction's row recorded, and the one before forgotten");
             assertEquals(2, rows.getInt(3), "its insert and its delete, each prepared once for the seven write-sets");
         }
