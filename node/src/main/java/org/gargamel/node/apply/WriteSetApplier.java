@@ -57,11 +57,11 @@ public final class WriteSetApplier {
      * statements are of a few recurring shapes, but a group's pipeline (the shapes of its write-sets, in their order)
      * rarely has a text seen before, so each of its statements used to be parsed and planned every time: 7% of a
      * replica's PostgreSQL CPU at three replicas (docs/costs.md, Third round). A shape is prepared once, in a round
-     * trip of its own the first time it comes, and runs as {@code EXECUTE name ($r..$<rows>$r..$)}: PostgreSQL parses that in
-     * a few microseconds and runs the plan it keeps ({@code plan_cache_mode = force_generic_plan}). The rows are a
-     * dollar-quoted literal ({@link #literal}) because EXECUTE, a utility statement, takes no bind parameter. PREPARE is not undone by a
-     * rollback, so a name recorded here stays valid for the connection's life (CaptureAndApplyTest,
-     * theApplyStatementsArePreparedOncePerShape).
+     * trip of its own the first time it comes, and runs as {@code EXECUTE name ($r..$<rows>$r..$)}: PostgreSQL
+     * parses that in a few microseconds and runs the plan it keeps ({@code plan_cache_mode = force_generic_plan}).
+     * The rows are a dollar-quoted literal ({@link #literal}) because EXECUTE, a utility statement, takes no bind
+     * parameter. PREPARE is not undone by a rollback, so a name recorded here stays valid for the connection's life
+     * (CaptureAndApplyTest, theApplyStatementsArePreparedOncePerShape).
      */
     private final Map<String, String> prepared = new HashMap<>();
 
@@ -153,10 +153,7 @@ public final class WriteSetApplier {
         for (ReplicaState.Step step : bookkeeping.steps()) {
             String name = prepared(step.sql(), step.type());
             sql.append(sql.length() == 0 ? "" : "; ")
-                    .append(
-                            name == null
-                                    ? step.sql().replace("$1", step.literal() + "::" + step.type())
-                                    : "EXECUTE " + name + " (" + step.literal() + ")");
+                    .append(name == null ? step.inlined() : "EXECUTE " + name + " (" + step.literal() + ")");
         }
         if (sql.length() == 0) {
             return 0;

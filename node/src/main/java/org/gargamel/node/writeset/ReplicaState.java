@@ -95,7 +95,12 @@ public final class ReplicaState {
      * One statement of the bookkeeping: its text, whose one parameter is {@code $1} of {@code type}, and the value as
      * an SQL literal (digits, and braces and commas for an array: nothing a client controls).
      */
-    public record Step(String sql, String type, String literal) {}
+    public record Step(String sql, String type, String literal) {
+        /** The statement with its value written in, for a connection that does not keep it prepared. */
+        public String inlined() {
+            return sql.replace("$1", literal + "::" + type);
+        }
+    }
 
     /**
      * What an apply transaction records of the replica's state after its changes: the applied index (none if
@@ -141,7 +146,7 @@ public final class ReplicaState {
     public static void execute(Connection connection, Bookkeeping bookkeeping) throws SQLException {
         try (Statement statement = connection.createStatement()) {
             for (Step step : bookkeeping.steps()) {
-                statement.execute(step.sql().replace("$1", step.literal() + "::" + step.type()));
+                statement.execute(step.inlined());
             }
         }
     }
