@@ -26,6 +26,7 @@ import org.gargamel.node.execution.Worker;
 import org.gargamel.node.progress.ProgressReporter;
 import org.gargamel.node.visibility.Visibility;
 import org.gargamel.node.writeset.ActiveScheduler;
+import org.gargamel.node.writeset.OwnTransactions;
 import org.gargamel.node.writeset.WriteSetLog;
 import org.jgroups.Address;
 import org.slf4j.Logger;
@@ -45,6 +46,7 @@ final class ControlMessages {
     private final ActiveScheduler activeScheduler;
     private final List<Worker> workers;
     private final Visibility visibility;
+    private final OwnTransactions own;
     private final Agreements agreements;
     private final ProgressReporter progress;
     private final WriteSetLog log;
@@ -59,6 +61,7 @@ final class ControlMessages {
             ActiveScheduler activeScheduler,
             List<Worker> workers,
             Visibility visibility,
+            OwnTransactions own,
             Agreements agreements,
             ProgressReporter progress,
             WriteSetLog log,
@@ -71,6 +74,7 @@ final class ControlMessages {
         this.activeScheduler = activeScheduler;
         this.workers = workers;
         this.visibility = visibility;
+        this.own = own;
         this.agreements = agreements;
         this.progress = progress;
         this.log = log;
@@ -120,12 +124,16 @@ final class ControlMessages {
     }
 
     /**
-     * A site scheduler that took over asks which calls of the schedule log are visible here (docs/multisite.md): the
-     * visible ones go back at once in a PROGRESS; the others are reported as usual when they become visible.
+     * A scheduler asks which of its transactions are visible here: a site scheduler that took over, for the calls of
+     * the schedule log (docs/multisite.md), or one that still counts this node after it forgot reports it could not
+     * send (ProgressReporter). The visible ones go back at once in a PROGRESS; the others are reported as usual when
+     * they become visible. Not an own PSI commit whose entry the log has not yet brought back: it is visible here
+     * before the log holds it, and reported, as usual, only then (a report now would count it as done at its node,
+     * so a death of this node before its entry would leave it unsettled).
      */
     private void answerVisibility(Address source, VisibilityQuery query) {
         long[] visible = Arrays.stream(query.transactions())
-                .filter(visibility::isVisible)
+                .filter(txn -> visibility.isVisible(txn) && !own.awaitsEntry(txn))
                 .toArray();
         send.accept(source, new Progress(name, visible, progress.logPosition()));
     }

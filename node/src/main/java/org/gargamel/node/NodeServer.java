@@ -362,6 +362,7 @@ public final class NodeServer implements AutoCloseable {
                         activeScheduler,
                         workers,
                         visibility,
+                        own,
                         agreements,
                         progress,
                         log,

@@ -49,6 +49,8 @@ final class FakeScheduler implements AutoCloseable {
     final Map<String, Long> supersededBy = new ConcurrentHashMap<>();
     /** The profile each node sent in its latest NODE_HELLO. */
     final Map<String, ClusterProfile> profiles = new ConcurrentHashMap<>();
+    /** Every PROGRESS the nodes sent, in arrival order. */
+    final List<Progress> reports = new java.util.concurrent.CopyOnWriteArrayList<>();
     /** The SETTLEMENTs the nodes sent, in arrival order. */
     final List<Settlement> settlements = new java.util.concurrent.CopyOnWriteArrayList<>();
 
@@ -66,6 +68,7 @@ final class FakeScheduler implements AutoCloseable {
                     outcomesByTxn.put(outcome.txnId(), outcome);
                 })
                 .on(Progress.class, MessageType.PROGRESS, (source, progress) -> {
+                    reports.add(progress);
                     Set<Long> ids = visible.computeIfAbsent(progress.nodeName(), n -> ConcurrentHashMap.newKeySet());
                     for (long id : progress.visible()) {
                         ids.add(id);
@@ -114,6 +117,12 @@ final class FakeScheduler implements AutoCloseable {
             }
         }
         throw new IllegalStateException(name + " is not in the control view " + view);
+    }
+
+    /** Asks {@code node} which of {@code txns} are visible there (VISIBILITY_QUERY); it answers with a PROGRESS. */
+    void askVisible(String node, long... txns) throws Exception {
+        channel.send(
+                new BytesMessage(member(node), WireCodec.encode(new org.gargamel.common.wire.VisibilityQuery(txns))));
     }
 
     void execute(String node, int worker, long txn, long[] dependencies, boolean readOnly, ProcedureCall call)

@@ -176,6 +176,17 @@ class WriteSetLogTest {
                 Duration.ofSeconds(20),
                 () -> cluster.nodes.get(0).holdsAnswerUntilItsEntry(2));
         assertEquals(null, scheduler.outcomesByTxn.get(2L), "no COMMITTED before a majority holds the write-set");
+        // Asked which of 1 and 2 are visible there (a scheduler that counts it after it forgot reports), node-1 names
+        // 1 only: 2 is visible in its database, but reported only once the log holds it (ControlMessages).
+        int reportsBefore = scheduler.reports.size();
+        scheduler.askVisible("node-1", 1, 2);
+        Await.until(
+                "node-1's answer",
+                Duration.ofSeconds(20),
+                () -> scheduler.reports.stream().skip(reportsBefore).anyMatch(p -> contains(p.visible(), 1)));
+        assertTrue(
+                scheduler.reports.stream().noneMatch(p -> contains(p.visible(), 2)),
+                "transaction 2 reported before the log holds it: " + scheduler.reports);
 
         startThirdMember(); // node-1 and node-3: a majority again
         assertEquals(
@@ -592,5 +603,9 @@ class WriteSetLogTest {
             rows.next();
             return rows.getInt(1);
         }
+    }
+
+    private static boolean contains(long[] ids, long id) {
+        return java.util.Arrays.stream(ids).anyMatch(x -> x == id);
     }
 }

@@ -218,6 +218,15 @@ final class MultiSite implements SiteCoordinator {
         }
     }
 
+    @Override
+    public long[] awaitedFrom(String node) {
+        return visibleAt.entrySet().stream()
+                .filter(call -> !call.getValue().contains(node))
+                .mapToLong(Map.Entry::getKey)
+                .sorted()
+                .toArray();
+    }
+
     /** A log per site: every call this site forgets stood at or before the highest position its nodes reported. */
     @Override
     public void progress(Progress progress) {

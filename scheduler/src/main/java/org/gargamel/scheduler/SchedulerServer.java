@@ -413,6 +413,36 @@ public final class SchedulerServer implements AutoCloseable {
             sites.visible(node, txn);
             calls.reported(node, txn);
         }
+        if (progress.forgotten() > 0) {
+            askWhatIsVisible(node, progress.forgotten());
+        }
+    }
+
+    /**
+     * {@code node} forgot reports it held while it saw no scheduler (it holds a bounded number: docs/protocol.md, Life
+     * of a call): if this scheduler still counts it, it asks which of the transactions it awaits from it are visible
+     * there; the node answers the visible ones at once and reports the others as usual. Without the question those
+     * transactions would stay in flight for ever ({@code ForgottenReportsTest}).
+     */
+    private void askWhatIsVisible(String node, long forgotten) {
+        Address address = nodes.address(node);
+        if (address == null) {
+            return; // not counted here: nothing is awaited from it
+        }
+        long[] awaited = java.util.stream.LongStream.concat(
+                        java.util.Arrays.stream(scheduler.awaitedFrom(node)),
+                        java.util.Arrays.stream(sites.awaitedFrom(node)))
+                .distinct()
+                .toArray();
+        LOG.info(
+                "{} forgot {} report(s) it could not send while it saw no scheduler: asking it which of the {}"
+                        + " transaction(s) awaited from it are visible there",
+                node,
+                forgotten,
+                awaited.length);
+        if (awaited.length > 0) {
+            send(address, new org.gargamel.common.wire.VisibilityQuery(awaited));
+        }
     }
 
     /**

@@ -77,6 +77,11 @@ final class SingleSite implements SiteCoordinator {
     public void visible(String node, long txn) {}
 
     @Override
+    public long[] awaitedFrom(String node) {
+        return new long[0];
+    }
+
+    @Override
     public void nodesLeft() {}
 
     @Override

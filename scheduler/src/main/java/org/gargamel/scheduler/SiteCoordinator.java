@@ -82,6 +82,9 @@ interface SiteCoordinator {
     /** {@code node} made {@code txn} visible. */
     void visible(String node, long txn);
 
+    /** The calls the site's agreement waits to hear are visible at {@code node}, beside the scheduler's own. */
+    long[] awaitedFrom(String node);
+
     /** Nodes left the view (and the registry). */
     void nodesLeft();
 

@@ -15,7 +15,17 @@ import java.io.IOException;
 public record Progress(
         String nodeName,
         @SuppressWarnings("ArrayRecordComponent") long[] visible,
-        long logPosition) implements Message {
+        long logPosition,
+        long forgotten) implements Message {
+    /**
+     * {@code forgotten}: how many ids the node could no longer hold since its last report, while it had no scheduler in
+     * sight (it keeps a bounded number, docs/protocol.md, Life of a call); 0 normally. A scheduler that still counts the
+     * node then asks it which of the transactions it awaits from it are visible there ({@link VisibilityQuery}).
+     */
+    public Progress(String nodeName, long[] visible, long logPosition) {
+        this(nodeName, visible, logPosition, 0);
+    }
+
     /**
      * {@code logPosition} (site-local write-set logs, docs/multisite.md): the index in the node's site log of the last
      * entry of its site's own (a write-set or decision, not one shipped from another site) it has handled, 0 when
@@ -33,7 +43,8 @@ public record Progress(
 
     @Override
     public String describe() {
-        return "PROGRESS from " + nodeName + " (" + visible.length + " transactions)";
+        return "PROGRESS from " + nodeName + " (" + visible.length + " transactions"
+                + (forgotten == 0 ? "" : ", " + forgotten + " forgotten") + ")";
     }
 
     @Override
@@ -41,10 +52,11 @@ public record Progress(
         WireCodec.writeString(out, nodeName);
         WireCodec.writeLongs(out, visible);
         out.writeLong(logPosition);
+        out.writeLong(forgotten);
     }
 
     static Progress read(DataInput in) throws IOException {
-        return new Progress(WireCodec.readString(in), WireCodec.readLongs(in), in.readLong());
+        return new Progress(WireCodec.readString(in), WireCodec.readLongs(in), in.readLong(), in.readLong());
     }
 
     @Override
@@ -52,6 +64,7 @@ public record Progress(
         return other instanceof Progress p
                 && nodeName.equals(p.nodeName)
                 && logPosition == p.logPosition
+                && forgotten == p.forgotten
                 && java.util.Arrays.equals(visible, p.visible);
     }
 
@@ -63,6 +76,7 @@ public record Progress(
     @Override
     public String toString() {
         return "Progress[node=" + nodeName + ", visible=" + java.util.Arrays.toString(visible)
-                + (logPosition == 0 ? "" : ", logPosition=" + logPosition) + "]";
+                + (logPosition == 0 ? "" : ", logPosition=" + logPosition)
+                + (forgotten == 0 ? "" : ", forgotten=" + forgotten) + "]";
     }
 }

@@ -118,6 +118,7 @@ class WireCodecTest {
                 new NodeRefused("node-3", "its configuration differs from the cluster's: mode centralized"),
                 new Progress("node-2", new long[] {1, 2, 3, Long.MAX_VALUE}),
                 new Progress("node-2", new long[] {1}, 4242),
+                new Progress("node-2", new long[0], 4242, 70_000),
                 new WriteSet(
                         7,
                         "node-1",

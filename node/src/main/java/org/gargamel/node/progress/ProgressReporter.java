@@ -32,15 +32,25 @@ import org.slf4j.LoggerFactory;
  * would keep those transactions in flight for ever (PartitionIT: the client waited 120 s for a quiescence that never
  * came), and a dropped settlement would leave the departed node's calls without an outcome. A scheduler that no longer
  * counts this node ignores what it did not wait for.
+ *
+ * <p>What waits is bounded: at most {@value #HELD} ids (512 kB; about a minute of TPC-C out of sight). Beyond that the
+ * ids held are forgotten, and counted; the next report says how many ({@link Progress#forgotten}), and a scheduler that
+ * still counts this node asks which of the transactions it awaits from it are visible here (VISIBILITY_QUERY), which
+ * this node answers from its {@code Visibility}, itself bounded. Exact because every id is marked visible before it is
+ * reported, so an id forgotten here is visible when the query that follows its forgetting is answered
+ * ({@code ProgressReporterTest.idsBeyondTheBoundAreForgottenAndTheNextReportSaysHowMany}; the scheduler's side:
+ * {@code ForgottenReportsTest}). An hours-long partition used to grow the queue until the heap ran out.
  */
 public final class ProgressReporter {
     private static final Logger LOG = LoggerFactory.getLogger(ProgressReporter.class);
     static final int BATCH = 4096;
     static final long INTERVAL_MILLIS = 20;
+    /** The most ids held for the scheduler (see the class comment). */
+    static final int HELD = 1 << 16;
 
     private final String node;
     /** Ids reported visible and not sent yet, in report order; guarded by itself. */
-    private final VisibleIds visible = new VisibleIds();
+    private final VisibleIds visible;
 
     private final ConcurrentLinkedQueue<Settlement> settlements = new ConcurrentLinkedQueue<>();
     private final Supplier<Address> scheduler;
@@ -52,6 +62,12 @@ public final class ProgressReporter {
 
     /** {@code scheduler}: the scheduler's current address (null while none is known); {@code send}: on the control channel. */
     public ProgressReporter(String node, Supplier<Address> scheduler, BiConsumer<Address, Message> send) {
+        this(node, scheduler, send, HELD);
+    }
+
+    /** As above, holding at most {@code held} ids for the scheduler (a test's small bound). */
+    ProgressReporter(String node, Supplier<Address> scheduler, BiConsumer<Address, Message> send, int held) {
+        this.visible = new VisibleIds(held);
         this.node = node;
         this.scheduler = scheduler;
         this.send = send;
@@ -65,14 +81,26 @@ public final class ProgressReporter {
         this.logPosition = position;
     }
 
+    /** Ids held for the scheduler, not sent yet (tests). */
+    int waiting() {
+        return visible.size();
+    }
+
     /** The position sent with reports. */
     public long logPosition() {
         return logPosition.getAsLong();
     }
 
-    /** {@code txn} is visible here. Any thread. */
+    /** {@code txn} is visible here: marked so in this node's {@code Visibility} before this call. Any thread. */
     public void visible(long txn) {
-        visible.add(txn);
+        long forgotten = visible.add(txn);
+        if (forgotten > 0) {
+            LOG.warn(
+                    "{}: {} transaction ids waited for a scheduler to see, the most a node holds: forgotten; the next"
+                            + " scheduler in sight asks which of the transactions it awaits are visible here",
+                    node,
+                    forgotten);
+        }
     }
 
     /**
@@ -115,11 +143,12 @@ public final class ProgressReporter {
         if (outOfSightSince != 0) {
             LOG.info(
                     "{}: a scheduler is in sight again after {} ms: sending the {} report(s) and {} settlement(s) that"
-                            + " waited",
+                            + " waited ({} forgotten)",
                     node,
                     (System.nanoTime() - outOfSightSince) / 1_000_000,
                     visible.size(),
-                    settlements.size());
+                    settlements.size(),
+                    visible.forgotten());
             outOfSightSince = 0;
         }
         sendWaiting(target);
@@ -143,35 +172,65 @@ public final class ProgressReporter {
         while ((settlement = settlements.poll()) != null) {
             send.accept(target, settlement);
         }
-        long[] ids = visible.takeAll();
+        VisibleIds.Taken taken = visible.takeAll();
+        long[] ids = taken.ids();
         long position = logPosition.getAsLong();
         for (int from = 0; from < ids.length; from += BATCH) {
             send.accept(
                     target,
                     new Progress(node, Arrays.copyOfRange(ids, from, Math.min(ids.length, from + BATCH)), position));
         }
+        if (taken.forgotten() > 0) {
+            // After the ids still held, so that the scheduler's query covers only what it still awaits.
+            send.accept(target, new Progress(node, new long[0], position, taken.forgotten()));
+        }
     }
 
     /**
-     * A growing array of ids under a lock: adding one allocates nothing until the array must grow (a queue of boxed
-     * Longs allocated two objects per id, and every replica reports every transaction).
+     * A growing array of at most {@code held} ids under a lock: adding one allocates nothing until the array must grow
+     * (a queue of boxed Longs allocated two objects per id, and every replica reports every transaction). A full array
+     * is forgotten, and counted.
      */
     private static final class VisibleIds {
-        private long[] ids = new long[256];
-        private int size;
+        // ArrayRecordComponent: a value handed from takeAll to its one caller, never compared or kept.
+        record Taken(
+                @SuppressWarnings("ArrayRecordComponent") long[] ids, long forgotten) {}
 
-        synchronized void add(long id) {
-            if (size == ids.length) {
-                ids = Arrays.copyOf(ids, size * 2);
-            }
-            ids[size++] = id;
+        private final int held;
+        private long[] ids;
+        private int size;
+        private long forgotten;
+
+        VisibleIds(int held) {
+            this.held = held;
+            this.ids = new long[Math.min(256, held)];
         }
 
-        /** Every id added so far, in order, and none left. */
-        synchronized long[] takeAll() {
-            long[] taken = Arrays.copyOf(ids, size);
+        /** Adds {@code id}; returns how many ids were forgotten to make room for it (0 nearly always). */
+        synchronized long add(long id) {
+            long dropped = 0;
+            if (size == held) {
+                dropped = size;
+                forgotten += size;
+                size = 0;
+            }
+            if (size == ids.length) {
+                ids = Arrays.copyOf(ids, Math.min(held, size * 2));
+            }
+            ids[size++] = id;
+            return dropped;
+        }
+
+        /** Every id added and not forgotten so far, in order, with the count of those forgotten; none left. */
+        synchronized Taken takeAll() {
+            Taken taken = new Taken(Arrays.copyOf(ids, size), forgotten);
             size = 0;
+            forgotten = 0;
             return taken;
+        }
+
+        synchronized long forgotten() {
+            return forgotten;
         }
 
         synchronized int size() {

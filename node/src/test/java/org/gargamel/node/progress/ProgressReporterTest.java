@@ -101,6 +101,43 @@ class ProgressReporterTest {
         assertEquals(1, sent.size(), "nothing waits any more: nothing more sent");
     }
 
+    /**
+     * Out of sight for long, a node holds at most {@link ProgressReporter#HELD} ids (an hours-long partition grew an
+     * unbounded queue): the ids beyond are forgotten, and the next report after the ones still held says how many, so
+     * that the scheduler asks what it still awaits (scheduler's {@code ForgottenReportsTest}).
+     */
+    @Test
+    void idsBeyondTheBoundAreForgottenAndTheNextReportSaysHowMany() {
+        AtomicReference<Address> scheduler = new AtomicReference<>();
+        List<Sent> sent = new CopyOnWriteArrayList<>();
+        ProgressReporter reporter = new ProgressReporter(
+                "node-1", scheduler::get, (target, message) -> sent.add(new Sent(target, message)));
+        int added = 2 * ProgressReporter.HELD + 10;
+        for (long txn = 1; txn <= added; txn++) {
+            reporter.visible(txn);
+            assertTrue(reporter.waiting() <= ProgressReporter.HELD, "ids held: " + reporter.waiting());
+        }
+        reporter.flush(); // no scheduler in sight: nothing sent
+        assertTrue(sent.isEmpty(), sent.toString());
+
+        scheduler.set(UUID.randomUUID());
+        reporter.flush();
+        assertArrayEquals(
+                LongStream.rangeClosed(2L * ProgressReporter.HELD + 1, added).toArray(),
+                reported(sent),
+                "the ids added since the last forgetting, in order");
+        Progress last = (Progress) sent.get(sent.size() - 1).message();
+        assertEquals(2L * ProgressReporter.HELD, last.forgotten(), "the last report counts the forgotten ids");
+        assertEquals(0, last.visible().length, last.toString());
+        assertTrue(
+                sent.subList(0, sent.size() - 1).stream().allMatch(s -> ((Progress) s.message()).forgotten() == 0),
+                "only one report counts them");
+
+        reporter.visible(added + 1);
+        reporter.flush();
+        assertEquals(0, ((Progress) sent.get(sent.size() - 1).message()).forgotten(), "counted once");
+    }
+
     private static long[] reported(List<Sent> sent) {
         return sent.stream()
                 .filter(s -> s.message() instanceof Progress)

@@ -336,6 +336,23 @@ public final class Scheduler {
         }
     }
 
+    /**
+     * The transactions that wait for {@code node}'s report (the ones it must still say are visible there, its own
+     * read-only calls included), in id order; empty for an unknown node. Walks every tracked transaction: only when a
+     * node forgot reports (docs/protocol.md), never on the hot path.
+     */
+    public long[] awaitedFrom(String node) {
+        WorkerPool.Node state = pool.named(node);
+        if (state == null) {
+            return new long[0];
+        }
+        return txns.values().stream()
+                .filter(txn -> (txn.pending & state.bit) != 0)
+                .mapToLong(Txn::id)
+                .sorted()
+                .toArray();
+    }
+
     /** Nodes that serve (a joining node that has not caught up yet does not count). */
     public int nodeCount() {
         return pool.servingCount();

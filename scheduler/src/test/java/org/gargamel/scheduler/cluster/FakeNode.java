@@ -32,6 +32,7 @@ import org.gargamel.common.wire.Progress;
 import org.gargamel.common.wire.Settlement;
 import org.gargamel.common.wire.TakeOver;
 import org.gargamel.common.wire.TransactionIds;
+import org.gargamel.common.wire.VisibilityQuery;
 import org.gargamel.common.wire.WireCodec;
 import org.gargamel.tpcc.TpccRules;
 import org.jgroups.Address;
@@ -100,6 +101,15 @@ public final class FakeNode implements AutoCloseable {
     private final Set<Long> visible = new HashSet<>();
     private final long[] progressBuffer = new long[4096];
     private int progressCount;
+    /** Read-only calls run here (reported, not kept in {@link #visible}): a visibility query's answer names them too. */
+    private final Set<Long> readOnlyRun = new HashSet<>();
+    /** While set, reports are forgotten (counted) instead of sent: a real node's bound while it saw no scheduler. */
+    private volatile boolean forgetting;
+    /** Ids forgotten and not yet told to the scheduler; the node's thread only. */
+    private long forgotten;
+    /** VISIBILITY_QUERYs received, in order. */
+    public final List<VisibilityQuery> visibilityQueries = new CopyOnWriteArrayList<>();
+
     private final Thread thread;
     private volatile Address scheduler;
     private volatile boolean paused;
@@ -176,6 +186,9 @@ public final class FakeNode implements AutoCloseable {
                 } else if (decoded instanceof Abandon abandon) {
                     abandons.add(abandon);
                     inbox.add(abandon);
+                } else if (decoded instanceof VisibilityQuery query) {
+                    visibilityQueries.add(query);
+                    inbox.add(query);
                 }
             }
 
@@ -230,6 +243,14 @@ public final class FakeNode implements AutoCloseable {
         this.mute = mute;
     }
 
+    /**
+     * While {@code forgetting}, every report is forgotten and counted, as a real node forgets what it held beyond its
+     * bound while it saw no scheduler; once set back, the next report says how many were.
+     */
+    public void forgetReports(boolean forgetting) {
+        this.forgetting = forgetting;
+    }
+
     /** Runs at most {@code executions} more calls, then holds the rest. */
     public void budget(int executions) {
         budget.set(executions);
@@ -272,6 +293,11 @@ public final class FakeNode implements AutoCloseable {
                     makeVisible(v.txn());
                 } else if (event instanceof Abandon abandon) {
                     settle(abandon);
+                } else if (event instanceof VisibilityQuery query) {
+                    long[] answer = java.util.Arrays.stream(query.transactions())
+                            .filter(txn -> visible.contains(txn) || readOnlyRun.contains(txn))
+                            .toArray();
+                    send(scheduler, new Progress(name, answer));
                 } else if (event instanceof Claimed claimed) {
                     long epoch = bus.epochOf(claimed.claimant());
                     // The epoch the site had before this claimant's: the first node to apply the claim decides.
@@ -354,6 +380,7 @@ public final class FakeNode implements AutoCloseable {
                 }
             }
         } else if (!mute) {
+            readOnlyRun.add(txn);
             addProgress(txn);
         }
         if (!mute) {
@@ -401,6 +428,10 @@ public final class FakeNode implements AutoCloseable {
     }
 
     private void addProgress(long txn) {
+        if (forgetting) {
+            forgotten++;
+            return;
+        }
         progressBuffer[progressCount++] = txn;
         if (progressCount == progressBuffer.length) {
             flushProgress();
@@ -412,6 +443,10 @@ public final class FakeNode implements AutoCloseable {
             long[] ids = java.util.Arrays.copyOf(progressBuffer, progressCount);
             progressCount = 0;
             send(scheduler, new Progress(name, ids));
+        }
+        if (forgotten > 0 && !forgetting && scheduler != null) {
+            send(scheduler, new Progress(name, new long[0], 0, forgotten));
+            forgotten = 0;
         }
     }
 
