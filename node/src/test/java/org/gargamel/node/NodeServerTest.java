@@ -744,6 +744,84 @@ class NodeServerTest {
     }
 
     /**
+     * The log may hold one decision more than once: every survivor appends the scheduler's ABANDON, and the scheduler
+     * sends it again until it holds a settlement of each transaction (the first copy, or the settlements, may be lost).
+     * Every node answers a later copy as it answered the first, even after the abandoned transaction's write-set came
+     * and was discarded, and settles nothing twice. A node used to answer a later copy with nothing, so a scheduler
+     * that missed the first answers never learnt how the departed node's calls ended.
+     */
+    @Test
+    void aRepeatedAbandonIsAnsweredWithTheSettlementAlreadyReached() throws Exception {
+        List<String> members = List.of("node-1", "node-2", "node-3");
+        JChannel departedChannel = Channels.writeSetLog(
+                GroupConfig.inMemory(), "node-3", new RaftSettings("node-3", members, null, false));
+        RaftHandle departed = new RaftHandle(departedChannel, new IgnoringStateMachine());
+        departedChannel.connect(Channels.WRITE_SET_CLUSTER);
+        cluster.startNodes(Mode.GARGAMEL, Isolation.PSI, null, members);
+        CallOutcome paid = CallOutcome.committed(99, 4, "paid 44.00");
+        try (departedChannel) {
+            // Transaction 4 of the departed node is in the log before the decision (it stands); 1 is not.
+            append(
+                    departed,
+                    new WriteSet(
+                                    4,
+                                    "node-3",
+                                    "payment",
+                                    deps(),
+                                    -1,
+                                    List.of(new RowChange(
+                                            "district",
+                                            Operation.UPDATE,
+                                            "{\"w_id\": 1, \"d_id\": 5, \"ytd\": 44.00}")))
+                            .withOutcome(paid));
+            scheduler.awaitVisibleEverywhere(NODES, deps(4), TIMEOUT);
+            scheduler.abandon("node-1", "node-3", 1, 4);
+            Await.until(
+                    "a settlement from each node",
+                    Duration.ofSeconds(10),
+                    () -> settlementsBy("node-1").size() == 1
+                            && settlementsBy("node-2").size() == 1);
+            // 1's write-set comes after the decision: discarded everywhere (5, after it, says when).
+            append(
+                    departed,
+                    new WriteSet(
+                            1,
+                            "node-3",
+                            "payment",
+                            deps(),
+                            -1,
+                            List.of(new RowChange(
+                                    "district", Operation.UPDATE, "{\"w_id\": 1, \"d_id\": 6, \"ytd\": 11.00}"))));
+            append(departed, new WriteSet(5, "node-3", "payment", deps(), -1, List.of()));
+            scheduler.awaitVisibleEverywhere(NODES, deps(5), TIMEOUT);
+
+            // The scheduler sends the decision again, to another node: the log holds it twice.
+            scheduler.abandon("node-2", "node-3", 1, 4);
+            Await.until(
+                    "each node's answer to the repeated decision",
+                    Duration.ofSeconds(10),
+                    () -> settlementsBy("node-1").size() == 2
+                            && settlementsBy("node-2").size() == 2,
+                    () -> scheduler.settlements.toString());
+            for (String node : NODES) {
+                Settlement first = new Settlement(node, "node-3", new long[] {1}, List.of(paid), new long[0]);
+                assertEquals(List.of(first, first), settlementsBy(node), "every copy answered alike by " + node);
+            }
+        }
+        for (int server = 0; server < 2; server++) {
+            assertEquals("1 44.00", district(server, 1, 5), "applied once, server " + server);
+            assertEquals("1 0.00", district(server, 1, 6), "discarded, server " + server);
+        }
+        assertConverged();
+    }
+
+    private List<Settlement> settlementsBy(String node) {
+        return scheduler.settlements.stream()
+                .filter(settlement -> settlement.nodeName().equals(node))
+                .toList();
+    }
+
+    /**
      * A node that loses sight of the scheduler while the scheduler still counts it (views are not symmetric during a
      * merge: PartitionIT saw node-1 and node-2 in a view without the scheduler, whose own view still held node-2) goes
      * on running and applying; what became visible there meanwhile, and how its log settled a departed node's

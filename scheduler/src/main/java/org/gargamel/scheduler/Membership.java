@@ -48,6 +48,7 @@ final class Membership {
     private final CallTable calls;
     private final NodeRegistry nodes;
     private final SiteCoordinator sites;
+    private final AbandonResends resends;
     private final LoopContext loop;
     private final Rerun placer;
     private final Refusal refusal;
@@ -63,6 +64,7 @@ final class Membership {
             CallTable calls,
             NodeRegistry nodes,
             SiteCoordinator sites,
+            AbandonResends resends,
             LoopContext loop,
             Rerun placer,
             Refusal refusal,
@@ -72,6 +74,7 @@ final class Membership {
         this.calls = calls;
         this.nodes = nodes;
         this.sites = sites;
+        this.resends = resends;
         this.loop = loop;
         this.placer = placer;
         this.refusal = refusal;
@@ -198,10 +201,11 @@ final class Membership {
     }
 
     /**
-     * How the survivors' log settled a departed node's transactions (the first report decides; the others, identical,
-     * find nothing left): a call that stands gets the outcome its origin gave, carried by its write-set; an abandoned
-     * one had no effect anywhere and runs again on the survivors, in transaction order, so that calls of the departed
-     * node that conflict run again in the order they first had.
+     * How the survivors' log settled a departed node's transactions. Every node answers every copy of the decision
+     * alike, and the decision may be sent again ({@link AbandonResends}): the first report of a call decides, a later
+     * one finds it settled and is taken as nothing. A call that stands gets the outcome its origin gave, carried by its
+     * write-set; an abandoned one had no effect anywhere and runs again on the survivors, in transaction order, so that
+     * calls of the departed node that conflict run again in the order they first had.
      */
     void onSettlement(Settlement settlement) {
         for (CallOutcome outcome : settlement.stood()) {
@@ -239,7 +243,9 @@ final class Membership {
      * Has the survivors settle, in their total order, the departed node's unreported update transactions: each counts
      * as done with no effect unless its write-set was delivered first, so calls that depend on it do not wait forever.
      * Every survivor broadcasts the decision (the scheduler is not in the write-set group): the first copy delivered
-     * decides, the others change nothing, and one survivor leaving too cannot lose it.
+     * decides, the others change nothing but are answered alike, and one survivor leaving too cannot lose it. Should
+     * every copy be lost, or every answer, the decision is sent again until its calls are settled ({@link
+     * AbandonResends}).
      */
     private void abandon(String node, List<Placement> lost) {
         long[] updates = lost.stream()
@@ -254,6 +260,7 @@ final class Membership {
         for (Address survivor : nodes.addresses()) {
             loop.send(survivor, decision);
         }
+        resends.sent(decision);
     }
 
     /** Whether two views hold the same members other than clients (clients come and go with every run). */

@@ -56,6 +56,9 @@ final class MultiSite implements SiteCoordinator {
     private final NodeRegistry nodes;
     private final EpochClaim takeOver;
     private final LoopContext loop;
+    /** The departed nodes' calls among the orphans: their ABANDON is sent again until they are settled. */
+    private final AbandonResends resends;
+
     private final ScheduleLogLink log;
     private final HeldPlacements placements;
     /** This site's number in its transaction ids. */
@@ -106,8 +109,10 @@ final class MultiSite implements SiteCoordinator {
             CallTable calls,
             NodeRegistry nodes,
             EpochClaim takeOver,
+            AbandonResends resends,
             LoopContext loop) {
         this.config = config;
+        this.resends = resends;
         this.site = site;
         this.scheduler = scheduler;
         this.calls = calls;
@@ -514,6 +519,7 @@ final class MultiSite implements SiteCoordinator {
         for (Address node : nodes.addresses()) {
             loop.send(node, decision);
         }
+        resends.sent(decision); // again until the departed nodes' calls among them are settled
     }
 
     /**

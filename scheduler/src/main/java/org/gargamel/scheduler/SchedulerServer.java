@@ -82,6 +82,9 @@ public final class SchedulerServer implements AutoCloseable {
     private final EpochClaim takeOver = new EpochClaim();
     private final DrainReport drains;
     private final SiteCoordinator sites;
+    /** ABANDON decisions sent again until their calls are settled. */
+    private final AbandonResends resends;
+
     private final Membership membership;
 
     private final CallIntake intake;
@@ -109,7 +112,8 @@ public final class SchedulerServer implements AutoCloseable {
                 supervisor::fail,
                 () -> running,
                 txn -> eventTxn = txn);
-        this.sites = SiteCoordinator.of(config, rules, scheduler, calls, nodes, takeOver, context);
+        this.resends = new AbandonResends(calls, nodes, context);
+        this.sites = SiteCoordinator.of(config, rules, scheduler, calls, nodes, takeOver, resends, context);
         this.intake = new CallIntake(config.maxInFlight(), scheduler, calls, nodes, sites, takeOver, context);
         this.drains = new DrainReport(scheduler, calls, nodes, sites, context);
         this.membership = new Membership(
@@ -117,6 +121,7 @@ public final class SchedulerServer implements AutoCloseable {
                 calls,
                 nodes,
                 sites,
+                resends,
                 context,
                 intake::place,
                 intake::reject,
@@ -341,6 +346,7 @@ public final class SchedulerServer implements AutoCloseable {
                 intake.releaseHeld();
             }
             sites.tick();
+            resends.tick();
             if (first == null) {
                 continue;
             }

@@ -30,12 +30,13 @@ interface SiteCoordinator {
             CallTable calls,
             NodeRegistry nodes,
             EpochClaim takeOver,
+            AbandonResends resends,
             LoopContext loop) {
         if (config.site() == null) {
             return new SingleSite(scheduler);
         }
         SiteScheduler site = new SiteScheduler(scheduler, Agreements.of(config.site()), rules);
-        return new MultiSite(config, site, scheduler, calls, nodes, takeOver, loop);
+        return new MultiSite(config, site, scheduler, calls, nodes, takeOver, resends, loop);
     }
 
     /** Starts what runs beside the loop (before the control group is joined). */

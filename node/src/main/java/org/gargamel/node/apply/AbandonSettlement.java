@@ -18,7 +18,8 @@ import org.gargamel.node.writeset.OwnTransactions;
  * ABANDON decisions, on the loop's thread in log order: a departed node's unreported transactions settled, and what
  * the settlement leaves behind (a write-set that comes after its transaction was abandoned is discarded). Every node
  * decides alike, since all see the same log, and tells the scheduler ({@link Settlement}), which answers the calls
- * that stand and runs the others again (thesis Alg 4).
+ * that stand and runs the others again (thesis Alg 4). A decision the log holds again is answered as the first copy
+ * was ({@link SettledTransactions}): the scheduler sends it until it holds a settlement of every transaction.
  */
 final class AbandonSettlement {
     /** Outcomes of the latest write-sets kept for settlements ({@link #recentOutcomes}). */
@@ -45,8 +46,11 @@ final class AbandonSettlement {
      */
     private final Map<Long, CallOutcome> recentOutcomes = new Recent<>(RECENT_OUTCOMES);
 
-    /** Transactions lately settled (abandoned or standing): a later copy of the same decision finds nothing to do. */
-    private final Map<Long, Boolean> recentlySettled = new Recent<>(RECENT_OUTCOMES);
+    /**
+     * How the transactions lately settled were settled: a later copy of the same decision (another survivor's, or the
+     * scheduler's again) gets the same answer and settles nothing twice.
+     */
+    private final SettledTransactions settled = new SettledTransactions(RECENT_OUTCOMES);
 
     AbandonSettlement(
             ApplyContext context,
@@ -79,14 +83,17 @@ final class AbandonSettlement {
      * <p>If this node is the one taken for departed (falsely suspected, or cut off and back): a transaction it
      * committed (PSI) that the log settles as abandoned is fatal, since this replica now holds what no other does;
      * one waiting for its entry (SI, round-robin, a rolled-back call) is rolled back without an answer to its client.
+     *
+     * <p>A transaction an earlier copy of the decision settled is left as it is, and every copy met live (not replayed)
+     * is answered with a SETTLEMENT of all its transactions as they were settled
+     * (NodeServerTest.aRepeatedAbandonIsAnsweredWithTheSettlementAlreadyReached).
      */
     void settle(Abandon decision, boolean replayed) throws InterruptedException {
         List<Long> settledNow = new ArrayList<>();
-        List<CallOutcome> stood = new ArrayList<>();
-        List<Long> unknown = new ArrayList<>();
+        List<Long> unknownNow = new ArrayList<>();
         for (long txn : decision.transactions()) {
-            if (recentlySettled.containsKey(txn)) {
-                continue; // settled by an earlier copy of the decision
+            if (settled.contains(txn)) {
+                continue; // settled by an earlier copy of the decision: answered below as then, nothing done again
             }
             boolean waitingHere = false;
             if (!replayed) {
@@ -102,19 +109,17 @@ final class AbandonSettlement {
                 }
             }
             if (context.visibility().isVisible(txn) && !waitingHere) {
-                recentlySettled.put(txn, Boolean.TRUE);
                 CallOutcome outcome = recentOutcomes.get(txn);
-                if (outcome != null) {
-                    stood.add(outcome);
-                } else {
-                    unknown.add(txn);
+                settled.stood(txn, outcome);
+                if (outcome == null) {
+                    unknownNow.add(txn);
                 }
                 continue;
             }
             if (!dropWaiting(txn)) {
                 abandoned.add(txn);
             }
-            recentlySettled.put(txn, Boolean.TRUE);
+            settled.abandoned(txn);
             if (replayed) {
                 context.visibility().markVisible(txn);
             } else {
@@ -122,10 +127,10 @@ final class AbandonSettlement {
             }
             settledNow.add(txn);
         }
-        if (replayed || (settledNow.isEmpty() && stood.isEmpty() && unknown.isEmpty())) {
-            return;
+        if (replayed) {
+            return; // the scheduler heard it before this node restarted, or sends the decision again
         }
-        if (!settledNow.isEmpty()) { // copies of the decision (one per survivor) find nothing left to settle
+        if (!settledNow.isEmpty()) {
             ApplyContext.LOG.info(
                     "{}: {} left; {} of its {} unreported transaction(s) settled as done with no effect",
                     context.node(),
@@ -133,20 +138,20 @@ final class AbandonSettlement {
                     settledNow.size(),
                     decision.transactions().length);
         }
-        if (!unknown.isEmpty()) {
+        if (!unknownNow.isEmpty()) {
             ApplyContext.LOG.warn(
                     "{}: {} transaction(s) of {} stand but their outcomes are no longer held here: {}",
                     context.node(),
-                    unknown.size(),
+                    unknownNow.size(),
                     decision.origin(),
-                    unknown);
+                    unknownNow);
         }
-        progress.settled(new Settlement(
-                context.node(),
-                decision.origin(),
-                settledNow.stream().mapToLong(Long::longValue).toArray(),
-                stood,
-                unknown.stream().mapToLong(Long::longValue).toArray()));
+        // Every copy of the decision is answered, a later one as the first was: the scheduler sends it again until it
+        // holds a settlement of each transaction, and takes a repeated one harmlessly.
+        Settlement answer = settled.answer(context.node(), decision.origin(), decision.transactions());
+        if (answer.abandoned().length + answer.stood().size() + answer.unknown().length > 0) {
+            progress.settled(answer);
+        }
     }
 
     /** A write-set of {@code txn} waiting for an earlier one of its origin is dropped. Returns whether there was one. */

@@ -336,7 +336,8 @@ public final class ApplyLoop {
      * -------------+------------------------------------------------------+-------------------------------------------
      * LOG_MARK     | this node's, awaited, not replayed                   | drain; its waiter learns the index
      *              | else                                                 | nothing
-     * ABANDON      |                                                      | drain; settle (AbandonSettlement)
+     * ABANDON      |                                                      | drain; settle those not settled yet; not
+     *              |                                                      | replayed: answer all (AbandonSettlement)
      * EPOCH_CLAIM  | another site's scheduler                             | nothing
      *              | else                                                 | flush; the claimant active, answered
      * WRITE_SET    | a second copy (same txn and snapshot)                | nothing

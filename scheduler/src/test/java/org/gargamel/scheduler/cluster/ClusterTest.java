@@ -418,6 +418,69 @@ class ClusterTest {
         }
     }
 
+    /**
+     * An ABANDON can be lost before the write-set log holds it: every survivor it went to stopped first (cut off from
+     * the log's majority, its append gave up) or the message was dropped while the views changed. The scheduler sends
+     * it again, to one live node at a time, until it holds a settlement of each of the departed node's calls; sent
+     * once, those calls waited for ever. Every node answers every copy of a decision alike, so the scheduler also gets
+     * settlements of calls it has answered or placed again already: it takes them as nothing, and each call still gets
+     * one outcome and runs once.
+     */
+    @Test
+    void aLostAbandonIsSentAgainUntilItsCallsAreSettled() throws Exception {
+        try (TestCluster cluster = TestCluster.inMemory(3, 1)) {
+            FakeNode first = cluster.nodes.get(0);
+            FakeNode second = cluster.nodes.get(1);
+            FakeNode leaving = cluster.nodes.get(2);
+            cluster.nodes.forEach(node -> node.pause(true));
+            GargamelClient client = cluster.readyClient(OPTIONS);
+            List<CompletableFuture<CallOutcome>> futures = new ArrayList<>();
+            for (int w = 1; w <= 9; w++) { // independent calls (one warehouse each): three on each node
+                futures.add(
+                        client.submit(ProcedureCall.of("delivery", w, 1, java.time.LocalDateTime.now(ZoneOffset.UTC))));
+            }
+            waitUntil(() -> cluster.scheduler.scheduledCount() == 9, "every call was scheduled");
+            int onTheDeparted = leaving.received.size();
+            assertTrue(onTheDeparted >= 2, "node-3 has calls to settle: " + leaving.received);
+            first.pause(false);
+            second.pause(false);
+            waitUntil(() -> cluster.bus.executions.get() >= 9 - onTheDeparted, "node-1 and node-2 ran theirs");
+            // node-3 runs one of its calls and dies before answering it: its write-set is in the log, it stands.
+            leaving.mute(true);
+            leaving.budget(1);
+            leaving.pause(false);
+            waitUntil(() -> cluster.bus.executions.get() == 10 - onTheDeparted, "node-3 ran one call");
+            // node-1 loses every ABANDON, node-2 the first one: no settlement comes of the first sending.
+            first.loseAbandons(Integer.MAX_VALUE);
+            second.loseAbandons(1);
+            second.repeatSettlements(true);
+            leaving.close();
+            for (CompletableFuture<CallOutcome> future : futures) {
+                CallOutcome outcome = future.get(40, TimeUnit.SECONDS);
+                assertEquals(CallOutcome.Status.COMMITTED, outcome.status(), outcome.toString());
+            }
+            assertTrue(second.abandons.size() >= 2, "node-2 got the decision again: " + second.abandons);
+            assertEquals(
+                    "node-3", second.abandons.get(second.abandons.size() - 1).origin());
+            assertEquals(1, cluster.scheduler.answeredFromLogCount(), "the call node-3 ran, once");
+            assertEquals(onTheDeparted - 1, cluster.scheduler.ranAgainCount(), "node-3's others, once each");
+            assertEquals(0, cluster.scheduler.rejectedCount());
+            assertEquals(9, cluster.bus.executions.get(), "each call ran once: where placed, or again elsewhere");
+            assertEquals(0, cluster.bus.duplicates.get());
+            assertEquals(List.of(), cluster.bus.violations);
+            // Settled: nothing of node-3 is in flight any more, so no ABANDON is sent again.
+            waitUntil(
+                    () -> {
+                        try {
+                            return client.drainStatus(Duration.ofSeconds(5)).inFlight() == 0;
+                        } catch (Exception e) {
+                            return false;
+                        }
+                    },
+                    "quiescence");
+        }
+    }
+
     @Test
     void theLastNodeLeavingLeavesItsCallsOutcomesUnknown() throws Exception {
         try (TestCluster cluster = TestCluster.inMemory(1, 1)) {

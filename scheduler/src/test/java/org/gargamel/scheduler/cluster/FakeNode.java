@@ -115,6 +115,11 @@ public final class FakeNode implements AutoCloseable {
     private volatile boolean paused;
     private volatile boolean mute;
     private final AtomicInteger budget = new AtomicInteger(Integer.MAX_VALUE);
+    /** ABANDONs still to lose, as if this node stopped before its log held them ({@link #loseAbandons}). */
+    private final AtomicInteger abandonsToLose = new AtomicInteger();
+    /** Whether each SETTLEMENT is sent twice ({@link #repeatSettlements}). */
+    private volatile boolean repeatSettlements;
+
     private volatile boolean running = true;
 
     /** What this node says it runs (TPC-C's rules, gargamel, PSI, unless a test says otherwise). */
@@ -185,7 +190,9 @@ public final class FakeNode implements AutoCloseable {
                     refusals.add(refused);
                 } else if (decoded instanceof Abandon abandon) {
                     abandons.add(abandon);
-                    inbox.add(abandon);
+                    if (abandonsToLose.getAndUpdate(left -> Math.max(0, left - 1)) == 0) {
+                        inbox.add(abandon);
+                    }
                 } else if (decoded instanceof VisibilityQuery query) {
                     visibilityQueries.add(query);
                     inbox.add(query);
@@ -254,6 +261,19 @@ public final class FakeNode implements AutoCloseable {
     /** Runs at most {@code executions} more calls, then holds the rest. */
     public void budget(int executions) {
         budget.set(executions);
+    }
+
+    /**
+     * Loses the next {@code count} ABANDONs (they are recorded in {@link #abandons}, not settled): as a real node that
+     * stopped before its write-set log held one, or cut off from the log's majority, or one dropped on the way.
+     */
+    public void loseAbandons(int count) {
+        abandonsToLose.set(count);
+    }
+
+    /** Sends each SETTLEMENT twice: as several nodes answer each copy of a decision the log holds (alike). */
+    public void repeatSettlements(boolean repeat) {
+        repeatSettlements = repeat;
     }
 
     /** Leaves the group (as a crash would, seen from the scheduler). */
@@ -389,8 +409,8 @@ public final class FakeNode implements AutoCloseable {
     }
 
     /**
-     * As a real node's apply loop does with an ABANDON (here the first copy is the only one): a transaction executed
-     * somewhere stands, with its outcome; the others are done with no effect here.
+     * As a real node's apply loop does with an ABANDON (every copy answered alike): a transaction executed somewhere
+     * stands, with its outcome; the others are done with no effect here.
      */
     private void settle(Abandon abandon) {
         List<Long> abandoned = new ArrayList<>();
@@ -411,14 +431,16 @@ public final class FakeNode implements AutoCloseable {
             }
         }
         flushProgress();
-        send(
-                scheduler,
-                new Settlement(
-                        name,
-                        abandon.origin(),
-                        abandoned.stream().mapToLong(Long::longValue).toArray(),
-                        stood,
-                        new long[0]));
+        Settlement settlement = new Settlement(
+                name,
+                abandon.origin(),
+                abandoned.stream().mapToLong(Long::longValue).toArray(),
+                stood,
+                new long[0]);
+        send(scheduler, settlement);
+        if (repeatSettlements) {
+            send(scheduler, settlement);
+        }
     }
 
     private void makeVisible(long txn) {
