@@ -2,9 +2,11 @@ package org.gargamel.node;
 
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CompletionException;
 import java.util.function.BiConsumer;
 import java.util.function.BooleanSupplier;
 import org.gargamel.common.config.ConfigException;
+import org.gargamel.common.group.LogUnavailableException;
 import org.gargamel.common.lifecycle.Futures;
 import org.gargamel.common.lifecycle.Supervisor;
 import org.gargamel.common.wire.Abandon;
@@ -51,6 +53,7 @@ final class ControlMessages {
     private final ProgressReporter progress;
     private final WriteSetLog log;
     private final SchedulerMembership membership;
+    private final UnloggedDecisions unlogged;
     private final BiConsumer<Address, Message> send;
     private final BooleanSupplier closed;
 
@@ -66,6 +69,7 @@ final class ControlMessages {
             ProgressReporter progress,
             WriteSetLog log,
             SchedulerMembership membership,
+            UnloggedDecisions unlogged,
             BiConsumer<Address, Message> send,
             BooleanSupplier closed) {
         this.name = name;
@@ -79,6 +83,7 @@ final class ControlMessages {
         this.progress = progress;
         this.log = log;
         this.membership = membership;
+        this.unlogged = unlogged;
         this.send = send;
         this.closed = closed;
     }
@@ -138,13 +143,26 @@ final class ControlMessages {
         send.accept(source, new Progress(name, visible, progress.logPosition()));
     }
 
-    /** From the scheduler: its decision goes into the log (each survivor appends a copy; the first decides). */
+    /**
+     * From the scheduler: its decision goes into the log (each survivor appends a copy; the first decides). If the log
+     * has no leader or no majority, a serving node stops (docs/node.md, Start-up); one not serving (joining, catching
+     * up) hands the decision to {@link UnloggedDecisions}, which appends it again until the log takes it.
+     */
     private void appendDecision(Abandon decision) {
         Futures.whenDone(log.append(decision, decision.describe()), (done, failure) -> {
-            if (failure != null) {
+            if (failure == null) {
+                return;
+            }
+            if (unwrap(failure) instanceof LogUnavailableException && !membership.serving()) {
+                unlogged.add(decision);
+            } else {
                 supervisor.fail(failure);
             }
         });
+    }
+
+    private static Throwable unwrap(Throwable failure) {
+        return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
     }
 
     private void appendClaim(Address claimant) {

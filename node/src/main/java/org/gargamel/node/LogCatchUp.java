@@ -1,15 +1,15 @@
 package org.gargamel.node;
 
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
-import org.gargamel.common.group.LogUnavailableException;
 import org.gargamel.common.lifecycle.Supervisor;
 import org.gargamel.common.wire.LogMark;
 import org.gargamel.node.apply.ApplyLoop;
+import org.gargamel.node.writeset.PatientAppend;
 import org.gargamel.node.writeset.WriteSetLog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,14 +24,20 @@ final class LogCatchUp {
 
     private final String name;
     private final ApplyLoop applier;
-    private final WriteSetLog log;
     private final Supervisor supervisor;
     private final BooleanSupplier closed;
+    private final PatientAppend patience;
 
-    LogCatchUp(String name, ApplyLoop applier, WriteSetLog log, Supervisor supervisor, BooleanSupplier closed) {
+    LogCatchUp(
+            String name,
+            ApplyLoop applier,
+            WriteSetLog log,
+            Supervisor supervisor,
+            BooleanSupplier closed,
+            Duration reportEvery) {
         this.name = name;
         this.applier = applier;
-        this.log = log;
+        this.patience = new PatientAppend(name, log, reportEvery);
         this.supervisor = supervisor;
         this.closed = closed;
     }
@@ -41,7 +47,7 @@ final class LogCatchUp {
         long nonce = new SecureRandom().nextLong();
         CompletableFuture<Long> applied = applier.markApplied(nonce);
         long started = System.nanoTime();
-        appendMark(new LogMark(name, nonce), started);
+        appendMark(new LogMark(name, nonce));
         while (!applied.isDone()) {
             if (supervisor.failure().isDone()) {
                 throw new IllegalStateException(
@@ -64,28 +70,25 @@ final class LogCatchUp {
     }
 
     /**
-     * Appends the catch-up mark, waiting as long as it takes for the log to have a leader and a majority: a node that
-     * is not serving answers nobody, so, unlike a serving node, it gains nothing by stopping. After a partition heals,
-     * the log's group can take longer to merge than one append may wait. A mark appended twice is harmless: the second
-     * copy completes nothing.
+     * Appends the catch-up mark, waiting as long as it takes for the log to have a leader and a majority, and saying
+     * every 10 s that it waits and why ({@link PatientAppend}): a node that is not serving answers nobody, so, unlike a
+     * serving node, it gains nothing by stopping. After a partition heals, the log's group can take longer to merge
+     * than one append may wait (a node rebuilt from a peer meanwhile appended its mark then: issue 43). A mark appended
+     * twice is harmless: the second copy completes nothing.
      */
-    private void appendMark(LogMark mark, long started) throws Exception {
-        while (true) {
-            try {
-                log.append(mark, "the catch-up mark").get();
-                return;
-            } catch (ExecutionException e) {
-                if (!(e.getCause() instanceof LogUnavailableException)
-                        || closed.getAsBoolean()
-                        || supervisor.failure().isDone()) {
-                    throw e;
-                }
-                LOG.warn(
-                        "{}: waiting for a majority of the write-set log to catch up ({} s): {}",
-                        name,
-                        (System.nanoTime() - started) / 1_000_000_000,
-                        e.getCause().getMessage());
-            }
+    private void appendMark(LogMark mark) throws Exception {
+        if (!patience.append(
+                mark,
+                "the catch-up mark",
+                () -> closed.getAsBoolean() || supervisor.failure().isDone())) {
+            Throwable failure = supervisor.failure().getNow(null);
+            throw new IllegalStateException(
+                    name
+                            + (failure == null
+                                    ? " was closed while waiting for the write-set log to take its catch-up mark"
+                                    : " failed while waiting for the write-set log to take its catch-up mark: "
+                                            + failure.getMessage()),
+                    failure);
         }
     }
 }

@@ -47,6 +47,7 @@ import org.gargamel.node.writeset.CommitOrder;
 import org.gargamel.node.writeset.LogBarrier;
 import org.gargamel.node.writeset.LogStateMachine;
 import org.gargamel.node.writeset.OwnTransactions;
+import org.gargamel.node.writeset.PatientAppend;
 import org.gargamel.node.writeset.WriteSetLog;
 import org.jgroups.Address;
 import org.jgroups.JChannel;
@@ -81,6 +82,9 @@ public final class NodeServer implements AutoCloseable {
 
     private final NodeConfig config;
     private final RaftLog.Patience logPatience;
+    /** How often a node that is not serving says that it waits for the write-set log ({@link PatientAppend}). */
+    private final Duration waitReports;
+
     private final String name;
     private final NodeStatistics statistics;
     private final Supervisor supervisor;
@@ -119,6 +123,15 @@ public final class NodeServer implements AutoCloseable {
 
     /** With the write-set log's waits given (tests shorten them, to outlast them in seconds). */
     NodeServer(NodeConfig config, RaftLog.Patience logPatience) {
+        this(config, logPatience, PatientAppend.REPORT_EVERY);
+    }
+
+    /**
+     * With the write-set log's waits given, and how often a node that is not serving says that it waits for the log
+     * to take its catch-up mark or a decision ({@link PatientAppend}; tests shorten both).
+     */
+    NodeServer(NodeConfig config, RaftLog.Patience logPatience, Duration waitReports) {
+        this.waitReports = waitReports;
         this.config = config.validate();
         this.name = config.name();
         this.activeScheduler = new ActiveScheduler(config.siteName());
@@ -302,7 +315,7 @@ public final class NodeServer implements AutoCloseable {
             shipping = new SiteShipping(name, log, log::isLeader, applier.shipped());
             progress.logPositionFrom(applier.shipped()::ownPosition);
         }
-        catchUp = new LogCatchUp(name, applier, log, supervisor, closed::get);
+        catchUp = new LogCatchUp(name, applier, log, supervisor, closed::get, waitReports);
     }
 
     /** The K workers, each on its own connection with write-set capture enabled, started. */
@@ -355,6 +368,9 @@ public final class NodeServer implements AutoCloseable {
 
     /** Receives the control group's messages ({@link ControlMessages}), joins the group, announces itself. */
     private void joinControlGroup() throws Exception {
+        UnloggedDecisions unlogged = new UnloggedDecisions(
+                new PatientAppend(name, log, waitReports), log, supervisor, membership::serving, closed::get);
+        supervisor.start(name + "-unlogged-decisions", unlogged::run);
         control.setReceiver(new ControlMessages(
                         name,
                         config.siteName(),
@@ -367,6 +383,7 @@ public final class NodeServer implements AutoCloseable {
                         progress,
                         log,
                         membership,
+                        unlogged,
                         this::sendControl,
                         closed::get)
                 .endpoint());

@@ -112,6 +112,11 @@ final class SchedulerMembership {
         return scheduler;
     }
 
+    /** Whether this node serves a scheduler (joined, caught up, announced ready) and has not lost sight of it since. */
+    boolean serving() {
+        return servingAt != null;
+    }
+
     /** The answer to a join's DRAIN_QUERY. */
     void answered(DrainStatus status) {
         CompletableFuture<Void> handled = joinQueries.remove(status.queryId());

@@ -43,6 +43,12 @@ final class FakeScheduler implements AutoCloseable {
     final Map<Long, CallOutcome> outcomesByTxn = new ConcurrentHashMap<>();
     final Map<String, Set<Long>> visible = new ConcurrentHashMap<>();
     final Map<String, Integer> hellos = new ConcurrentHashMap<>();
+    /** Whether each node's latest NODE_HELLO said it is ready (false: joining, counted for collection only). */
+    final Map<String, Boolean> ready = new ConcurrentHashMap<>();
+    /** While set, joining nodes' DRAIN_QUERYs are kept unanswered (their joins wait) until {@link #answerDrains}. */
+    private boolean holdDrains; // guarded by this, as heldDrains
+
+    private final List<Runnable> heldDrains = new ArrayList<>();
     /** The epoch each node granted this scheduler (EPOCH_GRANTED), by node. */
     final Map<String, Long> grants = new ConcurrentHashMap<>();
     /** SUPERSEDED notices received, by node: the epoch each node said is active. */
@@ -78,6 +84,7 @@ final class FakeScheduler implements AutoCloseable {
                 .on(NodeHello.class, MessageType.NODE_HELLO, (source, hello) -> {
                     profiles.put(hello.nodeName(), hello.profile());
                     hellos.put(hello.nodeName(), hello.workers());
+                    ready.put(hello.nodeName(), hello.ready());
                 })
                 .on(
                         EpochGranted.class,
@@ -92,9 +99,30 @@ final class FakeScheduler implements AutoCloseable {
                 .on(
                         DrainQuery.class,
                         MessageType.DRAIN_QUERY,
-                        (source, query) -> reply(source, new DrainStatus(query.queryId(), 0, hellos.size())))
+                        (source, query) ->
+                                answerOrHold(() -> reply(source, new DrainStatus(query.queryId(), 0, hellos.size()))))
                 .onView(newView -> view = newView));
         channel.connect(Channels.CONTROL_CLUSTER);
+    }
+
+    private synchronized void answerOrHold(Runnable answer) {
+        if (holdDrains) {
+            heldDrains.add(answer);
+        } else {
+            answer.run();
+        }
+    }
+
+    /** From now on joining nodes wait for the answer to their DRAIN_QUERY: their joins stay at the first step. */
+    synchronized void holdDrains() {
+        holdDrains = true;
+    }
+
+    /** Answers the DRAIN_QUERYs held, and those to come at once. */
+    synchronized void answerDrains() {
+        holdDrains = false;
+        heldDrains.forEach(Runnable::run);
+        heldDrains.clear();
     }
 
     private void reply(Address target, org.gargamel.common.wire.Message message) {

@@ -396,29 +396,20 @@ class WriteSetLogTest {
 
         RaftLog.Patience impatient =
                 new RaftLog.Patience(Duration.ofMillis(500), Duration.ofMillis(300), Duration.ofSeconds(1));
-        NodeServer restarted = new NodeServer(config(0, dataDir, Isolation.PSI), impatient);
+        NodeServer restarted = new NodeServer(config(0, dataDir, Isolation.PSI), impatient, Duration.ofMillis(200));
         cluster.nodes.add(restarted);
-        CompletableFuture<Void> start = CompletableFuture.runAsync(() -> {
-            try {
-                restarted.start();
-            } catch (Exception e) {
-                throw new CompletionException(e);
-            }
-        });
-        // Several of the log's waits (each given up after the shortened patience) pass with no majority: the node says
-        // so each time it waits again rather than stop (a start that ended instead is the failure checked below).
-        ListAppender<ILoggingEvent> warnings = new ListAppender<>();
-        Logger nodeLogs = (Logger) LoggerFactory.getLogger("org.gargamel.node");
-        warnings.start();
-        nodeLogs.addAppender(warnings);
+        ListAppender<ILoggingEvent> warnings = watchWarnings();
+        CompletableFuture<Void> start = startAsync(restarted);
+        // Several of the log's waits (each given up after 500 ms) pass with no majority: the node says every 200 ms
+        // that it waits, 2 s in all, rather than stop (a start that ended instead is the failure checked below).
         try {
             Await.until(
-                    "node-1 to wait for a majority three times",
+                    "node-1 to say ten times that it waits for the log to take its catch-up mark",
                     Duration.ofSeconds(30),
-                    () -> majorityWaits(warnings) >= 3 || start.isDone(),
+                    () -> waits(warnings, "the catch-up mark", "") >= 10 || start.isDone(),
                     () -> "start " + start + ", failure " + restarted.failure());
         } finally {
-            nodeLogs.detachAppender(warnings);
+            stopWatching(warnings);
         }
         assertFalse(start.isDone(), "node-1 is still catching up, not stopped: " + start);
         assertFalse(restarted.failure().isDone(), "node-1 did not fail");
@@ -433,6 +424,153 @@ class WriteSetLogTest {
         assertEquals(4, orders(0), "every order once on node-1");
         assertFalse(
                 restarted.failure().isDone(), "node-1: " + restarted.failure().getNow(null));
+    }
+
+    /**
+     * Issue 43: a node cut off by a partition is rebuilt from a peer (its replica was tainted) while the write-set log
+     * has no majority in its sight, and appends its catch-up mark then. The log's own wait for a leader is longer than
+     * this test (60 s), yet the node says every 200 ms (10 s outside tests) that it waits, and why: no leader known. It
+     * does not stop and does not serve; once node-3 is back (a majority) the log takes its mark and it serves.
+     */
+    @Test
+    void aNodeRebuiltDuringAPartitionWaitsForALeaderSayingSoUntilOneTakesItsCatchUpMark() throws Exception {
+        String dataDir = directory.resolve("node-1").toString();
+        FakeScheduler scheduler = startWithThirdMember(node(0, dataDir), node(1, null));
+        for (long txn = 1; txn <= 3; txn++) {
+            scheduler.execute(
+                    "node-2", 0, txn, txn == 1 ? new long[0] : new long[] {txn - 1}, newOrder(1, 7, "o" + txn));
+        }
+        assertEquals(
+                CallOutcome.Status.COMMITTED, scheduler.awaitOutcome(3, TIMEOUT).status());
+        scheduler.awaitVisibleEverywhere(BankReplicas.NODES, new long[] {1, 2, 3}, TIMEOUT);
+        cluster.nodes.remove(0).close();
+        try (Connection connection = cluster.servers.connect(0);
+                Statement statement = connection.createStatement()) {
+            statement.execute("UPDATE district SET ytd = 99.00 WHERE w_id = 1 AND d_id = 2"); // only node-1 holds it
+            statement.execute("UPDATE gargamel.replica_state SET tainted = 'a test: cut off, it committed what the"
+                    + " log abandoned'");
+        }
+        cluster.nodes.remove(0).close(); // node-2: with node-3 gone too, no majority of the log in node-1's sight
+        thirdChannel.close();
+        scheduler.hellos.clear();
+
+        RaftLog.Patience longerThanTheTest =
+                new RaftLog.Patience(Duration.ofSeconds(60), Duration.ofSeconds(3), Duration.ofSeconds(120));
+        NodeServer rebuilt = new NodeServer(
+                config(0, dataDir, Isolation.PSI).toBuilder()
+                        .peers(List.of(cluster.servers.jdbcUrls().get(1)))
+                        .build(),
+                longerThanTheTest,
+                Duration.ofMillis(200));
+        cluster.nodes.add(rebuilt);
+        ListAppender<ILoggingEvent> warnings = watchWarnings();
+        CompletableFuture<Void> start = startAsync(rebuilt);
+        try {
+            Await.until(
+                    "node-1 to say three times that it waits for a leader to take its catch-up mark",
+                    Duration.ofSeconds(30),
+                    () -> waits(warnings, "the catch-up mark", "no leader") >= 3 || start.isDone(),
+                    () -> "start " + start + ", failure " + rebuilt.failure());
+        } finally {
+            stopWatching(warnings);
+        }
+        assertFalse(start.isDone(), "node-1 is still waiting, not stopped: " + start);
+        assertFalse(rebuilt.failure().isDone(), "node-1 did not fail");
+        assertFalse(scheduler.hellos.containsKey("node-1"), "node-1 does not serve before the log took its mark");
+        assertEquals("0.00", ytd(0, 1, 2), "node-1 was rebuilt from node-2's copy before it waited");
+
+        startThirdMember(); // the partition heals: node-1 and node-3 are a majority
+        start.get(TIMEOUT, TimeUnit.MILLISECONDS);
+        Await.until("node-1 announced again", Duration.ofSeconds(20), () -> scheduler.hellos.containsKey("node-1"));
+        scheduler.execute("node-1", 0, 4, new long[] {3}, newOrder(1, 7, "after"));
+        assertEquals(
+                CallOutcome.Status.COMMITTED, scheduler.awaitOutcome(4, TIMEOUT).status());
+        assertEquals(4, orders(0), "every order once on node-1");
+        assertFalse(rebuilt.failure().isDone(), "node-1: " + rebuilt.failure().getNow(null));
+    }
+
+    /**
+     * Issue 43: a node joining the scheduler (counted, not yet ready: its join waits for the DRAIN_QUERY's answer) is
+     * handed an ABANDON while the write-set log has no majority. A serving node stops when the log cannot take an
+     * entry; this one, serving nothing, used to stop too once its append gave up ("no leader of the write-set log for
+     * the ABANDON ..."). It now appends again until the log takes the decision, saying so, and serves once node-3 is
+     * back; the decision is applied.
+     */
+    @Test
+    void aJoiningNodeHandedAnAbandonWithNoMajorityWaitsForOneInsteadOfStopping() throws Exception {
+        startThirdMember();
+        FakeScheduler scheduler = cluster.scheduler;
+        scheduler.holdDrains();
+        RaftLog.Patience impatient =
+                new RaftLog.Patience(Duration.ofMillis(500), Duration.ofMillis(300), Duration.ofSeconds(1));
+        NodeServer joining = new NodeServer(config(0, null, Isolation.PSI), impatient, Duration.ofMillis(200));
+        cluster.nodes.add(joining);
+        joining.start(); // caught up with node-3's help; its join of the scheduler waits for the answer
+        Await.until(
+                "node-1 counted at the scheduler, not ready",
+                Duration.ofSeconds(20),
+                () -> Boolean.FALSE.equals(scheduler.ready.get("node-1")));
+        thirdChannel.close(); // no majority of the log now
+
+        ListAppender<ILoggingEvent> warnings = watchWarnings();
+        try {
+            scheduler.abandon("node-1", "node-2", 5);
+            Await.until(
+                    "node-1 to say three times that it waits for the log to take the ABANDON",
+                    Duration.ofSeconds(30),
+                    () -> waits(warnings, "ABANDON", "") >= 3
+                            || joining.failure().isDone(),
+                    () -> "failure " + joining.failure());
+        } finally {
+            stopWatching(warnings);
+        }
+        assertFalse(
+                joining.failure().isDone(),
+                "node-1 did not stop: " + joining.failure().getNow(null));
+        assertFalse(scheduler.ready.get("node-1"), "node-1 does not serve yet");
+
+        startThirdMember(); // a majority again
+        scheduler.answerDrains();
+        Await.until("node-1 ready", Duration.ofSeconds(20), () -> Boolean.TRUE.equals(scheduler.ready.get("node-1")));
+        scheduler.awaitVisibleEverywhere(List.of("node-1"), new long[] {5}, TIMEOUT); // the decision was applied
+        scheduler.execute("node-1", 0, 6, new long[] {5}, payment(1, 2, "6.00"));
+        assertEquals(
+                CallOutcome.Status.COMMITTED, scheduler.awaitOutcome(6, TIMEOUT).status());
+        assertFalse(joining.failure().isDone(), "node-1: " + joining.failure().getNow(null));
+    }
+
+    private static CompletableFuture<Void> startAsync(NodeServer node) {
+        return CompletableFuture.runAsync(() -> {
+            try {
+                node.start();
+            } catch (Exception e) {
+                throw new CompletionException(e);
+            }
+        });
+    }
+
+    private static ListAppender<ILoggingEvent> watchWarnings() {
+        ListAppender<ILoggingEvent> warnings = new ListAppender<>();
+        warnings.start();
+        ((Logger) LoggerFactory.getLogger("org.gargamel.node")).addAppender(warnings);
+        return warnings;
+    }
+
+    private static void stopWatching(ListAppender<ILoggingEvent> warnings) {
+        ((Logger) LoggerFactory.getLogger("org.gargamel.node")).detachAppender(warnings);
+    }
+
+    /** The WARN lines of a node not serving that waits for the log to take an entry naming {@code what}. */
+    private static long waits(ListAppender<ILoggingEvent> logged, String what, String why) {
+        synchronized (logged) { // ListAppender appends under its own monitor
+            return logged.list.stream()
+                    .filter(event -> event.getLevel() == Level.WARN)
+                    .map(ILoggingEvent::getFormattedMessage)
+                    .filter(line -> line.contains("not serving, waiting for the write-set log to take")
+                            && line.contains(what)
+                            && line.contains(why))
+                    .count();
+        }
     }
 
     /**
@@ -563,16 +701,6 @@ class WriteSetLogTest {
 
     private static int orders(int server) throws Exception {
         return count(server, "SELECT count(*) FROM orders WHERE o_w_id = 1 AND o_d_id = 7");
-    }
-
-    /** How often a restarted node logged that it waits for a majority of the write-set log to catch up. */
-    private static long majorityWaits(ListAppender<ILoggingEvent> logged) {
-        synchronized (logged) {
-            return logged.list.stream()
-                    .filter(event -> event.getLevel() == Level.WARN
-                            && event.getFormattedMessage().contains("waiting for a majority of the write-set log"))
-                    .count();
-        }
     }
 
     private static ProcedureCall newOrder(int w, int d, String note) {

@@ -2,6 +2,7 @@ package org.gargamel.common.group;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.gargamel.common.lifecycle.FatalException;
@@ -66,6 +67,11 @@ public final class RaftLog implements AutoCloseable {
 
     public boolean isLeader() {
         return raft.isLeader();
+    }
+
+    /** The leader as this member knows it (its logical name), or empty while it knows none (an election, no majority). */
+    public Optional<String> leader() {
+        return Optional.ofNullable(raft.leader()).map(String::valueOf);
     }
 
     /**

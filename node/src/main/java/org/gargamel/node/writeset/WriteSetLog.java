@@ -1,5 +1,6 @@
 package org.gargamel.node.writeset;
 
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.gargamel.common.group.Channels;
 import org.gargamel.common.group.LogUnavailableException;
@@ -53,6 +54,11 @@ public final class WriteSetLog implements LogAppender, AutoCloseable {
 
     public boolean isLeader() {
         return log.isLeader();
+    }
+
+    /** The log's leader as this member knows it, or empty while it knows none ({@link RaftLog#leader}). */
+    public Optional<String> leader() {
+        return log.leader();
     }
 
     /** The latest entry this member knows to be committed ({@link RaftLog#commitIndex}). */
