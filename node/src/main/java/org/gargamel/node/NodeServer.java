@@ -309,7 +309,8 @@ public final class NodeServer implements AutoCloseable {
                         applier::startsFromSnapshot,
                         activeScheduler,
                         applier::mustBeRebuilt,
-                        applier.shipped()),
+                        applier.shipped(),
+                        applier.metWriteSets()),
                 logPatience);
         if (config.siteLog()) {
             shipping = new SiteShipping(name, log, log::isLeader, applier.shipped());

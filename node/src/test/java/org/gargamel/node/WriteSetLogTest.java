@@ -318,6 +318,67 @@ class WriteSetLogTest {
         cluster.assertConverged();
     }
 
+    /**
+     * An append not committed within 3 s is sent again (RaftLog), so the log may hold a write-set twice, however far
+     * apart. Here node-3's end of the log stamps an insert, then 65,536 empty write-sets, each sent once the one before
+     * was committed (their watermarks say so), then the insert's copy, then a fence. Both replicas ignore the copy and
+     * hold the order once. Recognised by a window of the latest 65,536 write-sets, the copy was applied again: the
+     * insert failed with a duplicate key and both nodes stopped (MetWriteSets).
+     */
+    @Test
+    void aCopyOfAWriteSetFarBehindItsFirstIsIgnoredByEveryReplica() throws Exception {
+        startThirdMember();
+        cluster.startNodes(Mode.GARGAMEL, Isolation.PSI, null, MEMBERS);
+        long incarnation = 77;
+        WriteSet insert = new WriteSet(
+                        1,
+                        "node-3",
+                        "new_order",
+                        new long[0],
+                        -1,
+                        List.of(new RowChange(
+                                "orders",
+                                Operation.INSERT,
+                                "{\"o_w_id\": 4, \"o_d_id\": 4, \"o_id\": 1, \"note\": \"once\"}")))
+                .withAppend(new WriteSet.Append(incarnation, 1, 1));
+        append(insert);
+        int between = 65_536;
+        List<byte[]> fillers = new java.util.ArrayList<>(between);
+        for (int i = 0; i < between; i++) {
+            long sequence = 2L + i;
+            fillers.add(WireCodec.encode(new WriteSet(1_000 + i, "node-3", "payment", new long[0], -1, List.of())
+                    .withAppend(new WriteSet.Append(incarnation, sequence, sequence))));
+        }
+        appendAll(fillers);
+        append(insert); // the copy: the same bytes, sent again
+        WriteSet fence = new WriteSet(
+                        2,
+                        "node-3",
+                        "new_order",
+                        new long[0],
+                        -1,
+                        List.of(new RowChange(
+                                "orders",
+                                Operation.INSERT,
+                                "{\"o_w_id\": 4, \"o_d_id\": 4, \"o_id\": 2, \"note\": \"fence\"}")))
+                .withAppend(new WriteSet.Append(incarnation, between + 2, between + 2));
+        append(fence);
+        Await.until(
+                "the fence applied on both replicas, or a node stopped",
+                Duration.ofMinutes(2),
+                () -> (fenceApplied(0) && fenceApplied(1))
+                        || cluster.nodes.stream()
+                                .anyMatch(node -> node.failure().isDone()));
+        for (NodeServer node : cluster.nodes) {
+            assertFalse(
+                    node.failure().isDone(), node.name() + ": " + node.failure().getNow(null));
+        }
+        for (int server = 0; server < 2; server++) {
+            assertEquals(2, count(server, "SELECT count(*) FROM orders WHERE o_w_id = 4"), "the order once, the fence");
+        }
+        cluster.assertConverged();
+    }
+
     private boolean isVisibleSomewhere(long txn) {
         return cluster.scheduler.visible.values().stream().anyMatch(ids -> ids.contains(txn));
     }
@@ -720,6 +781,28 @@ class WriteSetLogTest {
                     throw e;
                 }
                 Thread.sleep(20); // an election: nothing was sent
+            }
+        }
+    }
+
+    private static boolean fenceApplied(int server) {
+        try {
+            return count(server, "SELECT count(*) FROM orders WHERE o_w_id = 4 AND o_id = 2") == 1;
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Appends {@code entries} through node-3, a thousand in flight at most, and waits until all are committed. */
+    private void appendAll(List<byte[]> entries) throws Exception {
+        int inFlight = 1_000;
+        for (int start = 0; start < entries.size(); start += inFlight) {
+            List<CompletableFuture<byte[]>> sent = new java.util.ArrayList<>(inFlight);
+            for (byte[] entry : entries.subList(start, Math.min(entries.size(), start + inFlight))) {
+                sent.add(third.setAsync(entry, 0, entry.length));
+            }
+            for (CompletableFuture<byte[]> one : sent) {
+                one.get(60, TimeUnit.SECONDS);
             }
         }
     }

@@ -24,6 +24,8 @@ import java.util.Objects;
  * @param caller           the client the outcome goes to, with it (null without an outcome): a call resubmitted after
  *                         a scheduler's failover is recognised by (caller, call id) and answered with this outcome
  *                         instead of running twice (docs/protocol.md, Scheduler failover)
+ * @param append           which append of its origin's log end carried it ({@link Append}): a copy of the entry (an
+ *                         append sent again) carries the same, and replicas recognise it by that
  */
 // ArrayRecordComponent is wrong here: equals, hashCode and toString below compare the ids, and the long[] that the
 // codec reads and writes (no boxed list per message) is never written once the message is built.
@@ -36,8 +38,51 @@ public record WriteSet(
         Order order,
         List<RowChange> changes,
         CallOutcome outcome,
-        org.jgroups.Address caller)
+        org.jgroups.Address caller,
+        Append append)
         implements Message {
+
+    /**
+     * The append that carried a write-set to the log, stamped by its origin's end of the log (WriteSetLog) when it is
+     * first sent; a copy sent again carries the same bytes. {@code sequence} numbers the appends of one start of that
+     * end ({@code incarnation}) from 1; {@code watermark}: every append of that start numbered below it was known to be
+     * committed when this one was sent, so the log holds its first copy before this entry (docs/node.md, Exactly once).
+     * {@link #NONE} (sequence 0): not stamped (built by hand, tests).
+     */
+    public record Append(long incarnation, long sequence, long watermark) {
+        public static final Append NONE = new Append(0, 0, 0);
+
+        public Append {
+            if (sequence < 0 || watermark < 0 || watermark > sequence) {
+                throw new IllegalArgumentException("append " + sequence + " with watermark " + watermark
+                        + ": the watermark is at most the append's own number");
+            }
+        }
+
+        public boolean isStamped() {
+            return sequence > 0;
+        }
+    }
+
+    /** Not stamped by a log end yet. */
+    public WriteSet(
+            long txnId,
+            String origin,
+            String procedure,
+            long[] backDependencies,
+            long snapshot,
+            Order order,
+            List<RowChange> changes,
+            CallOutcome outcome,
+            org.jgroups.Address caller) {
+        this(txnId, origin, procedure, backDependencies, snapshot, order, changes, outcome, caller, Append.NONE);
+    }
+
+    /** This write-set as the append {@code sent} carries it. */
+    public WriteSet withAppend(Append sent) {
+        return new WriteSet(
+                txnId, origin, procedure, backDependencies, snapshot, order, changes, outcome, caller, sent);
+    }
 
     /**
      * PSI hands a node's write-sets to the log in the order their transactions committed there, but the log may
@@ -55,7 +100,8 @@ public record WriteSet(
 
     /** This write-set with its place among its origin's commits. */
     public WriteSet withOrder(Order newOrder) {
-        return new WriteSet(txnId, origin, procedure, backDependencies, snapshot, newOrder, changes, outcome, caller);
+        return new WriteSet(
+                txnId, origin, procedure, backDependencies, snapshot, newOrder, changes, outcome, caller, append);
     }
 
     /** Without a caller (tests, and messages that answer nobody). */
@@ -73,12 +119,14 @@ public record WriteSet(
 
     /** This write-set with the outcome its origin gives the call. */
     public WriteSet withOutcome(CallOutcome newOutcome) {
-        return new WriteSet(txnId, origin, procedure, backDependencies, snapshot, order, changes, newOutcome, caller);
+        return new WriteSet(
+                txnId, origin, procedure, backDependencies, snapshot, order, changes, newOutcome, caller, append);
     }
 
     /** This write-set with the outcome its origin gives the call of {@code client}. */
     public WriteSet withOutcome(CallOutcome newOutcome, org.jgroups.Address client) {
-        return new WriteSet(txnId, origin, procedure, backDependencies, snapshot, order, changes, newOutcome, client);
+        return new WriteSet(
+                txnId, origin, procedure, backDependencies, snapshot, order, changes, newOutcome, client, append);
     }
 
     /** A write-set whose place the log alone decides (not PSI-ordered). */
@@ -163,6 +211,7 @@ public record WriteSet(
         Objects.requireNonNull(origin, "origin");
         Objects.requireNonNull(procedure, "procedure");
         Objects.requireNonNull(order, "order");
+        Objects.requireNonNull(append, "append");
         changes = List.copyOf(changes);
     }
 
@@ -198,6 +247,9 @@ public record WriteSet(
             outcome.writeBody(out);
             org.jgroups.util.Util.writeAddress(caller, out);
         }
+        out.writeLong(append.incarnation());
+        out.writeLong(append.sequence());
+        out.writeLong(append.watermark());
     }
 
     static WriteSet read(DataInput in) throws IOException {
@@ -228,7 +280,23 @@ public record WriteSet(
                 throw new MalformedMessageException("WRITE_SET: unreadable caller address", e);
             }
         }
-        return new WriteSet(txnId, origin, procedure, dependencies, snapshot, order, changes, outcome, caller);
+        long incarnation = in.readLong();
+        long sequence = in.readLong();
+        long watermark = in.readLong();
+        if (sequence < 0 || watermark < 0 || watermark > sequence) {
+            throw new MalformedMessageException("WRITE_SET: append " + sequence + " with watermark " + watermark);
+        }
+        return new WriteSet(
+                txnId,
+                origin,
+                procedure,
+                dependencies,
+                snapshot,
+                order,
+                changes,
+                outcome,
+                caller,
+                new Append(incarnation, sequence, watermark));
     }
 
     @Override
@@ -242,7 +310,8 @@ public record WriteSet(
                 && order.equals(w.order)
                 && changes.equals(w.changes)
                 && Objects.equals(outcome, w.outcome)
-                && Objects.equals(caller, w.caller);
+                && Objects.equals(caller, w.caller)
+                && append.equals(w.append);
     }
 
     @Override
@@ -253,6 +322,7 @@ public record WriteSet(
     @Override
     public String toString() {
         return "WriteSet[txn=" + txnId + ", origin=" + origin + ", deps=" + Arrays.toString(backDependencies)
-                + ", snapshot=" + snapshot + ", order=" + order + ", changes=" + changes.size() + "]";
+                + ", snapshot=" + snapshot + ", order=" + order + ", append=" + append + ", changes=" + changes.size()
+                + "]";
     }
 }

@@ -138,6 +138,8 @@ class WireCodecTest {
                                         "{\"w_id\": 1, \"w_name\": \"x\", \"+w_ytd\": 10.50}"))),
                 new WriteSet(8, "node-3", "new_order", new long[0], 17, List.of()),
                 new WriteSet(9, "node-1", "payment", new long[] {8}, -1, new WriteSet.Order(77, 12, 11), List.of()),
+                new WriteSet(9, "node-1", "payment", new long[] {8}, -1, new WriteSet.Order(77, 12, 11), List.of())
+                        .withAppend(new WriteSet.Append(-5_000_000_000L, 42, 40)),
                 new WriteSet(10, "node-2", "new_order", new long[0], -1, List.of())
                         .withOutcome(CallOutcome.userAborted(46, 10, "GA001", "invalid item number")),
                 new DrainQuery(5),

@@ -27,6 +27,7 @@ import org.gargamel.node.transfer.TaintedReplicaException;
 import org.gargamel.node.visibility.Visibility;
 import org.gargamel.node.writeset.ActiveScheduler;
 import org.gargamel.node.writeset.AnsweredCalls;
+import org.gargamel.node.writeset.MetWriteSets;
 import org.gargamel.node.writeset.OwnTransaction;
 import org.gargamel.node.writeset.OwnTransactions;
 import org.gargamel.node.writeset.ReplicaState;
@@ -58,12 +59,6 @@ public final class ApplyLoop {
      */
     static final int GROUP_LOCK_TIMEOUT_MILLIS = 50;
 
-    /**
-     * One write-set as its origin sent it: a round-robin loser runs again under the same transaction id, with a later
-     * certification snapshot, so the id alone does not tell a re-send from a new attempt.
-     */
-    private record Sent(long txn, long snapshot) {}
-
     private final String node;
     private final Connection connection;
     /** The CPU applying costs, here and in the backend (NodeStatistics). */
@@ -87,11 +82,11 @@ public final class ApplyLoop {
     private final BiConsumer<Address, Long> answerClaim;
 
     /**
-     * Write-sets met in the log, latest last: an append that seemed lost is sent again (WriteSetLog), so the log may
-     * hold a write-set twice; the second copy is ignored. Keyed by {@link Sent}. Bounded alike at every replica (it
-     * follows the log alone).
+     * Write-sets the log carried: an append that seemed lost is sent again (RaftLog), so the log may hold a write-set
+     * twice, however far apart; the second copy is ignored, alike at every replica ({@link MetWriteSets}: exact, by the
+     * append's stamp, and kept in the log's snapshots).
      */
-    private final Map<Sent, Boolean> seenWriteSets = new Recent<>(AbandonSettlement.RECENT_OUTCOMES);
+    private final MetWriteSets metWriteSets = new MetWriteSets();
 
     /** What jgroups-raft's thread does with an entry before this loop takes it (answers own calls early). */
     private final Delivery delivery;
@@ -195,6 +190,11 @@ public final class ApplyLoop {
     /** What other sites shipped into this site's log (a write-set log per site), decided in log order here. */
     public ShippedPositions shipped() {
         return shipped;
+    }
+
+    /** The write-sets the log carried, decided in log order here (kept in the log's snapshots). */
+    public MetWriteSets metWriteSets() {
+        return metWriteSets;
     }
 
     /** The log's entries start after a snapshot (LogStateMachine): chains already under way start where met. */
@@ -340,7 +340,7 @@ public final class ApplyLoop {
      *              |                                                      | replayed: answer all (AbandonSettlement)
      * EPOCH_CLAIM  | another site's scheduler                             | nothing
      *              | else                                                 | flush; the claimant active, answered
-     * WRITE_SET    | a second copy (same txn and snapshot)                | nothing
+     * WRITE_SET    | a copy sent again (MetWriteSets)                     | nothing
      *              | its transaction settled as abandoned                 | flush; discarded (own: rolled back/taint)
      *              | ordered, its predecessor not handled yet             | waits in its chain, held (CommitOrderChains)
      *              | else: due, and so is each one that waited for it     | {@link #writeSet}
@@ -382,7 +382,7 @@ public final class ApplyLoop {
             }
             position.handled(index);
         } else if (message instanceof WriteSet writeSet) {
-            if (seenWriteSets.put(new Sent(writeSet.txnId(), writeSet.snapshot()), Boolean.TRUE) != null) {
+            if (!metWriteSets.firstCopy(writeSet)) {
                 position.handled(index); // a second copy: its origin sent it again when its first send seemed lost
                 return;
             }

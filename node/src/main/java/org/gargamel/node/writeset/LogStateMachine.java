@@ -2,6 +2,7 @@ package org.gargamel.node.writeset;
 
 import java.io.DataInput;
 import java.io.DataOutput;
+import java.io.EOFException;
 import java.util.function.LongSupplier;
 import org.gargamel.common.lifecycle.FatalException;
 import org.gargamel.common.wire.MalformedMessageException;
@@ -21,9 +22,10 @@ import org.jgroups.raft.StateMachine;
  *
  * <p>Snapshots: the log is truncated only by a snapshot, after {@code max_log_size} bytes (Channels). A snapshot records
  * the index it covers and what the log decided about schedulers up to there ({@link ActiveScheduler}: the entries that
- * decided it are gone with the truncation). A replica that is handed one it has not applied itself lacks entries the
- * log no longer has: it asks to be rebuilt by state transfer ({@code mustBeRebuilt}: the replica is marked tainted and
- * the node stops; {@code gargamel node} starts it again from a peer's copy, docs/node.md, Rebuild).
+ * decided it are gone with the truncation), and the write-sets it carried ({@link MetWriteSets}: a copy of one sent
+ * again is still ignored after it). A replica that is handed one it has not applied itself lacks entries the log no
+ * longer has: it asks to be rebuilt by state transfer ({@code mustBeRebuilt}: the replica is marked tainted and the
+ * node stops; {@code gargamel node} starts it again from a peer's copy, docs/node.md, Rebuild).
  */
 public final class LogStateMachine implements StateMachine {
     private final String node;
@@ -36,6 +38,8 @@ public final class LogStateMachine implements StateMachine {
     private final java.util.function.Consumer<String> mustBeRebuilt;
     /** What other sites shipped here (a write-set log per site), kept in snapshots as the scheduler's decisions are. */
     private final ShippedPositions shipped;
+    /** The write-sets the log carried (copies sent again are ignored), kept in snapshots likewise. */
+    private final MetWriteSets metWriteSets;
 
     private long nextIndex = -1;
 
@@ -47,6 +51,7 @@ public final class LogStateMachine implements StateMachine {
      * @param activeScheduler what the log decided about schedulers, kept in snapshots
      * @param mustBeRebuilt told (with the reason) when a snapshot covers entries this replica has not applied
      * @param shipped       what other sites shipped here, decided by entries up to a snapshot
+     * @param metWriteSets  the write-sets the log carried, decided by entries up to a snapshot
      */
     public LogStateMachine(
             String node,
@@ -57,8 +62,10 @@ public final class LogStateMachine implements StateMachine {
             Runnable startsFromSnapshot,
             ActiveScheduler activeScheduler,
             java.util.function.Consumer<String> mustBeRebuilt,
-            ShippedPositions shipped) {
+            ShippedPositions shipped,
+            MetWriteSets metWriteSets) {
         this.shipped = shipped;
+        this.metWriteSets = metWriteSets;
         this.node = node;
         this.deliver = deliver;
         this.firstIndex = firstIndex;
@@ -118,6 +125,7 @@ public final class LogStateMachine implements StateMachine {
         out.writeLong(nextIndex - 1);
         activeScheduler.writeTo(out); // decided by entries up to here, all handled now
         shipped.writeTo(out);
+        metWriteSets.writeTo(out); // last: a snapshot written before it was kept ends here
     }
 
     @Override
@@ -131,6 +139,12 @@ public final class LogStateMachine implements StateMachine {
         }
         activeScheduler.readFrom(in);
         shipped.readFrom(in);
+        try {
+            metWriteSets.readFrom(in);
+        } catch (EOFException e) {
+            // A snapshot written before the write-sets met were kept in it: nothing is known of them, as then.
+            metWriteSets.clear();
+        }
         nextIndex = covered + 1;
         startsFromSnapshot.run();
     }

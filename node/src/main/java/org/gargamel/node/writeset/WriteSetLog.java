@@ -5,8 +5,10 @@ import java.util.concurrent.CompletableFuture;
 import org.gargamel.common.group.Channels;
 import org.gargamel.common.group.LogUnavailableException;
 import org.gargamel.common.group.RaftLog;
+import org.gargamel.common.lifecycle.Futures;
 import org.gargamel.common.wire.Message;
 import org.gargamel.common.wire.WireCodec;
+import org.gargamel.common.wire.WriteSet;
 import org.jgroups.JChannel;
 import org.jgroups.raft.StateMachine;
 
@@ -21,6 +23,8 @@ import org.jgroups.raft.StateMachine;
 public final class WriteSetLog implements LogAppender, AutoCloseable {
     private final RaftLog log;
     private final String cluster;
+    /** Stamps each write-set appended from here, so a copy sent again is recognised (AppendSequence). */
+    private final AppendSequence appends = new AppendSequence();
 
     public WriteSetLog(String node, JChannel channel, StateMachine stateMachine) {
         this(node, channel, stateMachine, RaftLog.Patience.DEFAULT);
@@ -66,10 +70,23 @@ public final class WriteSetLog implements LogAppender, AutoCloseable {
         return log.commitIndex();
     }
 
-    /** Appends {@code message}; see {@link RaftLog#append}. */
+    /**
+     * Appends {@code message}; see {@link RaftLog#append}. A write-set is stamped first ({@link AppendSequence}): every
+     * copy RaftLog sends again carries the same stamp.
+     */
     @Override
     public CompletableFuture<Void> append(Message message, String what) {
-        return log.append(WireCodec.encode(message), what);
+        if (!(message instanceof WriteSet writeSet)) {
+            return log.append(WireCodec.encode(message), what);
+        }
+        WriteSet.Append stamp = appends.open();
+        CompletableFuture<Void> committed = log.append(WireCodec.encode(writeSet.withAppend(stamp)), what);
+        Futures.whenDone(committed, (done, failure) -> {
+            if (failure == null) {
+                appends.committed(stamp.sequence()); // a failed one stays open: its node stops
+            }
+        });
+        return committed;
     }
 
     @Override

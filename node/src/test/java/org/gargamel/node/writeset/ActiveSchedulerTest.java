@@ -114,6 +114,7 @@ class ActiveSchedulerTest {
                 () -> {},
                 schedulers,
                 rebuilds::add,
-                new org.gargamel.node.shipping.ShippedPositions());
+                new org.gargamel.node.shipping.ShippedPositions(),
+                new MetWriteSets());
     }
 }
