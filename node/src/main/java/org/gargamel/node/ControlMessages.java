@@ -146,9 +146,16 @@ final class ControlMessages {
     /**
      * From the scheduler: its decision goes into the log (each survivor appends a copy; the first decides). If the log
      * has no leader or no majority, a serving node stops (docs/node.md, Start-up); one not serving (joining, catching
-     * up) hands the decision to {@link UnloggedDecisions}, which appends it again until the log takes it.
+     * up) hands the decision to {@link UnloggedDecisions}, which appends it again until the log takes it; at once if no
+     * leader is known, so that this thread never waits for one.
      */
     private void appendDecision(Abandon decision) {
+        if (!membership.serving() && log.leader().isEmpty()) {
+            // No leader known: RaftLog.append would wait for one on this thread, the control channel's receiver, and
+            // every later message from the scheduler (a join's DRAIN_STATUS, resent ABANDONs) would wait behind it.
+            unlogged.add(decision);
+            return;
+        }
         Futures.whenDone(log.append(decision, decision.describe()), (done, failure) -> {
             if (failure == null) {
                 return;

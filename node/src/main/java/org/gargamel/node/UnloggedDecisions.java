@@ -58,9 +58,11 @@ final class UnloggedDecisions {
                         () -> closed.getAsBoolean()
                                 || serving.getAsBoolean()
                                 || supervisor.failure().isDone());
+            } catch (InterruptedException e) {
+                throw e; // the node stops: an interrupt swallowed here left this thread waiting on take() for ever
             } catch (Exception e) {
                 if (closed.getAsBoolean()) {
-                    continue; // the log closed under it: the node is stopping
+                    return; // the log closed under it: the node is stopping
                 }
                 throw e;
             }

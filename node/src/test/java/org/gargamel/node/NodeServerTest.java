@@ -779,8 +779,11 @@ class NodeServerTest {
             Await.until(
                     "a settlement from each node",
                     Duration.ofSeconds(10),
-                    () -> settlementsBy("node-1").size() == 1
-                            && settlementsBy("node-2").size() == 1);
+                    () -> settlementsBy("node-1").size() >= 1
+                            && settlementsBy("node-2").size() >= 1);
+            // A slow append may be sent again (RaftLog, after 3 s): each copy is answered, so count from here.
+            int before1 = settlementsBy("node-1").size();
+            int before2 = settlementsBy("node-2").size();
             // 1's write-set comes after the decision: discarded everywhere (5, after it, says when).
             append(
                     departed,
@@ -800,12 +803,16 @@ class NodeServerTest {
             Await.until(
                     "each node's answer to the repeated decision",
                     Duration.ofSeconds(10),
-                    () -> settlementsBy("node-1").size() == 2
-                            && settlementsBy("node-2").size() == 2,
+                    () -> settlementsBy("node-1").size() > before1
+                            && settlementsBy("node-2").size() > before2,
                     () -> scheduler.settlements.toString());
             for (String node : NODES) {
                 Settlement first = new Settlement(node, "node-3", new long[] {1}, List.of(paid), new long[0]);
-                assertEquals(List.of(first, first), settlementsBy(node), "every copy answered alike by " + node);
+                List<Settlement> answers = settlementsBy(node);
+                assertTrue(answers.size() >= 2, answers.toString());
+                for (Settlement answer : answers) {
+                    assertEquals(first, answer, "every copy answered alike by " + node);
+                }
             }
         }
         for (int server = 0; server < 2; server++) {

@@ -42,11 +42,12 @@ final class SettledTransactions {
         settle(txn, new Settled(false, outcome));
     }
 
+    /**
+     * The first settlement of {@code txn} stands; a later one changes nothing (a decision naming a transaction twice
+     * must not stop every replica's apply loop at once).
+     */
     private void settle(long txn, Settled how) {
-        Settled earlier = settled.putIfAbsent(txn, how);
-        if (earlier != null) {
-            throw new IllegalStateException("transaction " + txn + " was settled already (" + earlier + ")");
-        }
+        settled.putIfAbsent(txn, how);
     }
 
     /**
