@@ -12,6 +12,7 @@ import org.gargamel.launcher.command.DemoCommand;
 import org.gargamel.launcher.command.ProfileCommand;
 import org.gargamel.launcher.command.ServeCommand;
 import org.gargamel.launcher.command.SimulateCommand;
+import org.gargamel.launcher.command.SoakCommand;
 import org.gargamel.launcher.command.TpccCommand;
 import org.gargamel.launcher.command.VerifyCommand;
 import org.gargamel.launcher.server.CommandContext;
@@ -41,6 +42,7 @@ import picocli.CommandLine.Spec;
         subcommands = {
             DemoCommand.class,
             ChaosCommand.class,
+            SoakCommand.class,
             ServeCommand.class,
             TpccCommand.class,
             BankCommand.class,

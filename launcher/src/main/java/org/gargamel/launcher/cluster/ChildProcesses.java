@@ -105,6 +105,15 @@ final class ChildProcesses {
         return byRole;
     }
 
+    /** See {@link LocalGargamelCluster#processIdsByName}. */
+    Map<String, Long> processIdsByName() {
+        Map<String, Long> byName = new LinkedHashMap<>();
+        for (ChildProcess process : processes) {
+            byName.put(process.name(), process.pid());
+        }
+        return byName;
+    }
+
     /** See {@link LocalGargamelCluster#kill}. */
     long kill(String name) throws InterruptedException {
         ChildProcess process = process(name);

@@ -420,6 +420,20 @@ public final class LocalGargamelCluster implements GargamelCluster {
         return children.processIdsByRole(plan.nodeNames());
     }
 
+    /** The pid of each running process by its name (scheduler, scheduler-2, node-1, ..., frontend). */
+    public Map<String, Long> processIdsByName() {
+        return children.processIdsByName();
+    }
+
+    /** Each node's data directory (its write-set log, snapshots and statistics), by node name. */
+    public Map<String, java.nio.file.Path> nodeDataDirectories() {
+        Map<String, java.nio.file.Path> directories = new java.util.LinkedHashMap<>();
+        for (String node : plan.nodeNames()) {
+            directories.put(node, plan.directory().resolve(node + "-data"));
+        }
+        return directories;
+    }
+
     /**
      * Kills process {@code name} (scheduler or node-N) with SIGKILL, as a crash would: no shutdown hook runs, nothing is
      * flushed. Its death is not a failure of the cluster; {@link #restart} starts it again. Returns its pid.

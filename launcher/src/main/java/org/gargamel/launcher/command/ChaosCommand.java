@@ -41,7 +41,7 @@ import picocli.CommandLine.Spec;
             "       [every option of demo]"
         },
         defaultValueProvider = ChaosCommand.Defaults.class)
-public final class ChaosCommand implements Callable<Integer> {
+public class ChaosCommand implements Callable<Integer> {
     @Mixin
     private RunOptions options;
 
@@ -78,12 +78,21 @@ public final class ChaosCommand implements Callable<Integer> {
             description = "seed of the choice of the nodes to kill (default: from the clock)")
     private Long faultSeed;
 
+    @Option(
+            names = "--sample-every",
+            paramLabel = "D",
+            converter = DurationConverter.class,
+            description = "sample every process's heap retained after GC, threads and open files, each node's data"
+                    + " directory and the throughput this often, and write resources.json and resources.svg beside"
+                    + " result.json (soak's default: 30s; chaos: not sampled)")
+    private Duration sampleEvery;
+
     @Spec
     private CommandSpec spec;
 
     private final CommandContext context;
 
-    ChaosCommand(CommandContext context) {
+    protected ChaosCommand(CommandContext context) {
         this.context = context;
     }
 
@@ -184,23 +193,39 @@ public final class ChaosCommand implements Callable<Integer> {
         return new FaultPlan(interval, downtime, faultSeed != null ? faultSeed : System.nanoTime(), chosen);
     }
 
+    /** The sampling interval asked for ({@code --sample-every}), or null: not sampled. */
+    Duration sampleEvery() {
+        return sampleEvery;
+    }
+
     @Override
     public Integer call() {
         RunRequest request = request();
         FaultPlan plan = faults(request);
-        return new TpccRun(request, context.out(), context.err())
-                .withFaults(plan)
-                .execute();
+        TpccRun run = new TpccRun(request, context.out(), context.err()).withFaults(plan);
+        if (sampleEvery != null) {
+            if (sampleEvery.isZero() || sampleEvery.isNegative()) {
+                throw Usage.error(spec, "--sample-every must be positive, got " + sampleEvery);
+            }
+            run.withResourceSampling(sampleEvery);
+        }
+        return run.execute();
     }
 
-    /** Where chaos's defaults differ from {@code tpcc run}'s: 2 warehouses, 2 minutes. */
+    /**
+     * Where chaos's defaults differ from {@code tpcc run}'s: 2 warehouses, 2 minutes; and soak's ({@link SoakCommand},
+     * which picocli gives this provider too): an hour, sampled every 30 s.
+     */
     static final class Defaults implements IDefaultValueProvider {
         @Override
         public String defaultValue(ArgSpec argument) {
             if (argument instanceof OptionSpec option) {
+                boolean soak = argument.command() != null
+                        && SoakCommand.NAME.equals(argument.command().name());
                 return switch (option.longestName()) {
                     case "--warehouses" -> "2";
-                    case "--duration" -> "2m";
+                    case "--duration" -> soak ? "60m" : "2m";
+                    case "--sample-every" -> soak ? "30s" : null;
                     default -> null;
                 };
             }

@@ -51,6 +51,8 @@ public final class TpccRun {
     private FaultPlan faults;
     /** Told when the measurement interval begins and ends. */
     private MeasurementObserver observer = MeasurementObserver.NONE;
+    /** How often a long run samples its processes' resources; null: not sampled. */
+    private java.time.Duration sampleEvery;
 
     /** {@code out}: the summary, the checks and the result file's path; {@code err}: progress and status lines. */
     public TpccRun(RunRequest request, PrintStream out, PrintStream err) {
@@ -62,6 +64,16 @@ public final class TpccRun {
     /** Injects {@code plan}'s faults into the cluster this run starts while the terminals run (a chaos run). */
     public TpccRun withFaults(FaultPlan plan) {
         this.faults = plan;
+        return this;
+    }
+
+    /**
+     * Samples every process's retained heap, threads and open files, each node's data directory and the throughput
+     * every {@code every} while the terminals run, and writes {@code resources.json} and {@code resources.svg} beside
+     * result.json (a long run: {@code soak}). Only for a cluster this run starts.
+     */
+    public TpccRun withResourceSampling(java.time.Duration every) {
+        this.sampleEvery = every;
         return this;
     }
 
@@ -104,7 +116,12 @@ public final class TpccRun {
                             ? 2
                             : 1;
             try (RunConnection connection = RunConnection.open(request, urls, schedulers, err)) {
-                TerminalEmulator emulator = new TerminalEmulator(settings, connection::executor);
+                java.util.concurrent.atomic.AtomicLong answered = new java.util.concurrent.atomic.AtomicLong();
+                TerminalEmulator emulator = new TerminalEmulator(
+                        settings,
+                        terminal -> sampleEvery == null
+                                ? connection.executor(terminal)
+                                : counting(connection.executor(terminal), answered));
                 connection.onFailure(emulator::stop);
                 Thread stopOnInterrupt = interruptHook(interrupted, emulator, connection);
                 Runtime.getRuntime().addShutdownHook(stopOnInterrupt);
@@ -114,6 +131,7 @@ public final class TpccRun {
                 List<Fault> injected = null;
                 List<Long> unshippedAtSiteKills = List.of();
                 RunCpu cpu = null;
+                org.gargamel.launcher.soak.ResourceReport resources = null;
                 try {
                     err.printf(
                             "running TPC-C %s %d warehouse(s), %s, %s%n",
@@ -125,6 +143,7 @@ public final class TpccRun {
                             request.interval());
                     nextOrderIdsBefore = NewOrderLedger.nextOrderIds(urls.get(0));
                     FaultInjector injector = faults == null ? null : startFaults(connection, databases);
+                    org.gargamel.launcher.soak.ResourceSampler sampler = sampleResources(connection, answered);
                     ProcessCpuMeter meter = cpuMeter(connection, databases);
                     AtomicReference<ProcessCpuMeter.Reading> measurementStart = new AtomicReference<>();
                     AtomicBoolean observed = new AtomicBoolean();
@@ -149,6 +168,10 @@ public final class TpccRun {
                             injector.stop(); // a node killed last is back before the checks
                             injected = injector.faults();
                             unshippedAtSiteKills = injector.unshippedAtKills();
+                        }
+                        if (sampler != null) {
+                            sampler.close();
+                            resources = new org.gargamel.launcher.soak.ResourceReport(sampler.samples());
                         }
                     }
                     nodes = connection.finish(interrupted.get());
@@ -197,6 +220,13 @@ public final class TpccRun {
                     FaultInjector.describe(injected).forEach(out::println);
                 }
                 nodes.ifPresent(byNodes -> out.print(byNodes.render()));
+                if (resources != null) {
+                    java.nio.file.Files.createDirectories(request.out());
+                    resources.write(request.out());
+                    out.println("resources (heap retained after GC, first against last readings; "
+                            + request.out().resolve("resources.svg") + "):");
+                    resources.summary().forEach(out::println);
+                }
                 out.flush();
                 if (interrupted.get()) {
                     return reportInterrupted(err);
@@ -347,6 +377,46 @@ public final class TpccRun {
                     site, (Double) latency.get("p50"), (Double) latency.get("p99"), (Double) latency.get("calls")));
         });
         return text.toString();
+    }
+
+    /** The resource sampler of a long run, started; null if not asked for or the cluster is not started here. */
+    private org.gargamel.launcher.soak.ResourceSampler sampleResources(
+            RunConnection connection, java.util.concurrent.atomic.AtomicLong answered) {
+        if (sampleEvery == null) {
+            return null;
+        }
+        return connection
+                .localCluster()
+                .map(cluster -> new org.gargamel.launcher.soak.ResourceSampler(
+                                () -> {
+                                    Map<String, Long> byName = new java.util.LinkedHashMap<>();
+                                    byName.put("client", ProcessHandle.current().pid());
+                                    byName.putAll(cluster.processIdsByName());
+                                    return byName;
+                                },
+                                cluster.nodeDataDirectories(),
+                                answered::get,
+                                sampleEvery)
+                        .start())
+                .orElse(null);
+    }
+
+    /** {@code executor}, counting the calls it has answered into {@code answered}. */
+    private static org.gargamel.tpcc.workload.CallExecutor counting(
+            org.gargamel.tpcc.workload.CallExecutor executor, java.util.concurrent.atomic.AtomicLong answered) {
+        return new org.gargamel.tpcc.workload.CallExecutor() {
+            @Override
+            public org.gargamel.tpcc.workload.ExecutionOutcome execute(org.gargamel.common.call.ProcedureCall call) {
+                org.gargamel.tpcc.workload.ExecutionOutcome outcome = executor.execute(call);
+                answered.incrementAndGet();
+                return outcome;
+            }
+
+            @Override
+            public void close() {
+                executor.close();
+            }
+        };
     }
 
     /**

@@ -141,6 +141,23 @@ class CommandLineParsingTest {
         assertTrue(run.out().toString().startsWith("out/tpcc-"), run.out().toString());
     }
 
+    /** soak is chaos for an hour, sampled every 30 s; chaos samples nothing unless asked. */
+    @Test
+    void soakIsAnHourOfChaosSampledEveryThirtySeconds() {
+        CommandLine soak = new CommandExecution(context).commandLine(new SoakCommand(context));
+        soak.parseArgs();
+        SoakCommand parsed = (SoakCommand) soak.getCommand();
+        assertEquals(Duration.ofMinutes(60), parsed.request().duration());
+        assertEquals(2, parsed.request().warehouses());
+        assertEquals(Duration.ofSeconds(30), parsed.sampleEvery());
+        CommandLine chaos = new CommandExecution(context).commandLine(new ChaosCommand(context));
+        chaos.parseArgs();
+        assertEquals(null, ((ChaosCommand) chaos.getCommand()).sampleEvery());
+        assertEquals(
+                Duration.ofMinutes(2),
+                ((ChaosCommand) chaos.getCommand()).request().duration());
+    }
+
     @Test
     void unknownOptionNamesTheOptionAndTheCommandAndStartsNothing() {
         CommandRunner typo = CommandRunner.run("tpcc", "run", "--warehouse", "1");

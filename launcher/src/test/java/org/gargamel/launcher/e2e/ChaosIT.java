@@ -50,6 +50,9 @@ class ChaosIT {
                 // took up to 23 s to heal and 50 s held only two.
                 "--kinds",
                 "scheduler,postgres,node",
+                // Sampled as soak samples: the sampler follows a process killed and started again under its new pid.
+                "--sample-every",
+                "5s",
                 "--out",
                 out.toString());
         List<ProcessHandle> children = Orphans.watchDescendants(chaos.process);
@@ -80,6 +83,39 @@ class ChaosIT {
         assertTrue(output.contains("killed node-"), output);
         assertTrue(output.contains("killed the PostgreSQL of node-"), output);
         assertTrue(output.contains("killed scheduler"), output);
+
+        JsonNode resources =
+                new ObjectMapper().readTree(out.resolve("resources.json").toFile());
+        JsonNode samples = resources.get("samples");
+        assertTrue(samples.size() >= 12, "a sample every 5 s for 80 s: " + samples.size());
+        java.util.Map<String, java.util.Set<Long>> pids = new java.util.TreeMap<>();
+        for (JsonNode sample : samples) {
+            sample.get("processes").properties().forEach(process -> {
+                pids.computeIfAbsent(process.getKey(), name -> new java.util.TreeSet<>())
+                        .add(process.getValue().get("pid").asLong());
+                assertTrue(process.getValue().get("threads").asInt() > 0, process.toString());
+                assertTrue(process.getValue().get("openFiles").asInt() > 0, process.toString());
+            });
+            assertTrue(sample.get("dataDirectoryBytes").get("node-1").asLong() > 0, sample.toString());
+        }
+        assertTrue(
+                pids.keySet().containsAll(java.util.List.of("client", "scheduler", "node-1", "node-2", "node-3")),
+                pids.toString());
+        assertTrue(
+                pids.entrySet().stream()
+                        .anyMatch(e ->
+                                e.getKey().startsWith("node-") && e.getValue().size() > 1),
+                "the killed node followed under its new pid: " + pids);
+        assertTrue(
+                samples.get(samples.size() - 1)
+                                .get("processes")
+                                .get("node-1")
+                                .get("heapAfterGcBytes")
+                                .asLong()
+                        > 0,
+                "a node's heap read through its management agent");
+        assertTrue(output.contains("heap after GC"), output);
+        assertTrue(java.nio.file.Files.size(out.resolve("resources.svg")) > 1000);
 
         Orphans.assertAllGone(children, output);
     }
