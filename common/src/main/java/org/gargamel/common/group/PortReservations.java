@@ -29,8 +29,12 @@ import java.util.Map;
  * that file, so the channel is opened once and never closed.
  */
 final class PortReservations {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(PortReservations.class);
+
     private final Path file;
+    /** Null when the file could not be opened: reservations then hold among this JVM's picks only ({@link #open}). */
     private final FileChannel channel;
+
     private final Map<Integer, FileLock> held = new HashMap<>();
 
     private PortReservations(Path file, FileChannel channel) {
@@ -64,11 +68,15 @@ final class PortReservations {
                 }
             }
             return new PortReservations(file, channel);
-        } catch (IOException e) {
-            throw new UncheckedIOException(
-                    "cannot open " + file + ", where the JVMs of this machine reserve the ports they pick: "
-                            + e.getMessage(),
-                    e);
+        } catch (IOException | UnsupportedOperationException e) {
+            // A symlink, another user's file this one may not write, a file system without locks: ports are still
+            // reserved among this JVM's own picks, as before there was a file, rather than no port for anyone.
+            LOG.warn(
+                    "cannot open {}, where the JVMs of this machine reserve the ports they pick ({}): ports picked"
+                            + " here are reserved against this JVM's own picks only",
+                    file,
+                    e.toString());
+            return new PortReservations(file, null);
         }
     }
 
@@ -76,6 +84,10 @@ final class PortReservations {
     synchronized boolean reserve(int port) {
         if (held.containsKey(port)) {
             return false;
+        }
+        if (channel == null) {
+            held.put(port, null);
+            return true;
         }
         FileLock lock;
         try {
@@ -96,7 +108,7 @@ final class PortReservations {
     synchronized void release(int port) {
         FileLock lock = held.remove(port);
         if (lock == null) {
-            return;
+            return; // not held, or held without a file
         }
         try {
             lock.release();

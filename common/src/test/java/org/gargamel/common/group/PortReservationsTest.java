@@ -59,6 +59,21 @@ class PortReservationsTest {
         }
     }
 
+    /**
+     * A file that cannot be opened (here a symlink, which is refused; another user's file, a file system without
+     * locks) leaves reservations among this JVM's own picks, rather than no port for any test or command.
+     */
+    @Test
+    void aFileThatCannotBeOpenedLeavesReservationsWithinThisJvm() throws Exception {
+        Path target = Files.createFile(directory.resolve("elsewhere"));
+        Path link = Files.createSymbolicLink(directory.resolve("ports.lock"), target);
+        PortReservations reservations = PortReservations.open(link);
+        assertTrue(reservations.reserve(20_001));
+        assertFalse(reservations.reserve(20_001), "reserved once");
+        reservations.release(20_001);
+        assertTrue(reservations.reserve(20_001), "free again once released");
+    }
+
     @Test
     void aJvmReservesAPortOnceUntilItReleasesIt() {
         PortReservations reservations = PortReservations.open(directory.resolve(LoopbackPorts.RESERVATIONS_FILE));

@@ -164,14 +164,17 @@ public final class TpccRun {
                             observer.ended(statistics);
                         }
                     } finally {
-                        if (injector != null) {
-                            injector.stop(); // a node killed last is back before the checks
-                            injected = injector.faults();
-                            unshippedAtSiteKills = injector.unshippedAtKills();
-                        }
-                        if (sampler != null) {
-                            sampler.close();
-                            resources = new org.gargamel.launcher.soak.ResourceReport(sampler.samples());
+                        try {
+                            if (injector != null) {
+                                injector.stop(); // a node killed last is back before the checks
+                                injected = injector.faults();
+                                unshippedAtSiteKills = injector.unshippedAtKills();
+                            }
+                        } finally {
+                            if (sampler != null) {
+                                sampler.close();
+                                resources = new org.gargamel.launcher.soak.ResourceReport(sampler.samples());
+                            }
                         }
                     }
                     nodes = connection.finish(interrupted.get());
@@ -223,8 +226,8 @@ public final class TpccRun {
                 if (resources != null) {
                     java.nio.file.Files.createDirectories(request.out());
                     resources.write(request.out());
-                    out.println("resources (heap retained after GC, first against last readings; "
-                            + request.out().resolve("resources.svg") + "):");
+                    out.println("resources (heap retained after a full GC, 10 min into each process's longest life"
+                            + " against its end; " + request.out().resolve("resources.svg") + "):");
                     resources.summary().forEach(out::println);
                 }
                 out.flush();

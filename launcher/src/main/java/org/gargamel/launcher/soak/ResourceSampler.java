@@ -17,7 +17,7 @@ import java.util.stream.Stream;
 
 /**
  * Samples, every {@code every}, the resources each process of a local cluster holds ({@link ProcessResources}: heap
- * retained after GC, threads, open files, resident memory), the size of each node's data directory, and the run's
+ * retained after a full collection, threads, open files, resident memory), the size of each node's data directory, and the run's
  * throughput, on a daemon thread of its own, for the length of a long run (issue 43: an hour of faults must leave
  * every process's retained heap flat). Processes are looked up by name at each sample, so a process killed and started
  * again is followed under its new pid.
@@ -81,7 +81,12 @@ public final class ResourceSampler implements AutoCloseable {
                 continue;
             }
             next += every.toNanos();
-            sample();
+            try {
+                sample();
+            } catch (RuntimeException e) {
+                // one sample lost (a process gone while read in a way not foreseen): the run goes on, and so do the
+                // others
+            }
         }
     }
 

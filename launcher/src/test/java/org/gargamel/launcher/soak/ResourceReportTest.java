@@ -41,8 +41,10 @@ class ResourceReportTest {
             samples.add(new ResourceSample(seconds, processes, Map.of("node-1", 1024L * i), 100 + i % 7));
         }
         ResourceReport report = new ResourceReport(samples);
-        assertEquals(600, report.referenceSeconds(), 0.001);
         Map<String, ResourceReport.Growth> growth = report.heapGrowth();
+        assertEquals(600, growth.get("scheduler").referenceSeconds(), 0.001);
+        assertEquals(3600, growth.get("scheduler").lifeSeconds(), 0.001);
+        assertEquals(1, growth.get("scheduler").incarnations());
         assertTrue(growth.get("scheduler").flat(), growth.toString());
         assertTrue(Math.abs(growth.get("scheduler").growth()) < 0.06, growth.toString());
         assertFalse(growth.get("node-1 <&>").flat(), growth.toString());
@@ -76,8 +78,33 @@ class ResourceReportTest {
             samples.add(new ResourceSample(
                     10.0 * i, Map.of("client", new ProcessResources(1, 10 * MB, 20, 10, 100 * MB)), Map.of(), 5));
         }
-        ResourceReport report = new ResourceReport(samples);
-        assertEquals(40.0 / 6, report.referenceSeconds(), 0.001);
-        assertEquals(Map.of(), report.heapGrowth(), "five readings are too few to compare");
+        assertEquals(Map.of(), new ResourceReport(samples).heapGrowth(), "five readings are too few to compare");
+        assertEquals(40.0 / 6, ResourceReport.referenceAfter(40), 0.001);
+        assertEquals(600, ResourceReport.referenceAfter(3600), 0.001);
+    }
+
+    /**
+     * A process killed and started again is a new JVM, its heap afresh: its growth is read within its longest life,
+     * not from one JVM's minute 10 to another's end (which would hide a leak that each incarnation repeats).
+     */
+    @Test
+    void aRestartedProcessIsComparedWithinItsLongestLife() {
+        List<ResourceSample> samples = new ArrayList<>();
+        for (int i = 0; i <= 60; i++) {
+            double seconds = 30.0 * i;
+            long pid = i < 20 ? 100 : 200; // killed at 10 minutes, started again under pid 200
+            long start = i < 20 ? 0 : 20;
+            long leak = (i - start) * 2 * MB; // each incarnation leaks 4 MB a minute from 40 MB
+            samples.add(new ResourceSample(
+                    seconds,
+                    Map.of("node-2", new ProcessResources(pid, 40 * MB + leak, 50, 60, 300 * MB)),
+                    Map.of(),
+                    100));
+        }
+        ResourceReport.Growth growth = new ResourceReport(samples).heapGrowth().get("node-2");
+        assertEquals(2, growth.incarnations(), growth.toString());
+        assertEquals(1200, growth.lifeSeconds(), 0.001, "the second life, 20 minutes: " + growth);
+        assertFalse(growth.flat(), "its leak is seen: " + growth);
+        assertTrue(growth.referenceSeconds() >= 600 + 200 - 30, growth.toString());
     }
 }
