@@ -210,10 +210,7 @@ final class MultiSite implements SiteCoordinator {
     @Override
     public void hello(String node, Address address, boolean joined) {
         if (joined) {
-            long[] unknown = visibleAt.entrySet().stream()
-                    .filter(call -> !call.getValue().contains(node))
-                    .mapToLong(Map.Entry::getKey)
-                    .toArray();
+            long[] unknown = awaitedFrom(node);
             if (unknown.length > 0) {
                 loop.send(address, new VisibilityQuery(unknown));
             }

@@ -30,6 +30,7 @@ import org.gargamel.common.wire.Settlement;
 import org.gargamel.common.wire.SubmitCall;
 import org.gargamel.common.wire.Superseded;
 import org.gargamel.common.wire.TakeOver;
+import org.gargamel.common.wire.VisibilityQuery;
 import org.gargamel.common.wire.WireCodec;
 import org.gargamel.scheduler.core.Scheduler;
 import org.gargamel.scheduler.sites.Agreement;
@@ -447,7 +448,7 @@ public final class SchedulerServer implements AutoCloseable {
                 forgotten,
                 awaited.length);
         if (awaited.length > 0) {
-            send(address, new org.gargamel.common.wire.VisibilityQuery(awaited));
+            send(address, new VisibilityQuery(awaited));
         }
     }
 
