@@ -11,15 +11,21 @@ import org.gargamel.common.client.GargamelClient;
 import org.gargamel.launcher.cluster.LocalGargamelCluster;
 
 /**
- * Runs a {@link FaultPlan} against a local cluster while the terminals run: kill -9 a node (or its PostgreSQL), wait
- * until the scheduler serves without it, start it (or its PostgreSQL) again after the downtime, wait until the node
- * has caught up and joined, then wait the interval.
+ * Runs a {@link FaultPlan} against a local cluster while the terminals run: kill -9 a node (or its PostgreSQL), or cut
+ * its link, wait until the scheduler serves without it, start it (or its PostgreSQL) again or heal the link after the
+ * downtime, wait until the node has caught up and joined, then wait the interval.
  * One fault at a time, so the write-set log always has its majority. Each fault is recorded ({@link #faults()}); a
  * node that cannot be started again ends the injection and is reported (the run then fails its checks).
  */
 public final class FaultInjector {
     private static final Duration POLL = Duration.ofMillis(50);
     private static final Duration NOTICE_TIMEOUT = Duration.ofSeconds(60);
+    /**
+     * How long a node whose partition healed may take to serve again: its groups merge, it catches up with the
+     * write-set log or, if it committed what the log abandoned, is rebuilt from a peer (87 s seen in a 45-minute soak
+     * after a kill, docs/results.md).
+     */
+    private static final Duration MERGE_TIMEOUT = Duration.ofMinutes(4);
 
     private final LocalGargamelCluster cluster;
     private final Databases databases;
@@ -136,7 +142,15 @@ public final class FaultInjector {
             return injectSiteFault(target, client, at);
         }
         try {
-            pid = kind == FaultPlan.Kind.POSTGRES ? databases.kill(index) : cluster.kill(target);
+            pid = switch (kind) {
+                case POSTGRES -> databases.kill(index);
+                case PARTITION -> {
+                    Long running = cluster.processIdsByName().get(target);
+                    cluster.cut(target);
+                    yield running == null ? -1 : running;
+                }
+                default -> cluster.kill(target);
+            };
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
@@ -152,7 +166,11 @@ public final class FaultInjector {
             err.printf("chaos: cannot kill the %s of %s: %s%n", kind, target, e.getMessage());
             return false;
         }
-        err.printf("chaos: %.1f s: killed %s (pid %d) with SIGKILL%n", at, describe(kind, target), pid);
+        if (kind == FaultPlan.Kind.PARTITION) {
+            err.printf("chaos: %.1f s: cut %s (pid %d) off the network%n", at, target, pid);
+        } else {
+            err.printf("chaos: %.1f s: killed %s (pid %d) with SIGKILL%n", at, describe(kind, target), pid);
+        }
         Long recovered = null;
         String error = null;
         try {
@@ -174,6 +192,15 @@ public final class FaultInjector {
                 }
                 awaitNodes(client, count -> count >= before);
                 recovered = millisSince(killed);
+            } else if (kind == FaultPlan.Kind.PARTITION) {
+                try {
+                    awaitNodes(client, count -> count < before, NOTICE_TIMEOUT);
+                    recovered = millisSince(killed);
+                    sleepUninterruptibly(plan.downtime());
+                } finally {
+                    cluster.heal(target); // whatever happened: a run never ends with a node cut off
+                }
+                awaitNodes(client, count -> count >= before, MERGE_TIMEOUT);
             } else {
                 awaitNodes(client, count -> count < before);
                 recovered = millisSince(killed);
@@ -297,12 +324,17 @@ public final class FaultInjector {
 
     private void awaitNodes(GargamelClient client, java.util.function.IntPredicate done)
             throws InterruptedException, TimeoutException {
-        long deadline = System.nanoTime() + NOTICE_TIMEOUT.toNanos();
+        awaitNodes(client, done, NOTICE_TIMEOUT);
+    }
+
+    private void awaitNodes(GargamelClient client, java.util.function.IntPredicate done, Duration timeout)
+            throws InterruptedException, TimeoutException {
+        long deadline = System.nanoTime() + timeout.toNanos();
         int count;
         while ((count = nodeCount(client)) < 0 || !done.test(count)) { // -1: no answer (no scheduler right now)
             if (System.nanoTime() > deadline) {
                 throw new TimeoutException(
-                        "the scheduler's node count did not change within " + NOTICE_TIMEOUT.toSeconds() + " s");
+                        "the scheduler's node count did not change within " + timeout.toSeconds() + " s");
             }
             Thread.sleep(POLL.toMillis());
         }

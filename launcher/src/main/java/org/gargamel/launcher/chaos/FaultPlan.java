@@ -9,7 +9,9 @@ import java.util.List;
  * with {@code seed}, of each of {@code kinds} in turn: its process killed with SIGKILL and started again with
  * the same command {@code downtime} later, or its PostgreSQL killed with SIGKILL (every process of the server) and
  * started again {@code downtime} later, while the node waits for it; or the scheduler's process killed and started
- * again (a new scheduler takes over: docs/protocol.md, Scheduler failover).
+ * again (a new scheduler takes over: docs/protocol.md, Scheduler failover); or the node's network link cut (a
+ * partition: it runs on, cut off from the scheduler, the other nodes and its database) and healed {@code downtime}
+ * after the cluster went on without it.
  */
 public record FaultPlan(Duration interval, Duration downtime, long seed, List<Kind> kinds) {
     /** What is killed. */
@@ -30,7 +32,14 @@ public record FaultPlan(Duration interval, Duration downtime, long seed, List<Ki
          * started again from their disks after the downtime. The other sites go on meanwhile; what the site had
          * acknowledged and not yet shipped reaches them once it is back (docs/multisite.md).
          */
-        SITE("site");
+        SITE("site"),
+        /**
+         * A partition: the node's network link taken down (it lives in a network namespace of its own: {@code
+         * ClusterNetwork.Namespaced}); once the scheduler has settled its calls without it and served on for the
+         * downtime, the link comes back and the node merges, catches up (or is rebuilt from a peer) and serves again.
+         * Needs root and embedded servers.
+         */
+        PARTITION("partition");
 
         private final String configName;
 
@@ -50,7 +59,7 @@ public record FaultPlan(Duration interval, Duration downtime, long seed, List<Ki
                 }
             }
             throw new IllegalArgumentException("unknown fault kind '" + name
-                    + "' (expected node, postgres, scheduler, scheduler-machine or site)");
+                    + "' (expected node, postgres, partition, scheduler, scheduler-machine or site)");
         }
 
         /** Whether the fault kills a scheduler (the target is a scheduler, whatever node was drawn). */

@@ -30,8 +30,23 @@ public final class ChildProcess implements AutoCloseable {
     public static ChildProcess startJava(
             String name, String classPath, String mainClass, List<String> arguments, List<String> jvmOptions, Path log)
             throws IOException {
+        return startJava(name, List.of(), classPath, mainClass, arguments, jvmOptions, log);
+    }
+
+    /**
+     * As above, the command run under {@code prefix} ({@code ip netns exec NS}, which execs it: the pid is the JVM's).
+     */
+    public static ChildProcess startJava(
+            String name,
+            List<String> prefix,
+            String classPath,
+            String mainClass,
+            List<String> arguments,
+            List<String> jvmOptions,
+            Path log)
+            throws IOException {
         Files.createDirectories(log.toAbsolutePath().getParent());
-        List<String> command = new ArrayList<>();
+        List<String> command = new ArrayList<>(prefix);
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         // Children keep their temporary files where ours go, so a test can check that nothing is left behind.
         command.add("-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"));

@@ -63,8 +63,11 @@ final class ChildProcesses {
         return name.equals(FRONTEND) ? FRONTEND_JVM_OPTIONS : childJvmOptions;
     }
 
-    /** How a process is started: its arguments, its log, and the line that says it is ready. */
-    record Launch(List<String> arguments, Path log, String readyMarker) {}
+    /**
+     * How a process is started: what its java command runs under (nothing, or {@code ip netns exec NS}: {@link
+     * ClusterNetwork#launchPrefix}), its arguments, its log, and the line that says it is ready.
+     */
+    record Launch(List<String> prefix, List<String> arguments, Path log, String readyMarker) {}
 
     private final List<ChildProcess> processes = new CopyOnWriteArrayList<>();
     /** How each process was started, by name, to start it again after a fault ({@link #restart}). */
@@ -80,7 +83,13 @@ final class ChildProcesses {
     /** Starts process {@code name} as {@code launch} says, from gargamel-server.jar. */
     ChildProcess start(String name, Launch launch) throws IOException {
         ChildProcess process = ChildProcess.startJava(
-                name, ServerClassPath.get(), MAIN_CLASS, launch.arguments(), jvmOptions(name), launch.log());
+                name,
+                launch.prefix(),
+                ServerClassPath.get(),
+                MAIN_CLASS,
+                launch.arguments(),
+                jvmOptions(name),
+                launch.log());
         launches.put(name, launch);
         processes.add(process);
         return process;

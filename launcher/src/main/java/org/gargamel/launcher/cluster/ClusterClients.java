@@ -61,7 +61,7 @@ final class ClusterClients {
         GargamelClient connected = null;
         try {
             connected = GargamelClient.connect(
-                    GroupConfig.tcp("127.0.0.1", 0, schedulerHosts(ports))
+                    GroupConfig.tcp(plan.network().address(ClusterNetwork.CLIENT), 0, schedulerHosts(ports))
                             .withSecurity(secret == null ? null : ClusterSecurity.fromSecretFile(secret)),
                     ClientOptions.defaults(),
                     site,
@@ -84,10 +84,11 @@ final class ClusterClients {
         }
     }
 
-    private static List<InetSocketAddress> schedulerHosts(int[] ports) {
+    /** The schedulers listening on {@code ports}: on this host's address, as this JVM's clients are in every network. */
+    private List<InetSocketAddress> schedulerHosts(int[] ports) {
         List<InetSocketAddress> hosts = new ArrayList<>();
         for (int port : ports) {
-            hosts.add(InetSocketAddress.createUnresolved("127.0.0.1", port));
+            hosts.add(InetSocketAddress.createUnresolved(plan.network().address(ClusterNetwork.CLIENT), port));
         }
         return hosts;
     }

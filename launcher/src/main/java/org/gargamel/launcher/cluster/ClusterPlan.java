@@ -13,6 +13,8 @@ import org.gargamel.node.NodeConfig;
  * to disk (off for throw-away embedded servers, whose own data is not durable either). {@code frontend}, when not
  * null, adds a PostgreSQL wire-protocol front end process (docs/frontend.md) once the nodes serve. {@code jit}: the
  * JIT compilers of the scheduler and node JVMs ({@link ChildJit#QUICK_START} unless a run asks for a server's).
+ * {@code network}: where the processes live ({@link ClusterNetwork#LOOPBACK}, or each node in a network namespace of
+ * its own for partition faults).
  */
 public record ClusterPlan(
         Mode mode,
@@ -27,7 +29,8 @@ public record ClusterPlan(
         int appliers,
         int applyGroup,
         SitesPlan sites,
-        ChildJit jit) {
+        ChildJit jit,
+        ClusterNetwork network) {
     /** A cluster without a front end, each node applying with one connection. */
     public ClusterPlan(
             Mode mode,
@@ -51,12 +54,13 @@ public record ClusterPlan(
                 1,
                 NodeConfig.DEFAULT_APPLY_GROUP,
                 null,
-                ChildJit.QUICK_START);
+                ChildJit.QUICK_START,
+                ClusterNetwork.LOOPBACK);
     }
 
     /** This plan with a front end. */
     public ClusterPlan withFrontend(FrontendPlan plan) {
-        return withOptions(plan, appliers, applyGroup, sites, jit);
+        return withOptions(plan, appliers, applyGroup, sites, jit, network);
     }
 
     /**
@@ -64,7 +68,7 @@ public record ClusterPlan(
      * most {@code groupLimit} delivered write-sets per transaction (docs/node.md, Parallel apply and Apply groups).
      */
     public ClusterPlan withApply(int connections, int groupLimit) {
-        return withOptions(frontend, connections, groupLimit, sites, jit);
+        return withOptions(frontend, connections, groupLimit, sites, jit, network);
     }
 
     /**
@@ -72,17 +76,27 @@ public record ClusterPlan(
      * order (docs/multisite.md).
      */
     public ClusterPlan withSites(SitesPlan plan) {
-        return withOptions(frontend, appliers, applyGroup, plan, jit);
+        return withOptions(frontend, appliers, applyGroup, plan, jit, network);
     }
 
     /** This plan with the scheduler and node JVMs compiling with {@code compilers}. */
     public ClusterPlan withJit(ChildJit compilers) {
-        return withOptions(frontend, appliers, applyGroup, sites, compilers);
+        return withOptions(frontend, appliers, applyGroup, sites, compilers, network);
+    }
+
+    /** This plan with its processes placed on {@code placement}. */
+    public ClusterPlan withNetwork(ClusterNetwork placement) {
+        return withOptions(frontend, appliers, applyGroup, sites, jit, placement);
     }
 
     /** This plan with the optional parts the withers change; the required parts stay. */
     private ClusterPlan withOptions(
-            FrontendPlan frontendPlan, int applierCount, int groupLimit, SitesPlan sitesPlan, ChildJit compilers) {
+            FrontendPlan frontendPlan,
+            int applierCount,
+            int groupLimit,
+            SitesPlan sitesPlan,
+            ChildJit compilers,
+            ClusterNetwork placement) {
         return new ClusterPlan(
                 mode,
                 isolation,
@@ -96,12 +110,14 @@ public record ClusterPlan(
                 applierCount,
                 groupLimit,
                 sitesPlan,
-                compilers);
+                compilers,
+                placement);
     }
 
     public ClusterPlan {
         jdbcUrls = List.copyOf(jdbcUrls);
         java.util.Objects.requireNonNull(jit, "jit");
+        java.util.Objects.requireNonNull(network, "network");
         if (jdbcUrls.isEmpty()) {
             throw new IllegalArgumentException("a cluster needs at least one replica");
         }
@@ -114,6 +130,9 @@ public record ClusterPlan(
         }
         if (sites != null && (schedulers != 1 || frontend != null)) {
             throw new IllegalArgumentException("several sites run one scheduler each and no front end (yet)");
+        }
+        if (sites != null && !(network instanceof ClusterNetwork.Loopback)) {
+            throw new IllegalArgumentException("several sites run on this host's loopback (no partitions yet)");
         }
     }
 
@@ -135,8 +154,13 @@ public record ClusterPlan(
 
     /** The nodes' names, node-1 .. node-N: also the members of their write-set log. */
     public List<String> nodeNames() {
+        return nodeNames(replicas());
+    }
+
+    /** The names of the nodes of a cluster of {@code replicas} replicas: node-1 .. node-N. */
+    public static List<String> nodeNames(int replicas) {
         List<String> names = new java.util.ArrayList<>();
-        for (int i = 1; i <= replicas(); i++) {
+        for (int i = 1; i <= replicas; i++) {
             names.add("node-" + i);
         }
         return List.copyOf(names);

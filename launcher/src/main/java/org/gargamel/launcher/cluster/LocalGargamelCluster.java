@@ -20,7 +20,8 @@ import org.gargamel.tpcc.workload.GargamelExecutor;
 
 /**
  * Gargamel on this machine: the scheduler and one node per replica, each a separate JVM started from our own class
- * path, talking JGroups over TCP on 127.0.0.1 with static discovery; plus the client library in this JVM. Writes
+ * path, talking JGroups over TCP with static discovery on 127.0.0.1 (or, for partition faults, each node in a network
+ * namespace of its own: {@link ClusterNetwork}); plus the client library in this JVM. Writes
  * their configuration files and logs under the plan's directory. If a process dies during the run the cluster
  * reports it ({@link #failure()}) and calls the registered listeners, so the run stops at once instead of hanging.
  * {@link #close()} stops every process, also on failure and Ctrl-C.
@@ -80,9 +81,10 @@ public final class LocalGargamelCluster implements GargamelCluster {
         List<String> schedulerNames = plan.schedulerNames();
         int[] schedulerPorts = new int[schedulerNames.size()];
         List<String> controlHosts = new ArrayList<>();
+        ClusterNetwork network = plan.network();
         for (int i = 0; i < schedulerPorts.length; i++) {
             schedulerPorts[i] = LoopbackPorts.pick();
-            controlHosts.add("127.0.0.1:" + schedulerPorts[i]);
+            controlHosts.add(network.address(schedulerNames.get(i)) + ":" + schedulerPorts[i]);
         }
         int[] controlPorts = new int[plan.replicas()];
         int[] writeSetPorts = new int[plan.replicas()];
@@ -90,8 +92,9 @@ public final class LocalGargamelCluster implements GargamelCluster {
         for (int i = 0; i < plan.replicas(); i++) {
             controlPorts[i] = LoopbackPorts.pick();
             writeSetPorts[i] = LoopbackPorts.pick();
-            controlHosts.add("127.0.0.1:" + controlPorts[i]);
-            writeSetHosts.add("127.0.0.1:" + writeSetPorts[i]);
+            String node = plan.nodeNames().get(i);
+            controlHosts.add(network.address(node) + ":" + controlPorts[i]);
+            writeSetHosts.add(network.address(node) + ":" + writeSetPorts[i]);
         }
         Path secret = GroupSecurity.newSecret(directory);
         Map<String, Object> security = GroupSecurity.settings(secret);
@@ -150,7 +153,8 @@ public final class LocalGargamelCluster implements GargamelCluster {
             Map<String, Object> siteSection)
             throws IOException {
         Map<String, Object> scheduler = new LinkedHashMap<>();
-        scheduler.put("control", Map.of("bind", "127.0.0.1:" + port, "initialHosts", controlHosts));
+        scheduler.put(
+                "control", Map.of("bind", plan.network().address(name) + ":" + port, "initialHosts", controlHosts));
         scheduler.put("rules", plan.rules().toAbsolutePath().toString());
         scheduler.put("mode", plan.mode().configName());
         scheduler.put("isolation", plan.isolation().configName());
@@ -170,7 +174,7 @@ public final class LocalGargamelCluster implements GargamelCluster {
             schedulerStatisticsFiles.add(statistics);
             command.addAll(List.of("--stats-file", statistics.toString()));
         }
-        return launch(name, new Launch(List.copyOf(command), plan.directory().resolve(name + ".log"), SCHEDULER_READY));
+        return launch(name, command, plan.directory().resolve(name + ".log"), SCHEDULER_READY);
     }
 
     /** Writes node {@code index}'s configuration and starts it ({@code site}: its site, or null). */
@@ -187,15 +191,17 @@ public final class LocalGargamelCluster implements GargamelCluster {
         String name = "node-" + (index + 1);
         Map<String, Object> node = new LinkedHashMap<>();
         node.put("name", name);
-        node.put("jdbcUrl", plan.jdbcUrls().get(index));
+        ClusterNetwork network = plan.network();
+        node.put("jdbcUrl", network.databaseUrl(plan.jdbcUrls().get(index)));
         node.put("workers", plan.workers());
         node.put("appliers", plan.appliers());
         node.put("applyGroup", plan.applyGroup());
         node.put("rules", plan.rules().toAbsolutePath().toString());
         node.put("mode", plan.mode().configName());
         node.put("isolation", plan.isolation().configName());
-        node.put("control", Map.of("bind", "127.0.0.1:" + controlPort, "initialHosts", controlHosts));
-        node.put("writeSets", Map.of("bind", "127.0.0.1:" + writeSetPort, "initialHosts", writeSetHosts));
+        node.put("control", Map.of("bind", network.address(name) + ":" + controlPort, "initialHosts", controlHosts));
+        node.put(
+                "writeSets", Map.of("bind", network.address(name) + ":" + writeSetPort, "initialHosts", writeSetHosts));
         node.put("replicas", plan.nodeNames());
         Path dataDir = directory.resolve(name + "-data");
         // A local cluster always starts a new write-set log. A copy an earlier run left in this directory (the
@@ -203,7 +209,8 @@ public final class LocalGargamelCluster implements GargamelCluster {
         Directories.deleteRecursively(dataDir);
         node.put("dataDir", dataDir.toAbsolutePath().toString());
         node.put("logFsync", plan.durableLog());
-        List<String> peers = new ArrayList<>(plan.jdbcUrls());
+        List<String> peers = new ArrayList<>(
+                plan.jdbcUrls().stream().map(network::databaseUrl).toList());
         peers.remove(index);
         node.put("peers", peers); // to rebuild from, should this replica ever hold what they do not
         Path statistics = directory.resolve(name + "-stats.json");
@@ -247,9 +254,7 @@ public final class LocalGargamelCluster implements GargamelCluster {
         Path config = directory.resolve(name + ".yaml");
         ConfigFiles.write(config, node);
         return launch(
-                name,
-                new Launch(
-                        List.of("node", "--config", config.toString()), directory.resolve(name + ".log"), NODE_READY));
+                name, List.of("node", "--config", config.toString()), directory.resolve(name + ".log"), NODE_READY);
     }
 
     /**
@@ -351,7 +356,13 @@ public final class LocalGargamelCluster implements GargamelCluster {
         int port = frontend.port() == 0 ? LoopbackPorts.pick() : frontend.port();
         Map<String, Object> config = new LinkedHashMap<>();
         config.put("listen", frontend.host() + ":" + port);
-        config.put("control", Map.of("bind", "127.0.0.1:" + LoopbackPorts.pick(), "initialHosts", controlHosts));
+        config.put(
+                "control",
+                Map.of(
+                        "bind",
+                        plan.network().address(ChildProcesses.FRONTEND) + ":" + LoopbackPorts.pick(),
+                        "initialHosts",
+                        controlHosts));
         config.put("rules", plan.rules().toAbsolutePath().toString());
         if (frontend.trust()) {
             config.put("authentication", "trust");
@@ -374,10 +385,9 @@ public final class LocalGargamelCluster implements GargamelCluster {
         ConfigFiles.write(file, config);
         ChildProcess process = launch(
                 ChildProcesses.FRONTEND,
-                new Launch(
-                        List.of("frontend", "--config", file.toString()),
-                        directory.resolve("frontend.log"),
-                        FRONTEND_READY));
+                List.of("frontend", "--config", file.toString()),
+                directory.resolve("frontend.log"),
+                FRONTEND_READY);
         children.awaitReady(process, FRONTEND_READY, 0);
         frontendPort = port;
     }
@@ -395,8 +405,10 @@ public final class LocalGargamelCluster implements GargamelCluster {
         return frontendPort;
     }
 
-    private ChildProcess launch(String name, Launch launch) throws IOException {
-        return children.start(name, launch);
+    /** Starts process {@code name} with {@code arguments}, under its place in the plan's network. */
+    private ChildProcess launch(String name, List<String> arguments, Path log, String readyMarker) throws IOException {
+        return children.start(
+                name, new Launch(plan.network().launchPrefix(name), List.copyOf(arguments), log, readyMarker));
     }
 
     /** Environment variable that turns the groups' security off for a run (measurements only). */
@@ -448,6 +460,26 @@ public final class LocalGargamelCluster implements GargamelCluster {
      */
     public void restart(String name) throws IOException, InterruptedException {
         children.restart(name);
+    }
+
+    /**
+     * Cuts node {@code name} off from every other process and from its database (a partition) until {@link #heal};
+     * only for a cluster whose nodes live in network namespaces ({@link ClusterNetwork.Namespaced}).
+     */
+    public void cut(String name) throws IOException, InterruptedException {
+        namespaced().cut(name);
+    }
+
+    /** Ends the partition {@link #cut} made. */
+    public void heal(String name) throws IOException, InterruptedException {
+        namespaced().heal(name);
+    }
+
+    private ClusterNetwork.Namespaced namespaced() {
+        if (plan.network() instanceof ClusterNetwork.Namespaced namespaced) {
+            return namespaced;
+        }
+        throw new IllegalStateException("this cluster's nodes share this host's loopback: nothing can be cut off");
     }
 
     /**

@@ -36,7 +36,8 @@ import picocli.CommandLine.Spec;
                     + "each node down 5 s."
         },
         customSynopsis = {
-            "scripts/gargamel chaos [--duration D] [--interval D] [--downtime D] [--kinds node,postgres,scheduler]",
+            "scripts/gargamel chaos [--duration D] [--interval D] [--downtime D]",
+            "       [--kinds node,postgres,partition,scheduler]",
             "       [--fault-seed S] [--out DIR]",
             "       [every option of demo]"
         },
@@ -66,10 +67,12 @@ public class ChaosCommand implements Callable<Integer> {
             paramLabel = "K[,K]",
             split = ",",
             description = "what is killed, in turn: node (a node's process), postgres (a node's PostgreSQL server; "
-                    + "embedded servers only), scheduler (the scheduler's process; a new one takes over), scheduler-machine (with --sites: a site "
+                    + "embedded servers only), partition (a node's network link cut and healed: each node runs in a "
+                    + "network namespace of its own; root, embedded servers, one site), "
+                    + "scheduler (the scheduler's process; a new one takes over), scheduler-machine (with --sites: a site "
                     + "scheduler's process, started again without its copy of the schedule log, as on a new machine), site (with "
                     + "--ack site: a whole site, its scheduler and nodes, started again from their disks); default "
-                    + "node,postgres,scheduler on embedded servers, else node,scheduler")
+                    + "node,postgres,scheduler on embedded servers (soak: and partition), else node,scheduler")
     private List<String> kinds;
 
     @Option(
@@ -156,6 +159,10 @@ public class ChaosCommand implements Callable<Integer> {
                 chosen.add(FaultPlan.Kind.POSTGRES);
             }
             chosen.add(FaultPlan.Kind.SCHEDULER);
+            boolean oneSite = !(request.target() instanceof RunTarget.Gargamel through && through.sites() != null);
+            if (SoakCommand.NAME.equals(spec.name()) && embedded && oneSite) {
+                chosen.add(FaultPlan.Kind.PARTITION); // an hour of faults includes partitions (issue 43)
+            }
         } else {
             for (String kind : kinds) {
                 try {
@@ -183,6 +190,18 @@ public class ChaosCommand implements Callable<Integer> {
                     spec,
                     "option --kinds: site faults need --sites --agreement owned --ack site (with one write-set log"
                             + " across the sites, a whole site down takes its majority)");
+        }
+        if (chosen.contains(FaultPlan.Kind.PARTITION)
+                && request.target() instanceof RunTarget.Gargamel through
+                && through.sites() != null) {
+            throw Usage.error(
+                    spec, "option --kinds: partition faults are for a single site (its nodes in network namespaces)");
+        }
+        if (chosen.contains(FaultPlan.Kind.PARTITION) && !embedded) {
+            throw Usage.error(
+                    spec,
+                    "option --kinds: partition faults need embedded servers (started reachable from the nodes' network"
+                            + " namespaces); with --jdbc-url or Testcontainers leave partition out");
         }
         if (chosen.contains(FaultPlan.Kind.POSTGRES) && !embedded) {
             throw Usage.error(

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Optional;
 import org.gargamel.common.config.Secrets;
 import org.gargamel.common.group.GroupConfig;
+import org.gargamel.launcher.cluster.ClusterNetwork;
 import org.gargamel.launcher.cluster.ClusterPlan;
 import org.gargamel.launcher.cluster.ClusterStatistics;
 import org.gargamel.launcher.cluster.FrontendPlan;
@@ -37,6 +38,13 @@ abstract sealed class RunConnection implements AutoCloseable
      */
     static RunConnection open(RunRequest request, List<String> urls, int schedulers, PrintStream err)
             throws IOException, InterruptedException {
+        return open(request, urls, schedulers, ClusterNetwork.LOOPBACK, err);
+    }
+
+    /** As above, a cluster started here placed on {@code network} (partition faults: each node in a namespace). */
+    static RunConnection open(
+            RunRequest request, List<String> urls, int schedulers, ClusterNetwork network, PrintStream err)
+            throws IOException, InterruptedException {
         if (request.target() instanceof RunTarget.Direct direct) {
             return new Direct(direct, urls.get(0));
         }
@@ -50,7 +58,7 @@ abstract sealed class RunConnection implements AutoCloseable
         return new ThroughGargamel(
                 gargamel,
                 ThroughGargamel.connect(
-                        gargamel, urls, request.out().resolve("logs"), durableLog, schedulers, frontend, err),
+                        gargamel, urls, request.out().resolve("logs"), durableLog, schedulers, frontend, network, err),
                 urls.size(),
                 frontend,
                 request.warehouses(),
@@ -194,6 +202,7 @@ abstract sealed class RunConnection implements AutoCloseable
                 boolean durableLog,
                 int schedulers,
                 FrontendPlan frontend,
+                ClusterNetwork network,
                 PrintStream err)
                 throws IOException, InterruptedException {
             if (!target.joinsRunningCluster()) {
@@ -208,7 +217,8 @@ abstract sealed class RunConnection implements AutoCloseable
                                 schedulers)
                         .withApply(target.appliers(), target.applyGroup())
                         .withSites(target.sites())
-                        .withJit(target.jit());
+                        .withJit(target.jit())
+                        .withNetwork(network);
                 return LocalGargamelCluster.start(frontend == null ? plan : plan.withFrontend(frontend), err);
             }
             String addresses = String.join(", ", target.schedulers());

@@ -34,10 +34,32 @@ public final class TpccDatabases {
 
     /** The servers of a run: the ones given, or {@code request.replicas()} started by its backend. */
     static PostgresCluster start(RunRequest request, PrintStream err) {
+        return start(request, null, err);
+    }
+
+    /**
+     * As above, embedded servers reachable from {@code clientNetwork} too (a CIDR, or null: this host only), for nodes
+     * in network namespaces ({@link PostgresCluster#embedded(int, String)}).
+     */
+    static PostgresCluster start(RunRequest request, String clientNetwork, PrintStream err) {
         Optional<PostgresSnapshots> snapshots = PostgresSnapshots.fromEnvironment();
         if (request.backend() == PostgresBackend.EMBEDDED && snapshots.isPresent()) {
             return startLoaded(
-                    snapshots.get(), request.replicas(), null, request.warehouses(), request.loadSeed(), Map.of(), err);
+                    snapshots.get(),
+                    request.replicas(),
+                    clientNetwork,
+                    request.warehouses(),
+                    request.loadSeed(),
+                    Map.of(),
+                    err);
+        }
+        if (clientNetwork != null) {
+            if (request.backend() != PostgresBackend.EMBEDDED) {
+                throw new IllegalArgumentException("only embedded servers are started for a network of namespaces");
+            }
+            err.println("starting " + request.replicas() + " embedded PostgreSQL server(s), reachable from "
+                    + clientNetwork + " ...");
+            return PostgresCluster.embedded(request.replicas(), clientNetwork);
         }
         return start(request.backend(), request.replicas(), request.jdbcUrls(), err);
     }

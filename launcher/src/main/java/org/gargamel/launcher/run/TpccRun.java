@@ -16,8 +16,11 @@ import org.gargamel.common.stats.LatencyHistogram;
 import org.gargamel.launcher.chaos.Fault;
 import org.gargamel.launcher.chaos.FaultInjector;
 import org.gargamel.launcher.chaos.FaultPlan;
+import org.gargamel.launcher.cluster.ClusterNetwork;
+import org.gargamel.launcher.cluster.ClusterPlan;
 import org.gargamel.launcher.cluster.ClusterStatistics;
 import org.gargamel.launcher.cluster.LocalGargamelCluster;
+import org.gargamel.launcher.cluster.NetworkNamespaces;
 import org.gargamel.launcher.cluster.SitesPlan;
 import org.gargamel.launcher.cluster.SitesTopology;
 import org.gargamel.launcher.server.CommandFailedException;
@@ -84,7 +87,14 @@ public final class TpccRun {
     }
 
     public int execute() {
-        try (PostgresCluster databases = TpccDatabases.start(request, err)) {
+        boolean partitions = faults != null && faults.kinds().contains(FaultPlan.Kind.PARTITION);
+        // Partitions: each node in a network namespace of its own, the servers reachable from them. Closed last.
+        try (NetworkNamespaces namespaces = partitions ? namespaces(request.replicas()) : null;
+                PostgresCluster databases =
+                        TpccDatabases.start(request, namespaces == null ? null : namespaces.cidr(), err)) {
+            ClusterNetwork network = namespaces == null
+                    ? ClusterNetwork.LOOPBACK
+                    : new ClusterNetwork.Namespaced(namespaces, ClusterPlan.nodeNames(request.replicas()));
             List<String> urls = databases.jdbcUrls();
             LoadInfo load = TpccDatabases.prepareReplicas(
                     urls,
@@ -115,7 +125,7 @@ public final class TpccRun {
                     faults != null && faults.kinds().stream().anyMatch(FaultPlan.Kind::killsAScheduler) && !multiSite
                             ? 2
                             : 1;
-            try (RunConnection connection = RunConnection.open(request, urls, schedulers, err)) {
+            try (RunConnection connection = RunConnection.open(request, urls, schedulers, network, err)) {
                 java.util.concurrent.atomic.AtomicLong answered = new java.util.concurrent.atomic.AtomicLong();
                 TerminalEmulator emulator = new TerminalEmulator(
                         settings,
@@ -512,6 +522,20 @@ public final class TpccRun {
             }
         }
         return Math.max(0, atSite - elsewhere);
+    }
+
+    /** A network namespace per node, for partition faults; a clear error where this machine cannot make them. */
+    private NetworkNamespaces namespaces(int nodes) {
+        err.println("making a network namespace for each of the " + nodes + " nodes (partition faults) ...");
+        try {
+            return NetworkNamespaces.create(nodes);
+        } catch (IOException e) {
+            throw new CommandFailedException(
+                    "partition faults need a network namespace per node: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CommandFailedException("interrupted while making the network namespaces", e);
+        }
     }
 
     /**

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import org.gargamel.common.config.Isolation;
 import org.gargamel.common.config.Mode;
+import org.gargamel.launcher.chaos.FaultPlan;
 import org.gargamel.launcher.cluster.Acknowledgement;
 import org.gargamel.launcher.cluster.SitesPlan;
 import org.gargamel.launcher.cluster.SitesTopology;
@@ -150,9 +151,22 @@ class CommandLineParsingTest {
         assertEquals(Duration.ofMinutes(60), parsed.request().duration());
         assertEquals(2, parsed.request().warehouses());
         assertEquals(Duration.ofSeconds(30), parsed.sampleEvery());
+        assertEquals(
+                List.of(
+                        FaultPlan.Kind.NODE,
+                        FaultPlan.Kind.POSTGRES,
+                        FaultPlan.Kind.SCHEDULER,
+                        FaultPlan.Kind.PARTITION),
+                parsed.faults(parsed.request()).kinds(),
+                "an hour of faults includes partitions");
         CommandLine chaos = new CommandExecution(context).commandLine(new ChaosCommand(context));
         chaos.parseArgs();
         assertEquals(null, ((ChaosCommand) chaos.getCommand()).sampleEvery());
+        assertEquals(
+                List.of(FaultPlan.Kind.NODE, FaultPlan.Kind.POSTGRES, FaultPlan.Kind.SCHEDULER),
+                ((ChaosCommand) chaos.getCommand())
+                        .faults(((ChaosCommand) chaos.getCommand()).request())
+                        .kinds());
         assertEquals(
                 Duration.ofMinutes(2),
                 ((ChaosCommand) chaos.getCommand()).request().duration());
@@ -498,6 +512,22 @@ class CommandLineParsingTest {
                 CommandRunner.run(
                         "chaos", "--sites", "2", "--replicas", "2", "--agreement", "owned", "--kinds", "site"),
                 "option --kinds: site faults need --sites --agreement owned --ack site");
+        assertUsageError(
+                CommandRunner.run(
+                        "chaos", "--sites", "2", "--replicas", "3", "--agreement", "owned", "--kinds", "partition"),
+                "option --kinds: partition faults are for a single site");
+        assertUsageError(
+                CommandRunner.run(
+                        "chaos",
+                        "--jdbc-url",
+                        "jdbc:postgresql://a/x",
+                        "--jdbc-url",
+                        "jdbc:postgresql://b/x",
+                        "--jdbc-url",
+                        "jdbc:postgresql://c/x",
+                        "--kinds",
+                        "partition"),
+                "option --kinds: partition faults need embedded servers");
     }
 
     /** serve's options, checked before anything starts: what contradicts what, and the defaults. */

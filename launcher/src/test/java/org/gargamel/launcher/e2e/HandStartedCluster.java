@@ -17,13 +17,14 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.gargamel.common.config.ConfigFiles;
 import org.gargamel.common.group.LoopbackPorts;
+import org.gargamel.launcher.cluster.NetworkNamespaces;
 import org.gargamel.launcher.run.TpccDatabases;
 import org.gargamel.provisioning.PostgresCluster;
 import org.gargamel.tpcc.TpccRules;
 
 /**
  * Gargamel as a user runs it by hand, for the partition tests: {@value #NODES} nodes and one or more schedulers, each in
- * a network namespace of its own (its own address on a {@link TestNetwork} bridge, so its link can be cut), started
+ * a network namespace of its own (its own address on a {@link NetworkNamespaces} bridge, so its link can be cut), started
  * with {@code gargamel scheduler/node --config}, on embedded PostgreSQL servers loaded with one TPC-C warehouse. Node
  * {@code i} lives in namespace {@code i}, scheduler {@code j} in namespace {@code NODES + j}; the schedulers start in
  * order, so scheduler 1 is the active one and the others stand by. TPC-C is driven from this host ({@link
@@ -41,7 +42,7 @@ final class HandStartedCluster implements AutoCloseable {
     private final List<GargamelProcess> schedulers = new ArrayList<>();
     private final List<GargamelProcess> nodes = new ArrayList<>();
     private final List<String> schedulerAddresses = new ArrayList<>();
-    private TestNetwork network;
+    private NetworkNamespaces network;
     private PostgresCluster databases;
 
     private HandStartedCluster(Path directory, String name) {
@@ -75,7 +76,7 @@ final class HandStartedCluster implements AutoCloseable {
     }
 
     private void build(int schedulerCount) throws Exception {
-        network = TestNetwork.create(NODES + schedulerCount);
+        network = NetworkNamespaces.create(NODES + schedulerCount);
         resources.add(network);
         // One warehouse, seed 1 (tpcc load's default): copies of the build's snapshot, else loaded here.
         PrintStream loadProgress = System.err; // lent to the load, never closed
@@ -181,7 +182,7 @@ final class HandStartedCluster implements AutoCloseable {
         return run;
     }
 
-    TestNetwork network() {
+    NetworkNamespaces network() {
         return network;
     }
 

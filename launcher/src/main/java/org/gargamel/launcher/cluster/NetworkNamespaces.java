@@ -1,4 +1,4 @@
-package org.gargamel.launcher.e2e;
+package org.gargamel.launcher.cluster;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -8,13 +8,14 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Hosts of a partition test on this machine: {@code hosts} network namespaces, each with its own address on a bridge
- * that this host (the root namespace) is on too, 10.231.X.1/24 here and 10.231.X.(10+i) in namespace i. Taking the
- * host side of a namespace's veth pair down cuts it off from everyone; bringing it up heals the partition. Needs root
- * and iproute2 ({@code ip netns}); everything it made is removed on {@link #close}. Names are unique per instance, and
- * only addresses inside the namespaces and bridge it made are used.
+ * Hosts on this machine that a partition can cut off: {@code hosts} network namespaces, each with its own address on a
+ * bridge that this host (the root namespace) is on too, 10.231.X.1/24 here and 10.231.X.(10+i) in namespace i. Taking
+ * the host side of a namespace's veth pair down cuts it off from everyone; bringing it up heals the partition. Needs
+ * root and iproute2 ({@code ip netns}); everything it made is removed on {@link #close}. Names are unique per instance,
+ * and only addresses inside the namespaces and bridge it made are used. The partition tests (PartitionIT) and the
+ * partition faults of {@code chaos} and {@code soak} ({@link ClusterNetwork.Namespaced}) run their processes here.
  */
-final class TestNetwork implements AutoCloseable {
+public final class NetworkNamespaces implements AutoCloseable {
     private final String prefix;
     private final int subnet;
     private final int hosts;
@@ -23,16 +24,16 @@ final class TestNetwork implements AutoCloseable {
 
     private final List<Made> created = new ArrayList<>();
 
-    private TestNetwork(String prefix, int subnet, int hosts) {
+    private NetworkNamespaces(String prefix, int subnet, int hosts) {
         this.prefix = prefix;
         this.subnet = subnet;
         this.hosts = hosts;
     }
 
     /** Makes the bridge and {@code hosts} namespaces; fails, naming the command, if this machine cannot. */
-    static TestNetwork create(int hosts) throws IOException, InterruptedException {
+    public static NetworkNamespaces create(int hosts) throws IOException, InterruptedException {
         String prefix = "gp" + Integer.toHexString(ThreadLocalRandom.current().nextInt(0x1000, 0xffff));
-        TestNetwork network = new TestNetwork(prefix, freeSubnet(), hosts);
+        NetworkNamespaces network = new NetworkNamespaces(prefix, freeSubnet(), hosts);
         try {
             network.build();
             return network;
@@ -44,7 +45,7 @@ final class TestNetwork implements AutoCloseable {
 
     /**
      * A 10.231.X.0/24 that no interface of this host has: two partition tests run at once (PartitionIT and
-     * SchedulerPartitionIT), and two bridges on one subnet would route each other's traffic.
+     * SchedulerPartitionIT, or a soak beside them), and two bridges on one subnet would route each other's traffic.
      */
     private static int freeSubnet() throws IOException, InterruptedException {
         Process process = new ProcessBuilder("ip", "-o", "-4", "addr", "show")
@@ -81,31 +82,31 @@ final class TestNetwork implements AutoCloseable {
     }
 
     /** This host's address on the bridge. */
-    String bridgeAddress() {
+    public String bridgeAddress() {
         return "10.231." + subnet + ".1";
     }
 
     /** Namespace {@code i}'s address (1-based). */
-    String address(int i) {
+    public String address(int i) {
         return "10.231." + subnet + "." + (10 + i);
     }
 
     /** The network, for PostgreSQL's pg_hba.conf. */
-    String cidr() {
+    public String cidr() {
         return "10.231." + subnet + ".0/24";
     }
 
     /** The command prefix that runs a program in namespace {@code i}. */
-    List<String> inNamespace(int i) {
+    public List<String> inNamespace(int i) {
         return List.of("ip", "netns", "exec", namespace(i));
     }
 
     /** Cuts namespace {@code i} off from the bridge: nothing reaches it, nothing leaves it. */
-    void cut(int i) throws IOException, InterruptedException {
+    public void cut(int i) throws IOException, InterruptedException {
         run("ip", "link", "set", hostSide(i), "down");
     }
 
-    void heal(int i) throws IOException, InterruptedException {
+    public void heal(int i) throws IOException, InterruptedException {
         run("ip", "link", "set", hostSide(i), "up");
     }
 
@@ -142,7 +143,7 @@ final class TestNetwork implements AutoCloseable {
         if (process.exitValue() != 0) {
             String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
             throw new IOException(String.join(" ", command) + " failed (exit " + process.exitValue() + "): " + output
-                    + " (a partition test needs root and iproute2)");
+                    + " (partitions need root and iproute2: network namespaces and veth pairs)");
         }
     }
 }
