@@ -129,7 +129,7 @@ public final class ResourceSampler implements AutoCloseable {
         }
     }
 
-    /** Stops sampling (a last sample is taken first) and closes the JMX connections. */
+    /** Stops sampling (a last sample is taken first) and forgets the attached processes. */
     @Override
     public void close() {
         if (!running) {

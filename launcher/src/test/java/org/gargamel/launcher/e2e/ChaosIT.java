@@ -113,7 +113,7 @@ class ChaosIT {
                                 .get("heapAfterGcBytes")
                                 .asLong()
                         > 0,
-                "a node's heap read through its management agent");
+                "a node's heap read through its attach socket");
         assertTrue(output.contains("heap after GC"), output);
         assertTrue(java.nio.file.Files.size(out.resolve("resources.svg")) > 1000);
 
