@@ -23,6 +23,8 @@ public final class NetworkNamespaces implements AutoCloseable {
     private record Made(boolean namespace, String name) {}
 
     private final List<Made> created = new ArrayList<>();
+    /** Removes what was made if the JVM exits before {@link #close} (Ctrl-C during a chaos run). */
+    private final Thread removeAtExit = new Thread(this::removeAll, "network-namespaces-removal");
 
     private NetworkNamespaces(String prefix, int subnet, int hosts) {
         this.prefix = prefix;
@@ -34,6 +36,7 @@ public final class NetworkNamespaces implements AutoCloseable {
     public static NetworkNamespaces create(int hosts) throws IOException, InterruptedException {
         String prefix = "gp" + Integer.toHexString(ThreadLocalRandom.current().nextInt(0x1000, 0xffff));
         NetworkNamespaces network = new NetworkNamespaces(prefix, freeSubnet(), hosts);
+        Runtime.getRuntime().addShutdownHook(network.removeAtExit);
         try {
             network.build();
             return network;
@@ -120,6 +123,16 @@ public final class NetworkNamespaces implements AutoCloseable {
 
     @Override
     public void close() {
+        removeAll();
+        try {
+            Runtime.getRuntime().removeShutdownHook(removeAtExit);
+        } catch (IllegalStateException e) {
+            // The JVM is exiting: the hook has run or runs now, and finds nothing left to remove.
+        }
+    }
+
+    /** Removes what was made, in reverse order, once: a second call finds nothing. */
+    private synchronized void removeAll() {
         for (int i = created.size() - 1; i >= 0; i--) {
             Made made = created.get(i);
             try {
@@ -132,6 +145,7 @@ public final class NetworkNamespaces implements AutoCloseable {
                 // Best effort: the next step is still worth trying.
             }
         }
+        created.clear();
     }
 
     private static void run(String... command) throws IOException, InterruptedException {
