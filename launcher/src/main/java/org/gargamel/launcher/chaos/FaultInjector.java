@@ -95,7 +95,7 @@ public final class FaultInjector {
 
     private void run() {
         SplittableRandom random = new SplittableRandom(plan.seed());
-        List<String> nodes = cluster.nodeNames();
+        List<String> nodes = plan.targets(cluster.nodeNames());
         try {
             while (!stopping) {
                 long end = System.nanoTime() + plan.interval().toNanos();
@@ -122,7 +122,7 @@ public final class FaultInjector {
                 } else if (kind == FaultPlan.Kind.SCHEDULER) {
                     target = activeScheduler;
                 }
-                if (!inject(kind, target, nodes.indexOf(target))) {
+                if (!inject(kind, target, cluster.nodeNames().indexOf(target))) {
                     return;
                 }
             }

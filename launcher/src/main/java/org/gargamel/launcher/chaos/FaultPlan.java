@@ -11,9 +11,10 @@ import java.util.List;
  * started again {@code downtime} later, while the node waits for it; or the scheduler's process killed and started
  * again (a new scheduler takes over: docs/protocol.md, Scheduler failover); or the node's network link cut (a
  * partition: it runs on, cut off from the scheduler, the other nodes and its database) and healed {@code downtime}
- * after the cluster went on without it.
+ * after the cluster went on without it. The nodes in {@code spared} are never a fault's target (a soak keeps one node
+ * up for the hour, so that its heap is compared over the whole run).
  */
-public record FaultPlan(Duration interval, Duration downtime, long seed, List<Kind> kinds) {
+public record FaultPlan(Duration interval, Duration downtime, long seed, List<Kind> kinds, List<String> spared) {
     /** What is killed. */
     public enum Kind {
         /** The node's process. */
@@ -84,6 +85,17 @@ public record FaultPlan(Duration interval, Duration downtime, long seed, List<Ki
             throw new IllegalArgumentException("a chaos run needs at least one kind of fault");
         }
         kinds = List.copyOf(kinds);
+        spared = List.copyOf(spared);
+    }
+
+    /** The nodes of {@code nodes} a fault may hit: all but the spared, in order. */
+    public List<String> targets(List<String> nodes) {
+        return nodes.stream().filter(node -> !spared.contains(node)).toList();
+    }
+
+    /** Every node a target. */
+    public FaultPlan(Duration interval, Duration downtime, long seed, List<Kind> kinds) {
+        this(interval, downtime, seed, kinds, List.of());
     }
 
     /** Node kills only (the plan of earlier runs). */

@@ -38,7 +38,7 @@ import picocli.CommandLine.Spec;
         customSynopsis = {
             "scripts/gargamel chaos [--duration D] [--interval D] [--downtime D]",
             "       [--kinds node,postgres,partition,scheduler]",
-            "       [--fault-seed S] [--out DIR]",
+            "       [--spare NODE[,NODE]] [--fault-seed S] [--out DIR]",
             "       [every option of demo]"
         },
         defaultValueProvider = ChaosCommand.Defaults.class)
@@ -74,6 +74,14 @@ public class ChaosCommand implements Callable<Integer> {
                     + "--ack site: a whole site, its scheduler and nodes, started again from their disks); default "
                     + "node,postgres,scheduler on embedded servers (soak: and partition), else node,scheduler")
     private List<String> kinds;
+
+    @Option(
+            names = "--spare",
+            paramLabel = "NODE[,NODE]",
+            split = ",",
+            description = "nodes no fault ever hits (node-1 ...): a soak that spares one compares its heap over the"
+                    + " whole run; at least two nodes must stay targets")
+    private List<String> spare;
 
     @Option(
             names = "--fault-seed",
@@ -209,7 +217,21 @@ public class ChaosCommand implements Callable<Integer> {
                     "option --kinds: postgres faults need embedded servers (the run starts them again "
                             + "after the kill); with --jdbc-url or Testcontainers use --kinds node");
         }
-        return new FaultPlan(interval, downtime, faultSeed != null ? faultSeed : System.nanoTime(), chosen);
+        List<String> spared = spare == null
+                ? List.of()
+                : spare.stream().map(String::trim).distinct().toList();
+        List<String> nodes = org.gargamel.launcher.cluster.ClusterPlan.nodeNames(request.replicas());
+        for (String node : spared) {
+            if (!nodes.contains(node)) {
+                throw Usage.error(spec, "option --spare: no node " + node + " in this cluster (" + nodes + ")");
+            }
+        }
+        if (!spared.isEmpty() && nodes.size() - spared.size() < 2) {
+            throw Usage.error(
+                    spec,
+                    "option --spare: at least two nodes must stay targets (spared " + spared + " of " + nodes + ")");
+        }
+        return new FaultPlan(interval, downtime, faultSeed != null ? faultSeed : System.nanoTime(), chosen, spared);
     }
 
     /** The sampling interval asked for ({@code --sample-every}), or null: not sampled. */

@@ -19,7 +19,8 @@ import picocli.CommandLine.Command;
         },
         customSynopsis = {
             "scripts/gargamel soak [--duration D] [--sample-every D] [--interval D] [--downtime D]",
-            "       [--kinds node,postgres,scheduler,partition] [--fault-seed S] [--out DIR] [every option of demo]"
+            "       [--kinds node,postgres,scheduler,partition] [--spare NODE] [--fault-seed S] [--out DIR]",
+            "       [every option of demo]"
         },
         defaultValueProvider = ChaosCommand.Defaults.class) // chaos's, which gives soak an hour sampled every 30 s
 public final class SoakCommand extends ChaosCommand {

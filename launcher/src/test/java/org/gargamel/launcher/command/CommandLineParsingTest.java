@@ -528,6 +528,14 @@ class CommandLineParsingTest {
                         "--kinds",
                         "partition"),
                 "option --kinds: partition faults need embedded servers");
+        assertUsageError(
+                CommandRunner.run("soak", "--spare", "node-4"), "option --spare: no node node-4 in this cluster");
+        assertUsageError(
+                CommandRunner.run("soak", "--spare", "node-1,node-2"), "option --spare: at least two nodes must stay");
+        CommandLine soak = new CommandExecution(context).commandLine(new SoakCommand(context));
+        soak.parseArgs("--spare", "node-1");
+        SoakCommand spared = (SoakCommand) soak.getCommand();
+        assertEquals(List.of("node-1"), spared.faults(spared.request()).spared());
     }
 
     /** serve's options, checked before anything starts: what contradicts what, and the defaults. */
