@@ -35,6 +35,7 @@ import org.gargamel.common.wire.WriteSet;
 import org.gargamel.common.wire.WriteSet.Operation;
 import org.gargamel.common.wire.WriteSet.RowChange;
 import org.gargamel.node.transfer.SchemaDigest;
+import org.gargamel.node.writeset.ReplicaState;
 import org.jgroups.JChannel;
 import org.jgroups.protocols.raft.RaftLeaderException;
 import org.jgroups.raft.RaftHandle;
@@ -231,6 +232,54 @@ class WriteSetLogTest {
         assertEquals(
                 CallOutcome.Status.COMMITTED, scheduler.awaitOutcome(6, TIMEOUT).status());
         scheduler.awaitVisibleEverywhere(BankReplicas.NODES, new long[] {6}, TIMEOUT);
+        assertEquals(cluster.dump(0), cluster.dump(1), "node-1 and node-2 identical");
+    }
+
+    /**
+     * A partition that cuts node-1 off cuts it off its database too: PostgreSQL may commit transaction 5 while the
+     * answer is held back for seconds (or the COMMIT goes out once the link is back), and meanwhile the log settles 5
+     * as abandoned (node-1 was taken for departed). Here a row lock held by the test stands for the held-back answer:
+     * node-1's worker runs 5, which it will commit unasked, and waits. node-1 must count 5 as committed and taint
+     * itself at the ABANDON. It used to settle 5 as done with no effect, and its worker's commit landed unseen: the
+     * next entry touching what 5 wrote then failed to apply, and the node stopped for good instead of being rebuilt (a
+     * chaos run, partition kind: a delivery's DELETE of new orders touched 0 rows). Started again with a peer, it is
+     * rebuilt without 5.
+     */
+    @Test
+    void aPsiCommitInDoubtWhenTheLogAbandonsItsTransactionTaintsItsNode() throws Exception {
+        FakeScheduler scheduler = startWithThirdMember(node(0, null), node(1, null));
+        try (Connection blocker = cluster.servers.connect(0);
+                Statement statement = blocker.createStatement()) {
+            blocker.setAutoCommit(false);
+            statement.execute("SELECT ytd FROM district WHERE w_id = 1 AND d_id = 2 FOR UPDATE");
+            scheduler.execute("node-1", 0, 5, new long[0], payment(1, 2, "5.00"));
+            Await.until(
+                    "node-1's worker to wait for the answer to its pipeline",
+                    Duration.ofSeconds(20),
+                    () -> lockWaiters(0) == 1);
+            scheduler.abandon("node-2", "node-1", 5);
+
+            Throwable reason = cluster.nodes.get(0).failure().get(TIMEOUT, TimeUnit.MILLISECONDS);
+            String message = String.valueOf(reason.getMessage());
+            assertTrue(message.contains("may have committed transaction 5"), String.valueOf(reason));
+            assertTrue(message.contains("settled it as abandoned"), String.valueOf(reason));
+            try (Connection replica = cluster.servers.connect(0)) {
+                assertTrue(ReplicaState.tainted(replica) != null, "node-1's database is marked for a rebuild");
+            }
+            blocker.rollback(); // the answer comes: 5 commits in node-1's database
+        }
+        scheduler.awaitVisibleEverywhere(List.of("node-2"), new long[] {5}, TIMEOUT);
+        assertEquals(0, scheduler.outcomeCount(5), "no answer from a node whose commit the cluster discarded");
+        assertFalse(cluster.nodes.get(1).failure().isDone(), "node-2 goes on");
+
+        cluster.nodes.remove(0).close();
+        assertEquals("0.00", ytd(1, 1, 2), "node-2 holds nothing of 5");
+        NodeServer rebuilt = new NodeServer(config(0, null, Isolation.PSI).toBuilder()
+                .peers(List.of(cluster.servers.jdbcUrls().get(1)))
+                .build());
+        cluster.nodes.add(rebuilt);
+        rebuilt.start();
+        assertEquals("0.00", ytd(0, 1, 2), "the abandoned transaction is gone from node-1");
         assertEquals(cluster.dump(0), cluster.dump(1), "node-1 and node-2 identical");
     }
 
@@ -782,6 +831,15 @@ class WriteSetLogTest {
                 }
                 Thread.sleep(20); // an election: nothing was sent
             }
+        }
+    }
+
+    /** Sessions of replica {@code server} waiting for a lock. */
+    private static int lockWaiters(int server) {
+        try {
+            return count(server, "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'");
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
         }
     }
 

@@ -62,6 +62,9 @@ final class ScheduledExecution implements UpdateExecution {
         boolean checkBeforeCommit = checker != null && context.rulesCheck() == RulesCheck.REJECT;
         // A provisional call (multi-site) commits only once the schedule log placed it (docs/multisite.md).
         boolean commitInPipeline = !context.afterLog() && !checkBeforeCommit && !call.provisional();
+        // PSI: once it ran, the call commits here unasked (a provisional one only once placed), so an ABANDON of it
+        // meanwhile taints this replica (OwnTransactions#committing).
+        boolean commitsUnasked = !context.afterLog() && !call.provisional();
         long[] dependencies = call.backDependencies();
         if (checker != null && context.increments().sample(procedure)) {
             List<UnsoundWrite> probed = probe(call, connection);
@@ -86,6 +89,9 @@ final class ScheduledExecution implements UpdateExecution {
                     context.si() ? CallRunner.Isolation.REPEATABLE_READ : CallRunner.Isolation.READ_COMMITTED,
                     commitInPipeline)) {
                 attempt.irrevocable(); // PSI: the pipeline commits; until it answers, its fate is unknown
+                if (commitsUnasked) {
+                    context.own().committing(call.txnId());
+                }
                 ran = pipeline.execute();
                 split = split(call, ran.changes(), attempt, commitInPipeline);
                 unsound = checkWrites(call, split, attempt, commitInPipeline);
@@ -105,12 +111,13 @@ final class ScheduledExecution implements UpdateExecution {
                         && !context.afterLog()
                         && !commitInPipeline
                         && (unsound.isEmpty() || !checkBeforeCommit)) {
+                    context.own().committing(call.txnId());
                     ran = new CallRunner.Ran(
                             ran.rows(), ran.changes(), CallRunner.commitDrawingOrder(connection.jdbc()));
                 }
             } catch (SQLException e) {
                 connection.endTransactionOrStop(call, e); // healthy connection: the failed pipeline committed nothing
-                attempt.revocable();
+                rolledBack(call, attempt);
                 if (!context.afterLog()) {
                     skipDrawnNumber(call, connection, e);
                 }
@@ -143,7 +150,7 @@ final class ScheduledExecution implements UpdateExecution {
                 report(call, unsound, connection, checkBeforeCommit);
                 if (checkBeforeCommit) {
                     connection.endTransactionOrStop(call, null); // never committed, never broadcast
-                    attempt.revocable();
+                    rolledBack(call, attempt);
                     reject(call, connection, attempt, unsound);
                     return;
                 }
@@ -162,6 +169,7 @@ final class ScheduledExecution implements UpdateExecution {
             // entry in the log (held by a majority, and not settled as abandoned before it).
             connection.drew(ran.commitOrder());
             context.replyOnEntry(call, committed, true); // its entry, when it comes back, is already reflected here
+            context.own().doneCommitting(call.txnId()); // after the confirmation: an ABANDON sees one or the other
             context.completion().visibleHere(call);
             long handedOver = System.nanoTime();
             Futures.whenDone(context.commitOrder().handOver(ran.commitOrder(), writeSet), (done, failure) -> {
@@ -173,6 +181,15 @@ final class ScheduledExecution implements UpdateExecution {
             });
             return;
         }
+    }
+
+    /**
+     * {@code call}'s transaction is rolled back, or is about to be: it has no effect here, its worker will not commit
+     * it, and an ABANDON of it taints nothing (OwnTransactions#doneCommitting).
+     */
+    private void rolledBack(Execute call, CallAttempt attempt) {
+        attempt.revocable();
+        context.own().doneCommitting(call.txnId());
     }
 
     /**
@@ -199,7 +216,7 @@ final class ScheduledExecution implements UpdateExecution {
      */
     private void dropOrphaned(Execute call, WorkerConnection connection, CallAttempt attempt) {
         connection.endTransactionOrStop(call, null);
-        attempt.revocable();
+        rolledBack(call, attempt);
         context.statistics().droppedStaleCall();
         LOG.info(
                 "{}: rolled back provisional transaction {}: a new scheduler of the site took over before the one that"
@@ -215,7 +232,7 @@ final class ScheduledExecution implements UpdateExecution {
     private void killAndRunAgain(Execute call, Agreement placed, WorkerConnection connection, CallAttempt attempt)
             throws InterruptedException {
         connection.endTransactionOrStop(call, null);
-        attempt.revocable();
+        rolledBack(call, attempt);
         context.statistics().killed();
         Execute again = call.placedAfter(placed.dependencies());
         ActiveScheduler active = context.activeScheduler();
@@ -236,7 +253,7 @@ final class ScheduledExecution implements UpdateExecution {
             return context.increments().split(call.call().procedure(), changes);
         } catch (RuntimeException e) {
             if (!committed) {
-                attempt.revocable(); // its transaction is open: the worker rolls it back and rejects the call
+                rolledBack(call, attempt); // its transaction is open: the worker rolls it back and rejects the call
             }
             throw e; // committed: a write-set that cannot be built must not be shipped wrong; the node stops
         }
@@ -273,7 +290,7 @@ final class ScheduledExecution implements UpdateExecution {
                         e);
                 return List.of();
             }
-            attempt.revocable(); // its transaction is open: the worker rolls it back and rejects the call
+            rolledBack(call, attempt); // its transaction is open: the worker rolls it back and rejects the call
             throw e;
         }
     }
