@@ -58,6 +58,8 @@ final class NodeBootstrap {
         }
         pool.setPoolName(name);
         WorkerConnection.DRIVER_PROPERTIES.forEach(pool::addDataSourceProperty);
+        // Named so that the next life of this node finds and ends them before it reads anything (EarlierSessions).
+        pool.addDataSourceProperty("ApplicationName", EarlierSessions.applicationName(name));
         // The workers', the applier's (and the parallel appliers') and the database watch's, and one for the start-up's
         // own work (the sequences are aligned once the others are taken).
         pool.setMaximumPoolSize(config.workers()
@@ -76,13 +78,15 @@ final class NodeBootstrap {
     }
 
     /**
-     * Prepares the database on {@code connection}, in this order: a copy of a peer if it is empty, the rules checked
+     * Prepares the database on {@code connection}, in this order: the sessions of an earlier life of this node ended
+     * ({@link EarlierSessions}), a copy of a peer if it is empty, the rules checked
      * against it, write-set capture and the replica state installed, the served roles ({@code reads}, opened here)
      * checked, a rebuild from a peer if it is tainted; then reads the primary keys, the profile and the commit-order
      * draw.
      */
     Prepared prepare(Connection connection, ClassifierRules rules, Supplier<ReadConnections> reads)
-            throws SQLException {
+            throws SQLException, InterruptedException {
+        EarlierSessions.end(connection, name);
         boolean empty = SchemaCopy.isEmpty(connection, "public");
         connection.commit();
         if (empty) {

@@ -212,6 +212,35 @@ class NodeServerTest {
     }
 
     /**
+     * A node ends the sessions an earlier life of it left open on its database before it reads anything (EarlierSessions:
+     * a COMMIT held back by a partition could land after a rebuild): a session named as its pool's are, idle in a
+     * transaction, is gone once the node has started; the node's own sessions carry that name, so that its next life
+     * finds them.
+     */
+    @Test
+    void aStartingNodeEndsTheSessionsItsEarlierLifeLeftOpen() throws Exception {
+        java.util.Properties login = new java.util.Properties();
+        login.setProperty("ApplicationName", EarlierSessions.applicationName("node-2"));
+        try (Connection earlier = java.sql.DriverManager.getConnection(cluster.servers.jdbcUrl(1), login);
+                Statement statement = earlier.createStatement()) {
+            earlier.setAutoCommit(false);
+            statement.execute("SELECT 1"); // idle in a transaction, as a worker whose COMMIT has not arrived
+            startNodes("gargamel", "psi");
+            assertFalse(earlier.isValid(5), "the earlier life's session was ended before node-2 started");
+        }
+        try (Connection connection = cluster.servers.connect(1);
+                Statement statement = connection.createStatement();
+                java.sql.ResultSet rows = statement.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE "
+                        + "application_name = '" + EarlierSessions.applicationName("node-2") + "'")) {
+            rows.next();
+            assertTrue(rows.getInt(1) > 0, "node-2's own sessions carry the name its next life looks for");
+        }
+        scheduler.execute("node-2", 0, 1, deps(), payment(1, 1, "1.00"));
+        assertEquals(
+                CallOutcome.Status.COMMITTED, scheduler.awaitOutcome(1, TIMEOUT).status());
+    }
+
+    /**
      * A merge brings back a scheduler the log superseded while it was cut off, and lists the members sorted by address
      * (docs/protocol.md, Scheduler failover). Wherever it stands in the view, after the active scheduler or before it,
      * the nodes tell it SUPERSEDED at the next view, and they follow the active one: they join it and report to it (a

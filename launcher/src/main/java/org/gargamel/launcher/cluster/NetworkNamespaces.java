@@ -23,6 +23,8 @@ public final class NetworkNamespaces implements AutoCloseable {
     private record Made(boolean namespace, String name) {}
 
     private final List<Made> created = new ArrayList<>();
+    /** Set by {@link #removeAll}: nothing more is made. Guarded by this. */
+    private boolean removed;
     /** Removes what was made if the JVM exits before {@link #close} (Ctrl-C during a chaos run). */
     private final Thread removeAtExit = new Thread(this::removeAll, "network-namespaces-removal");
 
@@ -64,16 +66,18 @@ public final class NetworkNamespaces implements AutoCloseable {
         }
     }
 
-    private void build() throws IOException, InterruptedException {
+    /**
+     * Makes the bridge, then each namespace; holds the lock {@link #removeAll} takes, so that the exit hook (Ctrl-C
+     * meanwhile) removes everything made, after the building stops at its next step.
+     */
+    private synchronized void build() throws IOException, InterruptedException {
         String bridge = prefix + "-br";
-        run("ip", "link", "add", bridge, "type", "bridge");
-        created.add(new Made(false, bridge));
+        make(false, bridge, "ip", "link", "add", bridge, "type", "bridge");
         run("ip", "addr", "add", bridgeAddress() + "/24", "dev", bridge);
         run("ip", "link", "set", bridge, "up");
         for (int i = 1; i <= hosts; i++) {
             String namespace = namespace(i);
-            run("ip", "netns", "add", namespace);
-            created.add(new Made(true, namespace));
+            make(true, namespace, "ip", "netns", "add", namespace);
             run("ip", "link", "add", hostSide(i), "type", "veth", "peer", "name", prefix + "-p" + i);
             run("ip", "link", "set", prefix + "-p" + i, "netns", namespace);
             run("ip", "link", "set", hostSide(i), "master", bridge);
@@ -82,6 +86,15 @@ public final class NetworkNamespaces implements AutoCloseable {
             run("ip", "netns", "exec", namespace, "ip", "link", "set", prefix + "-p" + i, "up");
             run("ip", "netns", "exec", namespace, "ip", "link", "set", "lo", "up");
         }
+    }
+
+    /** Runs {@code command}, which makes {@code name}, and records it to remove; refuses once removal began. */
+    private void make(boolean namespace, String name, String... command) throws IOException, InterruptedException {
+        if (removed) {
+            throw new IOException("the network namespaces were removed while being made (the JVM is exiting)");
+        }
+        created.add(new Made(namespace, name)); // first: a command that times out may still have made it
+        run(command);
     }
 
     /** This host's address on the bridge. */
@@ -133,6 +146,7 @@ public final class NetworkNamespaces implements AutoCloseable {
 
     /** Removes what was made, in reverse order, once: a second call finds nothing. */
     private synchronized void removeAll() {
+        removed = true;
         for (int i = created.size() - 1; i >= 0; i--) {
             Made made = created.get(i);
             try {
