@@ -25,7 +25,6 @@ import org.jgroups.protocols.VERIFY_SUSPECT2;
 import org.jgroups.protocols.pbcast.GMS;
 import org.jgroups.protocols.pbcast.NAKACK2;
 import org.jgroups.protocols.pbcast.STABLE;
-import org.jgroups.protocols.raft.ELECTION;
 import org.jgroups.protocols.raft.FileBasedLog;
 import org.jgroups.protocols.raft.InMemoryLog;
 import org.jgroups.protocols.raft.RAFT;
@@ -151,12 +150,13 @@ public final class Channels {
         // No snapshot until the log holds this many bytes: a snapshot truncates the log, and a replica that needs
         // entries older than the last snapshot can only be rebuilt by state transfer (docs/node.md).
         consensus.maxLogSize(MAX_LOG_BYTES);
-        // On top, as jgroups-raft's own stacks have it: above FRAG4, so batches of entries are fragmented.
+        // On top, as jgroups-raft's own stacks have it: above FRAG4, so batches of entries are fragmented. The election
+        // is ELECTION made safe for a member closed and opened again in one process (RejoinElection).
         return create(
                 config,
                 name,
                 ordering,
-                List.of(new ELECTION(), consensus, new REDIRECT()),
+                List.of(new RejoinElection(), consensus, new REDIRECT()),
                 bundlerType(DIRECT_BUNDLER));
     }
 
