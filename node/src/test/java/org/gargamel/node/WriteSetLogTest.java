@@ -220,12 +220,7 @@ class WriteSetLogTest {
         assertFalse(cluster.nodes.get(1).failure().isDone(), "node-2 goes on");
 
         // Started again (with node-2's database to copy): rebuilt, caught up, serving.
-        cluster.nodes.remove(0).close();
-        NodeServer rebuilt = new NodeServer(config(0, null, Isolation.PSI).toBuilder()
-                .peers(List.of(cluster.servers.jdbcUrls().get(1)))
-                .build());
-        cluster.nodes.add(rebuilt);
-        rebuilt.start();
+        restartNode1FromNode2();
         assertEquals("0.00", ytd(0, 1, 2), "the abandoned transaction is gone from node-1");
         assertEquals("4.00", ytd(0, 1, 3), "node-2's transaction came with the copy");
         scheduler.execute("node-1", 0, 6, new long[0], payment(1, 2, "6.00"));
@@ -272,13 +267,8 @@ class WriteSetLogTest {
         assertEquals(0, scheduler.outcomeCount(5), "no answer from a node whose commit the cluster discarded");
         assertFalse(cluster.nodes.get(1).failure().isDone(), "node-2 goes on");
 
-        cluster.nodes.remove(0).close();
+        restartNode1FromNode2(); // copies node-2 to node-1, never the other way
         assertEquals("0.00", ytd(1, 1, 2), "node-2 holds nothing of 5");
-        NodeServer rebuilt = new NodeServer(config(0, null, Isolation.PSI).toBuilder()
-                .peers(List.of(cluster.servers.jdbcUrls().get(1)))
-                .build());
-        cluster.nodes.add(rebuilt);
-        rebuilt.start();
         assertEquals("0.00", ytd(0, 1, 2), "the abandoned transaction is gone from node-1");
         assertEquals(cluster.dump(0), cluster.dump(1), "node-1 and node-2 identical");
     }
@@ -876,5 +866,15 @@ class WriteSetLogTest {
 
     private static boolean contains(long[] ids, long id) {
         return java.util.Arrays.stream(ids).anyMatch(x -> x == id);
+    }
+
+    /** Closes node-1 and starts it again with node-2's database to copy: rebuilt if it is tainted, then serving. */
+    private void restartNode1FromNode2() throws Exception {
+        cluster.nodes.remove(0).close();
+        NodeServer rebuilt = new NodeServer(config(0, null, Isolation.PSI).toBuilder()
+                .peers(List.of(cluster.servers.jdbcUrls().get(1)))
+                .build());
+        cluster.nodes.add(rebuilt);
+        rebuilt.start();
     }
 }

@@ -29,6 +29,7 @@ import org.jgroups.stack.Protocol;
 import org.jgroups.stack.ProtocolStack;
 import org.jgroups.util.ResponseCollector;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -41,6 +42,7 @@ import org.junit.jupiter.api.io.TempDir;
  * election must not do (start a vote late, take a view), the bound on a stranded member's vote, and the term check of
  * vote responses.
  */
+@Tag("cluster")
 class RejoinElectionTest {
     private static final List<String> MEMBERS = List.of("a", "b", "c");
 

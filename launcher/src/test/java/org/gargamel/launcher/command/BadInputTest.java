@@ -64,7 +64,7 @@ class BadInputTest {
         assertRejected(CommandRunner.run("compare", "--warmup", "-5s", "--out", out.toString()), "--warmup");
         assertRejected(
                 CommandRunner.run("chaos", "--kinds", "node,disk", "--out", out.toString()),
-                "option --kinds: unknown fault kind 'disk' (expected node, postgres, scheduler, scheduler-machine or site)");
+                "option --kinds: unknown fault kind 'disk' (expected node, postgres, partition, scheduler, scheduler-machine or site)");
         assertRejected(
                 CommandRunner.run("chaos", "--kinds", "scheduler-machine", "--out", out.toString()),
                 "option --kinds: scheduler-machine faults need --sites");
