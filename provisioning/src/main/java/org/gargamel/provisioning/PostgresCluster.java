@@ -335,7 +335,12 @@ public final class PostgresCluster implements AutoCloseable {
 
     /** Server {@code index}'s URL with {@code host} in place of its loopback address. */
     public String jdbcUrl(int index, String host) {
-        return jdbcUrls.get(index).replaceFirst("//(localhost|127\\.0\\.0\\.1):", "//" + host + ":");
+        return withHost(jdbcUrls.get(index), host);
+    }
+
+    /** {@code jdbcUrl} of a server on this host with {@code host} in place of its loopback address. */
+    public static String withHost(String jdbcUrl, String host) {
+        return jdbcUrl.replaceFirst("//(localhost|127\\.0\\.0\\.1):", "//" + host + ":");
     }
 
     private static void requirePositive(int count) {

@@ -2,6 +2,7 @@ package org.gargamel.launcher.cluster;
 
 import java.io.IOException;
 import java.util.List;
+import org.gargamel.provisioning.PostgresCluster;
 
 /**
  * Where the processes of a {@link LocalGargamelCluster} live on this machine's network: the address each binds its
@@ -68,7 +69,7 @@ public sealed interface ClusterNetwork {
 
         @Override
         public String databaseUrl(String jdbcUrl) {
-            return jdbcUrl.replaceFirst("//(localhost|127\\.0\\.0\\.1):", "//" + namespaces.bridgeAddress() + ":");
+            return PostgresCluster.withHost(jdbcUrl, namespaces.bridgeAddress());
         }
 
         /** Takes node {@code node}'s link down: nothing reaches it, nothing leaves it. */
